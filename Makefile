@@ -1,0 +1,36 @@
+# cf-lite: the two set-up commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ARGS   ?=
+
+.PHONY: install run test conformance conformance-update bench clean
+
+$(STAMP): setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Run the agent on the shipped default policy, against the embedded default workdir.
+run: $(STAMP)
+	$(BIN)/cf-lite-agent -I -f $(CURDIR)/policy/promises.cf
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# CFEngine's acceptance suite against cf-lite (ARGS=10_files, ARGS=--reference, ...).
+conformance: $(STAMP)
+	$(BIN)/python tests/conformance/runner.py $(ARGS)
+
+# Regenerate tests/conformance/expected-pass.txt (the ratchet only grows).
+conformance-update: $(STAMP)
+	$(BIN)/python tests/conformance/runner.py --update-expected $(ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python bench/parse.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info conformance-results

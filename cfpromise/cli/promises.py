@@ -1,0 +1,103 @@
+"""cf-lite-promises: check policy, print it parsed (JSON or canonical CFEngine), print the syntax.
+
+    cf-lite-promises -f FILE            syntax and parse-time checks (exit 0 or 1)
+    cf-lite-promises -c -f FILE         the full check (references, arity, duplicates, types)
+    cf-lite-promises -p json -f FILE    the parsed file as cf-promises -p json prints it
+    cf-lite-promises -p cf -f FILE      the canonical layout (a formatter)
+    cf-lite-promises -s json            the language description
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from cfpromise.syntax.errors import Diagnostic, PolicyError
+
+EXIT_OK, EXIT_ERROR = 0, 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="cf-lite-promises", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-f", "--file", help="the policy file (default: WORKDIR/inputs/promises.cf)")
+    ap.add_argument("-c", "--check", "--full-check", action="store_true", dest="full",
+                    help="full check: undefined bodies and bundles, arity, argument types")
+    ap.add_argument("-p", "--policy-output-format", choices=("none", "cf", "json"),
+                    help="print the parsed policy file")
+    ap.add_argument("-s", "--syntax-description", choices=("json",),
+                    help="print the language description")
+    ap.add_argument("-I", "--inform", action="store_true", help="report what is checked")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("-w", "--workdir", help="the work directory")
+    ap.add_argument("-V", "--version", action="store_true")
+    return ap
+
+
+def _report(diagnostics: list[Diagnostic]) -> None:
+    sources: dict[str, list[str] | None] = {}
+    for d in diagnostics:
+        if d.source_line is None and d.coord.line > 0:
+            if d.coord.file not in sources:
+                try:
+                    with open(d.coord.file, encoding="utf-8", errors="replace") as fh:
+                        sources[d.coord.file] = fh.read().split("\n")
+                except OSError:
+                    sources[d.coord.file] = None
+            lines = sources[d.coord.file]
+            if lines is not None and d.coord.line <= len(lines):
+                d = Diagnostic(d.coord, d.message, d.severity, lines[d.coord.line - 1])
+        print(d.render(), file=sys.stderr)
+
+
+def default_policy(workdir: str | None) -> str:
+    from cfpromise.eval.hardclasses import default_workdir
+    return os.path.join(workdir or default_workdir(), "inputs", "promises.cf")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.version:
+        from cfpromise import CFENGINE_COMPAT_VERSION, __version__
+        print(f"cf-lite-promises {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")
+        return EXIT_OK
+    if args.syntax_description:
+        from cfpromise.schema import schema
+        print(json.dumps(schema().to_json(), indent=2, sort_keys=True))
+        return EXIT_OK
+    path = args.file or default_policy(args.workdir)
+    if not os.path.exists(path):
+        print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or directory)",
+              file=sys.stderr)
+        return EXIT_ERROR
+    from cfpromise.schema.check import lint_diagnostics, policy_diagnostics
+    from cfpromise.syntax.loader import load
+    try:
+        loaded = load(path)
+    except PolicyError as exc:
+        _report(exc.diagnostics)
+        print("   error: There are syntax errors in policy files", file=sys.stderr)
+        return EXIT_ERROR
+    errors = list(loaded.errors)
+    if not loaded.unresolved:
+        errors += (lint_diagnostics if args.full else policy_diagnostics)(loaded.policy)
+    elif args.full or args.inform:
+        for filename, rval in loaded.unresolved:
+            print(f"   info: {filename}: inputs not resolvable without evaluation; "
+                  "references into them are not checked", file=sys.stderr)
+    if errors:
+        _report(errors)
+        print("   error: Policy failed validation", file=sys.stderr)
+        return EXIT_ERROR
+    if args.policy_output_format == "json":
+        from cfpromise.syntax import jsonout
+        sys.stdout.write(jsonout.dumps(loaded.entry))
+    elif args.policy_output_format == "cf":
+        from cfpromise.syntax.format import format_policy
+        sys.stdout.write(format_policy(loaded.entry))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

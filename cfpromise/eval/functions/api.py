@@ -1,0 +1,182 @@
+"""The contract between the evaluator and the built-in functions.
+
+Values, as the evaluator holds them:
+
+* string, int and real values are ``str`` (CFEngine keeps numbers as text:
+  ``"12"``, ``"1.500000"``);
+* slist, ilist and rlist values are ``list[str]``;
+* data containers are plain JSON values (dict, list, str, int, float, bool, None);
+* a class-returning function (return type ``context``) returns ``bool``.
+
+A built-in is a plain function registered with :func:`builtin`::
+
+    @builtin("canonify")
+    def canonify(ctx: FunctionContext, args: Sequence[Value]) -> Value: ...
+
+Before the call the evaluator expands every argument: variable references are
+replaced, ``@(list)`` arguments arrive as ``list[str]``, nested calls as their
+results.  If an argument still holds an unresolved reference the evaluator does
+not call the function (the promise waits for a later pass), unless the
+function is registered with ``unresolved_ok=True`` (``isvariable``, ...) or
+``lazy=True`` (its arguments arrive unexpanded, as written: ``maplist``,
+``ifelse``...; it expands them itself through :meth:`FunctionContext.expand`).
+
+Errors: raise :class:`FunctionError` with CFEngine's message; the evaluator
+logs it against the promise and leaves the variable/class undefined.
+Signatures (argument count and types, return type) come from the schema
+(``cfpromise/data/syntax.json``); the registry must cover every function there.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Protocol, Sequence, Union
+
+import attrs
+
+Value = Union[str, bool, list, dict, int, float, None]
+
+
+class FunctionError(Exception):
+    """A built-in function failed; the message is shown against the promise."""
+
+
+class NotSupported(FunctionError):
+    """The function exists in CFEngine but not in cf-lite (Enterprise hub, LDAP)."""
+
+
+class Unresolved(FunctionError):
+    """The arguments cannot be resolved yet (a lazy built-in met an unresolved
+    reference): like an unresolved argument, the promise waits for a later pass;
+    the evaluator should not report it as an error before the last pass."""
+
+
+@attrs.frozen(slots=True)
+class Variable:
+    """A defined variable as the evaluator stores it."""
+
+    type: str                      # string, int, real, slist, ilist, rlist, data
+    value: Any
+    tags: tuple[str, ...] = ()
+
+
+class FunctionContext(Protocol):
+    """What a built-in may ask of the evaluator (the engine implements it)."""
+
+    # -- variables ------------------------------------------------------------
+    def lookup(self, name: str) -> Variable | None:
+        """A variable by reference as policy writes it: ``x``, ``bundle.x``,
+        ``ns:bundle.x``, ``x[key]``; relative names resolve in the calling bundle."""
+
+    def variables(self) -> Iterable[tuple[str, Variable]]:
+        """Every defined variable, named ``ns:bundle.name`` (for variablesmatching...)."""
+
+    def expand(self, text: str, extra: dict[str, Value] | None = None) -> str | None:
+        """Expand ``$(...)`` references in ``text``, ``extra`` binding names like
+        ``this`` first; None if something stays unresolved."""
+
+    def expand_list(self, name: str) -> list[str] | None:
+        """``@(name)`` as a list, or None."""
+
+    def evaluate(self, arg: Any, extra: dict[str, Value] | None = None) -> Value:
+        """Evaluate one argument of a lazy built-in as the evaluator would have
+        done for a normal one: ``arg`` is the argument as written (an AST rval:
+        ``Scalar`` text to expand, a naked ``@(list)``, a nested ``FnCall`` to
+        call, a ``List``), ``extra`` binds names such as ``this``, ``this.k``,
+        ``this.v`` first.  Returns the value, or None if something stays
+        unresolved.  (Plain ``str`` arguments need not come here: built-ins
+        expand those with :meth:`expand`.)"""
+
+    def define_variable(self, name: str, type: str, value: Any,
+                        tags: tuple[str, ...] = ()) -> None:
+        """Define or overwrite a variable on behalf of a built-in, as CFEngine's
+        EvalContextVariablePut does: ``name`` as policy writes it (``x``,
+        ``bundle.x``, ``ns:bundle.x``, classic array entries ``a[k]``,
+        ``a[k][0]``); an unqualified name goes into the calling bundle.  ``type``
+        is string, int, real, slist, ilist, rlist or data; ``tags`` are the meta
+        tags (``source=function,function=regextract`` is given as
+        ``("source=function", "function=regextract")``).  Used by regextract,
+        getfields, read*array, parse*array, selectservers and the module
+        protocol (usemodule, read_module_protocol)."""
+
+    def define_class(self, name: str, tags: tuple[str, ...] = (),
+                     scope: str = "namespace") -> None:
+        """Define a soft class on behalf of a built-in (module protocol ``+``
+        lines): ``name`` already canonified, ``scope`` namespace or bundle."""
+
+    def undefine_class(self, name: str) -> None:
+        """Remove a soft class (module protocol ``-`` lines); hard classes
+        must be refused by the engine with an error."""
+
+    # -- classes --------------------------------------------------------------
+    def class_defined(self, name: str) -> bool: ...
+
+    def eval_class_expr(self, expr: str) -> bool: ...
+
+    def classes(self) -> Iterable[tuple[str, tuple[str, ...]]]:
+        """Every defined class as (name, tags); namespaced classes as ``ns:name``."""
+
+    # -- the run --------------------------------------------------------------
+    @property
+    def namespace(self) -> str: ...
+
+    @property
+    def bundle_name(self) -> str: ...
+
+    @property
+    def workdir(self) -> str: ...
+
+    @property
+    def policy_file(self) -> str: ...
+
+    @property
+    def cache(self) -> dict[Any, Any]:
+        """Per-run cache for expensive calls (execresult, returnszero, file readers)."""
+
+    @property
+    def dry_run(self) -> bool:
+        """``-n``: functions with side effects on the host must not act."""
+
+    def bundles(self) -> Iterable[tuple[str, str, str, tuple[str, ...]]]:
+        """Every bundle as (namespace, name, type, meta tags) for bundlesmatching."""
+
+    def callstack(self) -> list[dict[str, Any]]:
+        """Frames for callstack_callers/promisers, innermost last."""
+
+    def log(self, level: str, message: str) -> None:
+        """level: error, warning, notice, info, verbose, debug."""
+
+
+@attrs.frozen(slots=True)
+class Builtin:
+    name: str
+    impl: Callable[[FunctionContext, Sequence[Value]], Value]
+    lazy: bool = False
+    unresolved_ok: bool = False
+    # Called at most once per run with the same arguments (CFEngine's caching).
+    cached: bool = False
+
+
+class Registry:
+    """Name -> Builtin.  One instance, filled by the family modules on import."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, Builtin] = {}
+
+    def add(self, fn: Builtin) -> None:
+        if fn.name in self.table:
+            raise ValueError(f"built-in {fn.name} registered twice")
+        self.table[fn.name] = fn
+
+    def get(self, name: str) -> Builtin | None:
+        return self.table.get(name)
+
+
+REGISTRY = Registry()
+
+
+def builtin(name: str, *, lazy: bool = False, unresolved_ok: bool = False,
+            cached: bool = False) -> Callable[[Callable[..., Value]], Callable[..., Value]]:
+    """Register the decorated function as the built-in ``name``."""
+    def register(impl: Callable[..., Value]) -> Callable[..., Value]:
+        REGISTRY.add(Builtin(name, impl, lazy, unresolved_ok, cached))
+        return impl
+    return register

@@ -1,0 +1,1 @@
+"""cf-lite: monitor package."""

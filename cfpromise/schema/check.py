@@ -1,0 +1,210 @@
+"""Whole-policy checks: references between blocks, arity, duplicates across files.
+
+Two levels, because CFEngine itself is lenient and policy relies on it:
+
+* :func:`policy_diagnostics` — what cf-promises 3.21 rejects on every run once
+  all inputs are loaded: an undefined body, a function called with the wrong
+  number of arguments, a bundle called with the wrong number of arguments,
+  duplicate bundles or handles across files.  The agent validates with this.
+* :func:`lint_diagnostics` — ``cf-lite-promises -c`` adds what cf-agent only
+  finds at run time (or never): undefined bundles (``usebundle``,
+  ``edit_line``, the bundlesequence), bodies given the wrong number of
+  arguments, an ``inherit_from`` naming no body, literal function arguments of
+  the wrong type.
+
+A reference holding a variable (``perms => $(p)``, ``usebundle => $(b)``) can
+only be judged at run time and is skipped.  Unqualified names resolve in the
+referring block's namespace, then in ``default``; nothing else is guessed.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import attrs
+
+from cfpromise.schema import Schema, schema
+from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
+from cfpromise.syntax import ast
+from cfpromise.syntax.errors import Coord, Diagnostic
+
+# lval -> the bundle types it may name
+BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),
+                "edit_xml": ("edit_xml",), "home_bundle": ("agent", "common"),
+                "service_bundle": ("agent", "common")}
+
+
+@attrs.frozen
+class Reference:
+    kind: str            # "body" or "bundle"
+    types: tuple[str, ...]
+    name: str            # as written (maybe ns:name)
+    nargs: int | None    # None: not called with arguments
+    namespace: str       # namespace of the referring block
+    coord: Coord
+    lval: str
+
+
+class Index:
+    """Bodies and bundles by (namespace, name) -> {type: args}."""
+
+    def __init__(self, policy: ast.Policy) -> None:
+        self.bodies: dict[tuple[str, str], dict[str, ast.Body]] = {}
+        self.bundles: dict[tuple[str, str], dict[str, ast.Bundle]] = {}
+        for body in policy.bodies:
+            self.bodies.setdefault((body.namespace, body.name), {})[body.type] = body
+        for bundle in policy.bundles:
+            self.bundles.setdefault((bundle.namespace, bundle.name), {})[bundle.type] = bundle
+
+    def find(self, ref: Reference) -> ast.Body | ast.Bundle | None:
+        table = self.bodies if ref.kind == "body" else self.bundles
+        if ":" in ref.name:
+            ns, _, short = ref.name.partition(":")
+            candidates = [(ns, short)]
+        else:
+            candidates = [(ref.namespace, ref.name), ("default", ref.name)]
+        for key in candidates:
+            by_type = table.get(key, {})
+            for t in ref.types:
+                if t in by_type:
+                    return by_type[t]
+        return None
+
+
+def _name_and_args(rval: ast.Rval) -> tuple[str, int | None] | None:
+    if isinstance(rval, ast.Scalar) and not is_unexpanded(rval.value):
+        return rval.value, None
+    if isinstance(rval, ast.FnCall) and not is_unexpanded(rval.name):
+        return rval.name, len(rval.args)
+    return None
+
+
+def references(policy: ast.Policy, sch: Schema) -> Iterator[Reference]:
+    for bundle in policy.bundles:
+        for section in bundle.sections:
+            attrs_ = sch.promise_types.get(section.name, {})
+            for promise in section.promises:
+                for c in promise.constraints:
+                    attr = attrs_.get(c.lval)
+                    if attr is None:
+                        continue
+                    found = _name_and_args(c.rval)
+                    if found is None:
+                        continue
+                    name, nargs = found
+                    if attr.type == "body" and c.lval in sch.body_types:
+                        yield Reference("body", (c.lval,), name, nargs, bundle.namespace,
+                                        c.coord, c.lval)
+                    elif c.lval in BUNDLE_LVALS:
+                        yield Reference("bundle", BUNDLE_LVALS[c.lval], name, nargs,
+                                        bundle.namespace, c.coord, c.lval)
+    for body in policy.bodies:
+        for c in body.constraints:
+            if c.lval == "inherit_from":
+                found = _name_and_args(c.rval)
+                if found is not None:
+                    yield Reference("body", (body.type,), found[0], found[1], body.namespace,
+                                    c.coord, c.lval)
+
+
+def _bundlesequence_refs(policy: ast.Policy) -> Iterator[Reference]:
+    for body in policy.bodies:
+        if body.type == "common" and body.name == "control":
+            for c in body.constraints:
+                if c.lval == "bundlesequence" and isinstance(c.rval, ast.List):
+                    for item in c.rval.items:
+                        found = _name_and_args(item)
+                        if found is not None:
+                            yield Reference("bundle", ("agent", "common"), found[0], found[1],
+                                            body.namespace, item.coord if item.coord.line else c.coord,
+                                            "bundlesequence")
+
+
+def _function_calls(rval: ast.Rval, lval: str) -> Iterator[ast.FnCall]:
+    if isinstance(rval, ast.FnCall):
+        if lval not in BUNDLE_LVALS and lval != "bundlesequence":
+            yield rval
+        for arg in rval.args:
+            yield from _function_calls(arg, "")
+    elif isinstance(rval, ast.List):
+        for item in rval.items:
+            yield from _function_calls(item, lval)
+
+
+def _calls(policy: ast.Policy, sch: Schema) -> Iterator[ast.FnCall]:
+    """Every function call in the policy; a top-level call that is really a
+    parameterised body or bundle reference (``perms => mog(...)``) is left out."""
+    def attribute_type(table: dict[str, object] | None, lval: str) -> str:
+        attr = (table or {}).get(lval)
+        return getattr(attr, "type", "")
+    for bundle in policy.bundles:
+        for section in bundle.sections:
+            table = sch.promise_types.get(section.name)
+            for promise in section.promises:
+                for c in promise.constraints:
+                    ref = attribute_type(table, c.lval) in ("body", "bundle")
+                    yield from _function_calls(c.rval, "usebundle" if ref else c.lval)
+    for body in policy.bodies:
+        table = sch.body_types.get(body.type)
+        for c in body.constraints:
+            ref = c.lval == "inherit_from" or attribute_type(table, c.lval) in ("body", "bundle")
+            yield from _function_calls(c.rval, "usebundle" if ref else c.lval)
+
+
+def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None) -> list[Diagnostic]:
+    """What cf-promises rejects once the whole policy is loaded."""
+    sch = sch or schema()
+    index = Index(policy)
+    out: list[Diagnostic] = []
+    for ref in references(policy, sch):
+        if ref.kind == "body" and ref.lval != "inherit_from" and index.find(ref) is None:
+            out.append(Diagnostic(ref.coord, f"Undefined body {ref.name} with type {ref.types[0]}"))
+        if ref.kind == "bundle" and ref.nargs is not None:
+            target = index.find(ref)
+            if target is not None and len(target.args) != ref.nargs:
+                out.append(Diagnostic(ref.coord, f"Conflicting arity in calling bundle {ref.name}, "
+                                                 f"expected {len(target.args)} arguments, "
+                                                 f"{ref.nargs} given"))
+    for call in _calls(policy, sch):
+        sig = sch.functions.get(call.name)
+        if sig is not None and not sig.variadic and len(call.args) != len(sig.params):
+            out.append(Diagnostic(call.coord, f"Arguments to function '{call.name}' do not "
+                                              f"tally. Expected {len(sig.params)} not {len(call.args)}"))
+    return out
+
+
+def lint_diagnostics(policy: ast.Policy, sch: Schema | None = None) -> list[Diagnostic]:
+    """``-c``: the checks above plus what CFEngine only finds at run time."""
+    sch = sch or schema()
+    index = Index(policy)
+    out = policy_diagnostics(policy, sch)
+    for ref in list(references(policy, sch)) + list(_bundlesequence_refs(policy)):
+        target = index.find(ref)
+        if target is None:
+            if ref.kind == "bundle":
+                out.append(Diagnostic(ref.coord, f"Undefined bundle {ref.name} with type "
+                                                 f"{' or '.join(ref.types)} (in '{ref.lval}')"))
+            elif ref.lval == "inherit_from":
+                out.append(Diagnostic(ref.coord, f"Undefined body {ref.name} with type "
+                                                 f"{ref.types[0]} (in 'inherit_from')"))
+            continue
+        wanted = len(target.args)
+        given = ref.nargs or 0
+        if ref.kind == "body" and wanted != given:
+            out.append(Diagnostic(ref.coord, f"Body {ref.name} of type {ref.types[0]} takes "
+                                             f"{wanted} argument(s), {given} given"))
+        if ref.kind == "bundle" and ref.nargs is None and wanted and ref.lval != "bundlesequence":
+            out.append(Diagnostic(ref.coord, f"Bundle {ref.name} takes {wanted} argument(s), "
+                                             "0 given"))
+    for call in _calls(policy, sch):
+        sig = sch.functions.get(call.name)
+        if sig is None:
+            continue
+        for arg, (ptype, prange, _desc) in zip(call.args, sig.params):
+            if isinstance(arg, ast.Scalar) and not is_unexpanded(arg.value) \
+                    and ptype in ("int", "option", "real"):
+                try:
+                    CHECKERS[ptype](arg.value, prange)
+                except ValueError_ as exc:
+                    out.append(Diagnostic(call.coord, f"Argument '{arg.value}' to function "
+                                                      f"'{call.name}': {exc}"))
+    return sorted(out, key=lambda d: (d.coord.file, d.coord.line, d.coord.col))

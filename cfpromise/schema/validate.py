@@ -1,0 +1,226 @@
+"""Parse-time checks: what cf-promises rejects on every run, before any evaluation.
+
+* bundle types must exist; a built-in promise type must belong to the bundle type;
+* every attribute must exist for its promise type or body type;
+* the rval's shape must fit the attribute's type (no list for a scalar, no
+  scalar for a list, no quoted string for a body reference), a function must
+  exist and return a compatible type, and literals must parse (ints, reals,
+  menu options, class expressions);
+* a vars promise has a single type.
+
+Promise types the schema does not know are custom promise types and are left
+to the custom promise checks.  The full ``-c`` check (undefined bodies and
+bundles, argument counts, duplicate handles) is :mod:`cfpromise.schema.check`.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+from functools import lru_cache
+
+from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
+from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
+from cfpromise.syntax import ast, classexpr
+from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError
+
+# lvals whose function-call-looking rval is a parameterised bundle, not a function.
+BUNDLE_CALL_LVALS = frozenset({"bundlesequence", "edit_line", "edit_xml", "usebundle",
+                               "service_bundle", "home_bundle"})
+VAR_TYPES = ("string", "int", "real", "slist", "ilist", "rlist", "data")
+
+# A function returning `have` may stand where the attribute wants `want`.
+_COMPATIBLE = {("string", "slist"), ("string", "context"), ("context", "string"),
+               ("int", "ilist"), ("real", "rlist"), ("option", "olist"), ("context", "clist"),
+               ("string", "option"), ("context", "option"), ("string", "clist"),
+               ("string", "bundle"), ("string", "body"), ("int", "string"), ("real", "string")}
+ABSPATH_RANGE = '"?(/.*)'
+
+
+
+class _Checker:
+    def __init__(self, sch: Schema, entry: bool = False) -> None:
+        self.schema = sch
+        self.entry = entry          # the file given with -f: its __main__ bundle is main
+        self.errors: list[Diagnostic] = []
+        self.handles: set[tuple[str, str]] = set()
+        self.blocks: set[tuple[str, str, str, str]] = set()
+        self.good_guards: set[str] = set()
+
+    def error(self, coord: Coord, message: str) -> None:
+        self.errors.append(Diagnostic(coord, message))
+
+    # -- rvals --------------------------------------------------------------
+    def rval(self, lval: str, rval: ast.Rval, attr: Attribute, coord: Coord, level: int = 0) -> None:
+        want = attr.type
+        if isinstance(rval, ast.Scalar):
+            if want in LIST_TYPES and level == 0:
+                self.error(coord, "Attempted to give a scalar to a non-scalar type")
+                return
+            if want == "body" and rval.kind == ast.QUOTED and level == 0:
+                self.error(coord, "An rvalue is quoted, but we expect an unquoted body identifier")
+                return
+            self.literal(rval.value, attr, rval.coord if rval.coord.line else coord)
+        elif isinstance(rval, ast.List):
+            if want not in LIST_TYPES:
+                self.error(coord, "Attempted to give a list to a non-list type")
+                return
+            for item in rval.items:
+                self.rval(lval, item, attr, coord, level + 1)
+        elif isinstance(rval, ast.FnCall):
+            if lval in BUNDLE_CALL_LVALS or want in ("body", "bundle"):
+                return
+            sig = self.schema.functions.get(rval.name)
+            if sig is None:
+                if not is_unexpanded(rval.name):
+                    self.error(rval.coord, "Unknown function")
+                else:
+                    self.error(rval.coord, "Unknown function")
+                return
+            have = sig.return_type
+            if have != want and (have, want) not in _COMPATIBLE:
+                self.error(rval.coord, "Function does not return the required type")
+
+    def literal(self, text: str, attr: Attribute, coord: Coord) -> None:
+        if is_unexpanded(text):
+            return
+        if attr.type in ("string", "slist"):
+            self.string_in_range(text, attr, coord)
+            return
+        checker = CHECKERS.get(attr.type)
+        if checker is None:
+            return
+        try:
+            checker(text, attr.range)
+        except ValueError_ as exc:
+            self.error(coord, str(exc))
+
+    def string_in_range(self, text: str, attr: Attribute, coord: Coord) -> None:
+        range_ = attr.range
+        if not range_ or range_ == ".*":
+            return
+        if range_ == ABSPATH_RANGE:
+            if not (text.startswith("/") or text.startswith('"/')):
+                self.error(coord, "Filename is not an absolute path")
+            return
+        pattern = _compiled(range_)
+        if pattern is not None and not pattern.fullmatch(text):
+            if attr.name in ("mode", "search_mode"):
+                self.error(coord, f"Invalid mode string ({text})")
+            else:
+                self.error(coord, "Scalar value is out of range")
+
+    def guard(self, classes: str, coord: Coord) -> None:
+        if classes != "any" and classes not in self.good_guards:
+            if not classexpr.is_valid_prefix(classes):
+                self.error(coord, "Syntax error in context string")
+            else:
+                self.good_guards.add(classes)
+
+    def handle(self, c: ast.Constraint, classes: str) -> None:
+        if isinstance(c.rval, ast.Scalar) and not is_unexpanded(c.rval.value):
+            key = (c.rval.value, classes)
+            if key in self.handles:
+                self.error(c.coord, f"Duplicate promise handle {c.rval.value} found")
+            self.handles.add(key)
+
+    def unique_block(self, kind: str, block: ast.Bundle | ast.Body) -> None:
+        name = "main" if self.entry and kind == "bundle" and block.name == "__main__" else block.name
+        key = (kind, block.namespace, name, block.type)
+        if key in self.blocks:
+            self.error(block.coord, f"Duplicate definition of {kind} {name} with type {block.type}")
+        self.blocks.add(key)
+
+    # -- blocks -------------------------------------------------------------
+    def bundle(self, b: ast.Bundle) -> None:
+        allowed = self.schema.bundle_types.get(b.type)
+        if allowed is None:
+            self.error(b.coord, f"Unknown bundle type '{b.type}'")
+            return
+        self.unique_block("bundle", b)
+        for section in b.sections:
+            for promise in section.promises:
+                self.guard(promise.classes, promise.coord)
+                handle = promise.get("handle")
+                if handle is not None:
+                    self.handle(handle, promise.classes)
+            known = self.schema.promise_types.get(section.name)
+            if known is None:
+                self.custom_section(section)
+                continue
+            if section.name not in allowed:
+                self.error(section.coord,
+                           f"Promise type '{section.name}' not supported by '{b.type}' bundle type")
+                continue
+            for promise in section.promises:
+                self.promise(b, section.name, known, promise)
+
+    def custom_section(self, section: ast.PromiseSection) -> None:
+        for promise in section.promises:
+            c = promise.get("ifvarclass")
+            if c is not None:
+                self.error(c.coord, "Common attribute 'ifvarclass' not supported for custom "
+                                    "promises, use 'if' instead")
+
+    def promise(self, b: ast.Bundle, ptype: str, attrs_: dict[str, Attribute],
+                promise: ast.Promise) -> None:
+        var_type: str | None = None
+        for c in promise.constraints:
+            attr = attrs_.get(c.lval)
+            if attr is None:
+                self.error(c.coord, f"Unknown attribute '{c.lval}' for promise type '{ptype}' "
+                                    f"in bundle with type '{b.type}'")
+                continue
+            if ptype == "vars" and c.lval in VAR_TYPES:
+                if var_type is not None:
+                    self.error(c.coord, "Variable contains existing data type contstraint "
+                                        f"{var_type}, tried to redefine with {c.lval}")
+                var_type = c.lval
+            self.constraint(c, attr)
+
+    def constraint(self, c: ast.Constraint, attr: Attribute) -> None:
+        if attr.type in ("string", "context") and c.lval in ("if", "unless", "ifvarclass") \
+                and isinstance(c.rval, ast.List):
+            self.error(c.coord, f"Type mismatch in constraint: {c.lval}")
+            return
+        self.rval(c.lval, c.rval, attr, c.coord)
+
+    def body(self, body: ast.Body) -> None:
+        attrs_ = self.schema.body_types.get(body.type)
+        if attrs_ is None:
+            return
+        if body.name != "control":
+            self.unique_block("body", body)
+        for c in body.constraints:
+            self.guard(c.classes, c.coord)
+            attr = attrs_.get(c.lval)
+            if attr is None:
+                self.error(c.coord, f"Unknown attribute '{c.lval}' for 'body {body.type} {body.name}'")
+                continue
+            self.constraint(c, attr)
+
+
+@lru_cache(maxsize=512)
+def _compiled(range_: str) -> re.Pattern[str] | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # PCRE ranges like [+-=] make re warn
+        try:
+            return re.compile(range_)
+        except re.error:
+            return None
+
+
+def diagnostics(policy: ast.Policy, sch: Schema | None = None,
+                entry: bool = False) -> list[Diagnostic]:
+    checker = _Checker(sch or schema(), entry)
+    for bundle in policy.bundles:
+        checker.bundle(bundle)
+    for body in policy.bodies:
+        checker.body(body)
+    return checker.errors
+
+
+def validate(policy: ast.Policy, sch: Schema | None = None, entry: bool = False) -> None:
+    """Raise PolicyError listing every parse-time problem of ``policy``."""
+    errors = diagnostics(policy, sch, entry)
+    if errors:
+        raise PolicyError(errors)

@@ -1,0 +1,125 @@
+"""Literal value checks and parsers for attribute types (int, real, option, context, ranges).
+
+These mirror CFEngine's own rules: an int may carry a unit suffix (``10k``,
+``2M``, ``5%``) or be ``inf``/``now``; a range like ``0,99999999999`` bounds it;
+an option must be one of the comma-separated choices; a class expression must
+match the range's character set.  Anything still holding a variable reference
+(``$(x)``, ``@(x)``) cannot be judged before evaluation and is accepted.
+"""
+from __future__ import annotations
+
+import re
+import time
+from functools import lru_cache
+
+INFINITY = 999999999
+_INT_SUFFIX = {"k": 1000, "K": 1024, "m": 1000 ** 2, "M": 1024 ** 2, "g": 1000 ** 3, "G": 1024 ** 3}
+_INT_RE = re.compile(r"\s*([+-]?\d+)(.*)", re.S)
+
+
+class ValueError_(ValueError):
+    """A literal that does not fit its attribute type."""
+
+
+def is_unexpanded(text: str) -> bool:
+    return "$(" in text or "${" in text or "@(" in text or "@{" in text
+
+
+def parse_int(text: str) -> int:
+    """CFEngine's integer syntax; raises ValueError_ with CFEngine's wording."""
+    if text == "inf":
+        return INFINITY
+    if text == "now":
+        return int(time.time())
+    m = _INT_RE.fullmatch(text)
+    if not m:
+        raise ValueError_(f"Failed to parse integer number: {text}")
+    value, rest = int(m.group(1)), m.group(2)
+    if not rest:
+        return value
+    if rest in _INT_SUFFIX:
+        return value * _INT_SUFFIX[rest]
+    if rest == "%":
+        if value < 0 or value > 100:
+            raise ValueError_(f"Percentage out of range: {text}")
+        return -value            # CFEngine encodes percentages as negative numbers
+    raise ValueError_(f"Anomalous ending '{rest}' while parsing integer number: {text}")
+
+
+def parse_real(text: str) -> float:
+    m = re.fullmatch(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(.*)", text, re.S)
+    if not m:
+        raise ValueError_(f"Failed to parse real number: {text}")
+    value, rest = float(m.group(1)), m.group(2)
+    if not rest:
+        return value
+    if rest in _INT_SUFFIX:
+        return value * _INT_SUFFIX[rest]
+    if rest == "%":
+        return -value
+    raise ValueError_(f"Anomalous ending '{rest}' while parsing real number: {text}")
+
+
+def _bounds(range_: str, parse: object) -> tuple[float, float] | None:
+    if not range_ or "," not in range_:
+        return None
+    lo, _, hi = range_.partition(",")
+    try:
+        return (parse(lo.strip()), parse(hi.strip()))  # type: ignore[operator]
+    except ValueError:
+        return None
+
+
+def check_int(text: str, range_: str | None) -> None:
+    value = parse_int(text)
+    bounds = _bounds(range_ or "", parse_int)
+    if bounds and text not in ("inf", "now") and not text.endswith("%") \
+            and not (bounds[0] <= value <= bounds[1]):
+        raise ValueError_("Integer is out of range")
+
+
+def check_real(text: str, range_: str | None) -> None:
+    value = parse_real(text)
+    bounds = _bounds(range_ or "", parse_real)
+    if bounds and not (bounds[0] <= value <= bounds[1]):
+        raise ValueError_("Real number is out of range")
+
+
+def check_option(text: str, range_: str | None) -> None:
+    if range_ and text not in range_.split(","):
+        raise ValueError_("Selection is out of bounds")
+
+
+@lru_cache(maxsize=64)
+def _regex(range_: str) -> re.Pattern[str]:
+    return re.compile(range_)
+
+
+def check_context(text: str, range_: str | None) -> None:
+    if range_ and not _regex(range_).fullmatch(text):
+        raise ValueError_("Context string is invalid/out of range")
+
+
+def check_irange(text: str, range_: str | None) -> None:
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise ValueError_("Integer range is invalid")
+    for part in parts:
+        parse_int(part.strip())
+
+
+def check_rrange(text: str, range_: str | None) -> None:
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise ValueError_("Real range is invalid")
+    for part in parts:
+        parse_real(part.strip())
+
+
+CHECKERS = {
+    "int": check_int, "ilist": check_int,
+    "real": check_real, "rlist": check_real,
+    "option": check_option, "olist": check_option,
+    "context": check_context, "clist": check_context,
+    "irange": check_irange, "rrange": check_rrange,
+}

@@ -1,0 +1,1 @@
+"""cf-lite: syntax package."""

@@ -1,0 +1,124 @@
+"""Class expressions: parse once to a small tree, evaluate many times.
+
+Grammar (CFEngine's precedence: ``!`` binds tightest, then ``.``/``&`` (and),
+then ``|``/``||`` (or))::
+
+    expr    := term ( ("|" | "||") term )*
+    term    := factor ( ("." | "&") factor )*
+    factor  := "!" factor | "(" expr ")" | NAME
+    NAME    := [A-Za-z0-9_:\\x80-]+   (a namespace prefix ``ns:name`` is part of the name)
+
+A tree is nested tuples: ``("or", a, b)``, ``("and", a, b)``, ``("not", a)`` or a
+plain ``str`` class name.  :func:`evaluate` takes a predicate for names, so the
+same code serves defined classes, hard classes and tests.  Results of parsing
+are cached: guards repeat a lot in real policy.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Callable, Union
+
+Tree = Union[str, tuple]
+
+_TOKEN = re.compile(r"\s*(\|\||[|.&!()]|[A-Za-z0-9_:\x80-\U0010ffff]+)")
+
+
+class ClassExprError(ValueError):
+    """A class expression that does not parse."""
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise ClassExprError(f"Syntax error in context string '{text}'")
+        out.append(m.group(1))
+        pos = m.end()
+    return out
+
+
+class _Parser:
+    def __init__(self, tokens: list[str], text: str) -> None:
+        self.toks = tokens
+        self.i = 0
+        self.text = text
+
+    def fail(self) -> ClassExprError:
+        return ClassExprError(f"Syntax error in context string '{self.text}'")
+
+    def peek(self) -> str | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def expr(self) -> Tree:
+        left = self.term()
+        while self.peek() in ("|", "||"):
+            self.i += 1
+            left = ("or", left, self.term())
+        return left
+
+    def term(self) -> Tree:
+        left = self.factor()
+        while self.peek() in (".", "&"):
+            self.i += 1
+            left = ("and", left, self.factor())
+        return left
+
+    def factor(self) -> Tree:
+        tok = self.peek()
+        if tok is None:
+            raise self.fail()
+        self.i += 1
+        if tok == "!":
+            return ("not", self.factor())
+        if tok == "(":
+            inner = self.expr()
+            if self.peek() != ")":
+                raise self.fail()
+            self.i += 1
+            return inner
+        if tok in ("|", "||", ".", "&", ")"):
+            raise self.fail()
+        return tok
+
+
+@lru_cache(maxsize=4096)
+def parse(text: str) -> Tree:
+    """Parse a class expression; raises ClassExprError."""
+    parser = _Parser(_tokens(text), text)
+    tree = parser.expr()
+    if parser.peek() is not None:
+        raise parser.fail()
+    return tree
+
+
+def evaluate(tree: Tree, is_defined: Callable[[str], bool]) -> bool:
+    if isinstance(tree, str):
+        return is_defined(tree)
+    op = tree[0]
+    if op == "not":
+        return not evaluate(tree[1], is_defined)
+    if op == "and":
+        return evaluate(tree[1], is_defined) and evaluate(tree[2], is_defined)
+    return evaluate(tree[1], is_defined) or evaluate(tree[2], is_defined)
+
+
+def is_valid(text: str) -> bool:
+    try:
+        parse(text)
+    except ClassExprError:
+        return False
+    return True
+
+
+def is_valid_prefix(text: str) -> bool:
+    """Whether ``text`` starts with a complete expression (CFEngine's guard check is that lax:
+    ``a.!b)::`` is accepted and read as ``a.!b``)."""
+    try:
+        _Parser(_tokens(text), text).expr()
+    except ClassExprError:
+        return False
+    return True

@@ -1,0 +1,83 @@
+"""Source coordinates and policy errors.
+
+Every AST node and every diagnostic carries a :class:`Coord`.  A
+:class:`PolicyError` holds one or more :class:`Diagnostic` records and renders
+them the way cf-promises does::
+
+    ./bad.cf:6:14: error: Expected ',', got 'perms'
+        mode => "644" perms
+                 ^
+"""
+from __future__ import annotations
+
+from typing import Iterable, NamedTuple
+
+import attrs
+
+
+class Coord(NamedTuple):
+    """A position in a policy file: 1-based line and column (immutable; a NamedTuple
+    because the lexer makes one per token and this is the cheapest immutable record)."""
+
+    file: str
+    line: int
+    col: int
+    # CFEngine's own line count (it skips lines inside an ignored @if), what -p json
+    # reports; 0 means "the same as line".
+    cf: int = 0
+
+    @property
+    def cfline(self) -> int:
+        return self.cf or self.line
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NO_COORD = Coord("<builtin>", 0, 0)
+
+
+@attrs.frozen(slots=True)
+class Diagnostic:
+    """One message about the policy, with where it points."""
+
+    coord: Coord
+    message: str
+    severity: str = "error"
+    source_line: str | None = None
+
+    def render(self) -> str:
+        text = f"{self.coord}: {self.severity}: {self.message}"
+        if self.source_line is not None:
+            caret_col = max(self.coord.col, 1)
+            text += "\n" + self.source_line + "\n" + " " * (caret_col - 1) + "^"
+        return text
+
+
+class PolicyError(Exception):
+    """Bad policy: syntax errors, failed checks.  Carries its diagnostics."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic] | Diagnostic) -> None:
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics: list[Diagnostic] = list(diagnostics)
+        super().__init__(self.render())
+
+    @classmethod
+    def at(cls, coord: Coord, message: str, source_line: str | None = None) -> PolicyError:
+        return cls(Diagnostic(coord, message, "error", source_line))
+
+    @property
+    def coord(self) -> Coord:
+        return self.diagnostics[0].coord
+
+    def render(self) -> str:
+        return "\n".join(d.render() for d in self.diagnostics)
+
+
+def source_line_of(text: str, line: int) -> str | None:
+    """The text of 1-based ``line`` in ``text`` (without its newline)."""
+    lines = text.split("\n")
+    if 1 <= line <= len(lines):
+        return lines[line - 1].rstrip("\r")
+    return None

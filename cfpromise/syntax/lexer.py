@@ -1,0 +1,416 @@
+"""The CFEngine 3 lexer (PLY), with CFEngine's quirks where they change meaning.
+
+CFEngine's own lexer is flex, which takes the *longest* match among all rules;
+PLY tries rules in order.  The rules below are ordered so that the first rule
+that matches is also the longest one flex would pick:
+
+* a class guard (``linux.!foo::``) may contain spaces and colons, so on one
+  line ``vars: any::`` is a single class token, exactly as in CFEngine;
+* ``ns:name`` (a symbol) beats the promise type ``ns:``;
+* ``"$(x)"::`` (a variable class guard) beats a quoted string.
+
+Strings are de-escaped the CFEngine way: ``\\\\``, ``\\"`` and ``\\'`` stand for
+the character, a backslash before a newline drops both (continuation), any
+other backslash stays.  Backquoted strings end at the next backquote.
+
+Macros (``@if minimum_version(3.7)``, ``maximum_version``, ``between_versions``,
+``feature``, ``@else``, ``@endif``) are handled here with an exclusive
+``ignore`` state.  CFEngine does not count the lines inside an ignored region;
+``Token.cfline`` reproduces its count (for ``-p json``) while ``Token.line`` is
+the true line (for error messages).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import ply.lex as lex
+from ply.lex import TOKEN
+
+from cfpromise import CFENGINE_COMPAT_VERSION
+from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
+
+# Features `@if feature(...)` knows about in CFEngine 3.21 on Linux.
+KNOWN_FEATURES = frozenset({
+    "def_json_preparse", "host_specific_data_load", "copyfrom_restrict_keys",
+    "tls_1_0", "tls_1_1", "tls_1_2", "tls_1_3", "xml", "yaml", "curl",
+})
+
+RESERVED = {"bundle": "BUNDLE", "body": "BODY", "promise": "PROMISE"}
+
+tokens = (
+    "BUNDLE", "BODY", "PROMISE", "IDENTIFIER", "SYMBOL", "QSTRING", "NAKEDVAR",
+    "CLASS", "VARCLASS", "PROMISE_TYPE", "ASSIGN", "ARROW", "BADCHAR",
+)
+literals = "{}(),;"
+states = (("skipping", "exclusive"),)
+
+def _cls(extra: str = "", *, word: bool = True) -> str:
+    """A character class of ``extra`` (and the identifier characters a-zA-Z0-9_ when
+    ``word``) plus every non-ASCII character, as a negated ASCII class: it means the
+    same as a ``\\x80-\\U0010ffff`` range but compiles a hundred times faster."""
+    allowed = set(extra)
+    if word:
+        allowed |= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+    banned = "".join(re.escape(chr(c)) if chr(c) not in "\t\n\r " else
+                     {"\t": r"\t", "\n": r"\n", "\r": r"\r", " ": r"\ "}[chr(c)]
+                     for c in range(128) if chr(c) not in allowed)
+    return f"[^{banned}]"
+
+
+_ID = _cls()
+_VAR_INNER = _cls("[].:") + "+"
+_VAR_IDX = _cls(".:") + r"+\[" + _cls("$(){}.:") + r"+\]+"
+NAKEDVAR_RE = (rf"[$@]\({_VAR_INNER}\)|[$@]\{{{_VAR_INNER}\}}"
+               rf"|[$@]\({_VAR_IDX}\)|[$@]\{{{_VAR_IDX}\}}")
+CLASS_RE = _cls(".|&!():") + _cls("\t .|&!():") + "*::"
+SYMBOL_RE = f"{_ID}+:{_ID}+"
+IDENTIFIER_RE = f"{_ID}+"
+_WHITESPACE_IN_CLASS = re.compile(r".*[_A-Za-z0-9][ \t]+[_A-Za-z0-9].*")
+_VERSION = re.compile(r"\d+(?:\.\d+)*")
+
+
+def deescape(body: str) -> str:
+    """CFEngine's de-escaping of a quoted string's inside."""
+    if "\\" not in body:
+        return body
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = body[i + 1]
+            if nxt == "\n":
+                i += 2
+                if i < n:
+                    out.append(body[i])
+                    i += 1
+                continue
+            if nxt in "\\\"'":
+                out.append(nxt)
+                i += 2
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split("."))
+
+
+def compare_version(current: str, wanted: str) -> int:
+    """-1, 0 or 1 comparing ``current`` with ``wanted`` on the components ``wanted`` gives."""
+    want = _version_tuple(wanted)
+    have = _version_tuple(current)[: len(want)]
+    have = have + (0,) * (len(want) - len(have))
+    return (have > want) - (have < want)
+
+
+_VERSION_ARG = r"\d{1,10}(?:\.\d{1,10}){0,2}"
+# macro -> which results of compare_version(current, argument) accept the block
+_VERSION_MACROS = {
+    "minimum_version": (0, 1), "maximum_version": (-1, 0), "before_version": (-1,),
+    "at_version": (0,), "after_version": (1,),
+}
+
+
+def _macro_accepts(owner: "Lexer", kind: str, arg: str) -> bool | None:
+    """Whether an ``@if kind(arg)`` block is kept; None for an unknown or malformed macro."""
+    if kind == "feature":
+        return arg in owner.features if re.fullmatch(r"[a-zA-Z0-9_]+", arg) else None
+    if kind in _VERSION_MACROS:
+        if not re.fullmatch(_VERSION_ARG, arg):
+            return None
+        return compare_version(owner.version, arg) in _VERSION_MACROS[kind]
+    if kind == "between_versions":
+        m = re.fullmatch(rf"({_VERSION_ARG}) *, *({_VERSION_ARG})", arg)
+        if not m:
+            return None
+        return (compare_version(owner.version, m.group(1)) >= 0
+                and compare_version(owner.version, m.group(2)) <= 0)
+    return None
+
+
+class Lexer:
+    """A PLY lexer over one policy text.  Use :meth:`input` then :meth:`token`."""
+
+
+    def __init__(self, filename: str = "<string>", version: str = CFENGINE_COMPAT_VERSION,
+                 features: frozenset[str] = KNOWN_FEATURES) -> None:
+        self.filename = filename
+        self.version = version
+        self.features = features
+        self.lexer = _master_lexer().clone()
+        self.lexer.owner = self
+        self.text = ""
+        self.reset()
+
+    def reset(self) -> None:
+        self.line = 1          # the true line
+        self.cfline = 1        # CFEngine's count (skips ignored macro regions)
+        self.line_start = 0    # lexpos where the current line starts
+        self.if_depth = 0
+        self.namespace = "default"      # parser state: `body file control` namespace
+        self.body_classes: str | None = "any"   # parser state: the guard inside a body
+
+    def input(self, text: str) -> None:
+        self.text = text
+        self.reset()
+        self.lexer.begin("INITIAL")
+        self.lexer.input(text)
+
+    def token(self) -> Any:
+        tok = self.lexer.token()
+        if tok is None:
+            self.check_end()
+        return tok
+
+    def check_end(self) -> None:
+        """At the end of the text: an @if still open is an error."""
+        if self.if_depth > 0:
+            state = "in ignore_state" if self.lexer.current_state() == "skipping" else "without ignore_state"
+            self.error(len(self.text), f"EOF seen while @if was waiting for @endif {state}")
+
+    # -- positions -----------------------------------------------------------
+    def coord(self, lexpos: int) -> Coord:
+        return Coord(self.filename, self.line, lexpos - self.line_start + 1)
+
+    def error(self, lexpos: int, message: str) -> None:
+        coord = self.coord(lexpos)
+        raise PolicyError.at(coord, message, source_line_of(self.text, coord.line))
+
+    def at_line_start(self, lexpos: int) -> bool:
+        return lexpos == self.line_start
+
+
+def _stamp(t: Any, start_line: int, start_col_pos: int) -> Any:
+    """Attach coordinates to token ``t``: where it starts, and CFEngine's line at its end."""
+    owner: Lexer = t.lexer.owner
+    t.coord = Coord(owner.filename, start_line, start_col_pos, owner.cfline)
+    return t
+
+
+def _simple(t: Any) -> Any:
+    owner: Lexer = t.lexer.owner
+    t.coord = Coord(owner.filename, owner.line, t.lexpos - owner.line_start + 1, owner.cfline)
+    return t
+
+
+# --- rules for the INITIAL state ---------------------------------------------
+# (PLY orders function rules by their line in this file: keep the order.)
+
+def t_space(t: Any) -> None:
+    r"[ \t\r\n]+"
+    value = t.value
+    n = value.count("\n")
+    if n:
+        owner: Lexer = t.lexer.owner
+        owner.line += n
+        owner.cfline += n + value.count("\r\n")    # flex counts a CRLF twice
+        owner.line_start = t.lexpos + value.rindex("\n") + 1
+
+
+def t_comment(t: Any) -> None:
+    r"\#[^\n]*"
+
+
+def t_MACRO_IF(t: Any) -> None:
+    r"@if\ [a-z_]+\([^)\n]*\)"
+    owner: Lexer = t.lexer.owner
+    text = t.value
+    if not owner.at_line_start(t.lexpos):
+        owner.error(t.lexpos, "fatal: macro @if must be at beginning of the line.")
+    if owner.if_depth > 0:
+        owner.error(t.lexpos, "fatal: nested @if macros are not allowed")
+    kind, _, arg = text[4:-1].partition("(")
+    accepted = _macro_accepts(owner, kind, arg)
+    if accepted is None:
+        owner.error(t.lexpos, f"Unknown or malformed macro '{text}'")
+    owner.if_depth += 1
+    if not accepted:
+        t.lexer.begin("skipping")
+
+
+def t_MACRO_ELSE(t: Any) -> None:
+    r"@else"
+    owner: Lexer = t.lexer.owner
+    if owner.if_depth <= 0:
+        owner.error(t.lexpos, "fatal: @else macro without a matching @if are not allowed")
+    t.lexer.begin("skipping")
+
+
+def t_MACRO_ENDIF(t: Any) -> None:
+    r"@endif"
+    owner: Lexer = t.lexer.owner
+    if not owner.at_line_start(t.lexpos):
+        owner.error(t.lexpos, "fatal: macro @endif must be at beginning of the line.")
+    if owner.if_depth <= 0:
+        owner.error(t.lexpos, "fatal: @endif macros without a matching @if are not allowed")
+    owner.if_depth -= 1
+
+
+def t_VARCLASS(t: Any) -> Any:
+    r"(\"[^\"\x00]*\"|'[^'\x00]*')::"
+    owner: Lexer = t.lexer.owner
+    start_line, col = owner.line, t.lexpos - owner.line_start + 1
+    _count_lines(t)
+    t.value = t.value[1:-3]
+    return _stamp(t, start_line, col)
+
+
+@TOKEN(CLASS_RE)
+def t_CLASS(t: Any) -> Any:
+    owner: Lexer = t.lexer.owner
+    if _WHITESPACE_IN_CLASS.fullmatch(t.value):
+        owner.error(t.lexpos, "class names can't be separated by whitespace without an intervening operator")
+    t.value = t.value[:-2]
+    return _simple(t)
+
+
+@TOKEN(SYMBOL_RE)
+def t_SYMBOL(t: Any) -> Any:
+    return _simple(t)
+
+
+def t_PROMISE_TYPE(t: Any) -> Any:
+    r"[a-zA-Z_]+:"
+    t.value = t.value[:-1]
+    return _simple(t)
+
+
+@TOKEN(IDENTIFIER_RE)
+def t_IDENTIFIER(t: Any) -> Any:
+    t.type = RESERVED.get(t.value, "IDENTIFIER")
+    return _simple(t)
+
+
+def t_LITERAL(t: Any) -> Any:
+    r"[{}(),;]"
+    t.type = t.value
+    return _simple(t)
+
+
+def t_ASSIGN(t: Any) -> Any:
+    r"=>"
+    return _simple(t)
+
+
+def t_ARROW(t: Any) -> Any:
+    r"->"
+    return _simple(t)
+
+
+def t_QSTRING(t: Any) -> Any:
+    r"\"(?:\\(?:.|\n)|[^\"\\])*\"|'(?:\\(?:.|\n)|[^'\\])*'|`[^`]*`"
+    owner: Lexer = t.lexer.owner
+    start_line, col = owner.line, t.lexpos - owner.line_start + 1
+    raw = t.value
+    _count_lines(t)
+    t.quote = raw[0]
+    t.value = deescape(raw[1:-1])
+    return _stamp(t, start_line, col)
+
+
+@TOKEN(NAKEDVAR_RE)
+def t_NAKEDVAR(t: Any) -> Any:
+    return _simple(t)
+
+t_ignore = ""
+
+
+def t_error(t: Any) -> None:
+    owner: Lexer = t.lexer.owner
+    ch = t.value[0]
+    if ch in "\"'`":
+        owner.error(t.lexpos, "Runaway string")
+    # Any other character goes to the parser, which rejects it with its position.
+    t.type = "BADCHAR"
+    t.value = ch
+    t.lexer.skip(1)
+    return _simple(t)
+
+
+def _count_lines(t: Any) -> None:
+    owner: Lexer = t.lexer.owner
+    n = t.value.count("\n")
+    if n:
+        owner.line += n
+        owner.cfline += n
+        owner.line_start = t.lexpos + t.value.rindex("\n") + 1
+
+
+# --- rules for the skipping state (inside a false @if) ---------------------------
+
+def t_skipping_MACRO_ELSE(t: Any) -> None:
+    r"@else"
+    t.lexer.begin("INITIAL")
+
+
+def t_skipping_MACRO_ENDIF(t: Any) -> None:
+    r"@endif"
+    owner: Lexer = t.lexer.owner
+    t.lexer.begin("INITIAL")
+    if owner.if_depth <= 0:
+        owner.error(t.lexpos, "fatal: @endif macros without a matching @if are not allowed")
+    owner.if_depth -= 1
+
+
+def t_skipping_newline(t: Any) -> None:
+    r"\r?\n"
+    owner: Lexer = t.lexer.owner
+    owner.line += 1           # the true line moves on; CFEngine's count does not
+    owner.line_start = t.lexpos + len(t.value)
+
+
+def t_skipping_line(t: Any) -> None:
+    r"[^@\n\r][^\n]*"
+
+
+def t_skipping_char(t: Any) -> None:
+    r"."
+
+
+t_skipping_ignore = ""
+
+
+def t_skipping_error(t: Any) -> None:
+    t.lexer.skip(1)
+
+
+_MASTER: list[Any] = []
+
+
+LEXTAB = "cfpromise.syntax._lextab"
+
+
+def _master_lexer() -> Any:
+    """Build PLY's master lexer once per process (cloned for each Lexer).
+
+    The generated table module ``_lextab.py`` ships with the package (made by
+    ``python -m cfpromise.syntax.parser``); with it PLY skips validation and the
+    per-token type check.  Without it the lexer is built from the rules, and
+    nothing is ever written at run time."""
+    if not _MASTER:
+        import importlib.util
+        import sys
+        module = sys.modules[__name__]
+        if importlib.util.find_spec(LEXTAB) is not None:
+            built = lex.lex(module=module, reflags=int(re.VERBOSE), optimize=True,
+                            lextab=LEXTAB, errorlog=lex.NullLogger())
+        else:
+            built = lex.lex(module=module, reflags=int(re.VERBOSE), errorlog=lex.NullLogger())
+        _MASTER.append(built)
+    return _MASTER[0]
+
+
+def write_lextab(outdir: str) -> str:
+    """Regenerate ``_lextab.py`` in ``outdir`` from the rules above."""
+    import os
+    import sys
+    path = os.path.join(outdir, "_lextab.py")
+    if os.path.exists(path):
+        os.remove(path)
+    lexer = lex.lex(module=sys.modules[__name__], reflags=int(re.VERBOSE), errorlog=lex.NullLogger())
+    lexer.writetab("_lextab", outdir)
+    return path

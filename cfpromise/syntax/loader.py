@@ -1,0 +1,108 @@
+"""Load a policy and everything it includes: the entry file, then its ``inputs``.
+
+Inputs come from ``body common control`` and ``body file control``; a relative
+input is looked up beside the file that names it (CFEngine's rule), each file
+is read once however often it is named, and the files are parsed in the order
+they are found (breadth first, as CFEngine does).  Input lists usually hold
+variables (``"$(sys.libdir)/stdlib.cf"``, ``@(def.augments_inputs)``): the
+caller passes an ``expand`` callback that resolves an rval to a list of file
+names, or None when it cannot yet; the evaluator supplies one that knows every
+variable, :func:`literal_inputs` knows only plain strings and ``this``.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable, Iterable
+
+import attrs
+
+from cfpromise.schema.validate import diagnostics
+from cfpromise.syntax import ast
+from cfpromise.syntax.errors import Diagnostic, PolicyError
+from cfpromise.syntax.parser import parse_file
+
+# (rval, directory of the naming file, naming file) -> file names, or None if unresolvable
+Expander = Callable[[ast.Rval, str, str], "list[str] | None"]
+
+
+@attrs.define
+class LoadedPolicy:
+    policy: ast.Policy          # everything merged
+    entry: ast.Policy           # the entry file alone
+    files: list[str]
+    errors: list[Diagnostic]
+    unresolved: list[tuple[str, ast.Rval]]      # (naming file, input rval) not yet resolvable
+
+
+def input_rvals(policy: ast.Policy) -> Iterable[ast.Rval]:
+    """The ``inputs`` attributes of the control bodies in ``policy``."""
+    for body in policy.bodies:
+        if body.name == "control" and body.type in ("common", "file"):
+            for c in body.constraints:
+                if c.lval == "inputs":
+                    yield c.rval
+
+
+def literal_inputs(rval: ast.Rval, directory: str, filename: str) -> list[str] | None:
+    """Resolve plain strings and ``$(this.promise_dirname)``/``$(this.promise_filename)``."""
+    items = rval.items if isinstance(rval, ast.List) else (rval,)
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, ast.Scalar):
+            return None
+        text = item.value.replace("$(this.promise_dirname)", directory) \
+                         .replace("${this.promise_dirname}", directory) \
+                         .replace("$(this.promise_filename)", filename)
+        if "$(" in text or "${" in text or "@(" in text or "@{" in text:
+            return None
+        out.append(text)
+    return out
+
+
+def resolve_path(name: str, directory: str) -> str:
+    return name if os.path.isabs(name) else os.path.normpath(os.path.join(directory, name))
+
+
+def load(entry: str, expand: Expander = literal_inputs, validate: bool = True,
+         ignore_missing: bool = False) -> LoadedPolicy:
+    """Parse ``entry`` and its inputs; syntax errors raise PolicyError at once,
+    validation problems and missing inputs are collected in ``errors``."""
+    entry_policy = parse_file(entry)
+    result = LoadedPolicy(entry_policy, entry_policy, [entry], [], [])
+    if validate:
+        result.errors += diagnostics(entry_policy, entry=True)
+    seen = {os.path.realpath(entry)}
+    queue = [(entry, entry_policy)]
+    while queue:
+        filename, policy = queue.pop(0)
+        directory = os.path.dirname(os.path.abspath(filename))
+        for rval in input_rvals(policy):
+            names = expand(rval, directory, filename)
+            if names is None:
+                result.unresolved.append((filename, rval))
+                continue
+            for name in names:
+                path = resolve_path(name, directory)
+                real = os.path.realpath(path)
+                if real in seen:
+                    continue
+                seen.add(real)
+                if not os.path.isfile(path):
+                    if not ignore_missing:
+                        result.errors.append(Diagnostic(
+                            rval.coord, f"Can't stat file '{path}' for parsing"))
+                    continue
+                included = parse_file(path)
+                if validate:
+                    result.errors += diagnostics(included)
+                result.policy = result.policy.merged(included)
+                result.files.append(path)
+                queue.append((path, included))
+    return result
+
+
+def load_or_raise(entry: str, expand: Expander = literal_inputs) -> LoadedPolicy:
+    loaded = load(entry, expand)
+    if loaded.errors:
+        raise PolicyError(loaded.errors)
+    return loaded

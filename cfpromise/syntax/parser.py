@@ -1,0 +1,518 @@
+"""The CFEngine 3 grammar (PLY LALR) building the AST of :mod:`cfpromise.syntax.ast`.
+
+Grammar rules live in the ``p_*`` docstrings.  Tables are generated once into
+``cfpromise/syntax/_parsetab.py`` (``python -m cfpromise.syntax.parser``) and
+loaded read-only from the package; nothing is written at run time.
+
+Per-parse state (file name, current namespace) lives on the Lexer object, which
+PLY hands to every action as ``p.lexer``.  Internally rval productions return
+``(node, endline)`` pairs, ``endline`` being CFEngine's line at the rval's last
+token: that is the line cf-promises reports for an attribute.
+
+Parse-time conversions that CFEngine itself makes:
+
+* a string given to a ``data`` attribute that parses as a JSON object or array
+  becomes a :class:`Data` container, any other string ``parsejson("...")``;
+* ``body file control { namespace => "ns"; }`` switches the namespace of the
+  blocks that follow it in the same file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from typing import Any
+
+import attrs
+import ply.yacc as yacc
+
+from cfpromise.schema import schema
+from cfpromise.syntax import ast, cfjson
+from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
+from cfpromise.syntax.lexer import Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
+
+start = "specification"
+
+# Attributes of type data: a string given to them is an inline container (or parsejson()).
+DATA_LVALS = frozenset(name for attrs_ in schema().promise_types.values()
+                       for name, a in attrs_.items() if a.type == "data")
+
+_TOKEN_NAMES = {
+    "BUNDLE": "'bundle'", "BODY": "'body'", "PROMISE": "'promise'",
+    "IDENTIFIER": "identifier", "SYMBOL": "identifier", "QSTRING": "quoted string",
+    "NAKEDVAR": "variable", "CLASS": "class guard", "VARCLASS": "class guard",
+    "PROMISE_TYPE": "promise type", "ASSIGN": "'=>'", "ARROW": "'->'", "$end": "end of file",
+}
+
+
+# --- blocks -------------------------------------------------------------------
+
+def p_specification(p: Any) -> None:
+    """specification : blocks
+                     | empty"""
+    p[0] = p[1] or []
+
+
+def p_blocks(p: Any) -> None:
+    """blocks : blocks block
+              | block"""
+    if len(p) == 3:
+        p[1].append(p[2])
+        p[0] = p[1]
+    else:
+        p[0] = [p[1]]
+
+
+def p_block(p: Any) -> None:
+    """block : bundle
+             | body
+             | promise_block"""
+    p[0] = p[1]
+
+
+def p_blockid(p: Any) -> None:
+    """blockid : IDENTIFIER
+               | SYMBOL"""
+    p[0] = p.slice[1]
+
+
+def p_blocktype(p: Any) -> None:
+    """blocktype : IDENTIFIER"""
+    p[0] = p.slice[1]
+
+
+def p_bundle(p: Any) -> None:
+    """bundle : BUNDLE blocktype blockid arglist '{' sections '}'"""
+    lexer: Lexer = p.lexer.owner
+    namespace, name = _split_name(lexer, p[3].value)
+    merged: dict[str, tuple[Coord, list[ast.Promise]]] = {}
+    for coord, name_, promises in p[6]:
+        if name_ in merged:
+            merged[name_] = (coord, merged[name_][1] + promises)
+        else:
+            merged[name_] = (coord, promises)
+    sections = tuple(ast.PromiseSection(n, tuple(ps), c) for n, (c, ps) in merged.items())
+    p[0] = ast.Bundle(p[2].value, name, tuple(p[4]), sections, namespace, p[3].coord)
+
+
+def p_body(p: Any) -> None:
+    """body : BODY blocktype blockid arglist '{' bodyattribs '}'"""
+    lexer: Lexer = p.lexer.owner
+    namespace, name = _split_name(lexer, p[3].value)
+    constraints = _replace_repeats(p[6])
+    body = ast.Body(p[2].value, name, tuple(p[4]), constraints, namespace, p[3].coord)
+    if body.type == "file" and body.name == "control":
+        for c in constraints:
+            if c.lval == "namespace":
+                if not (isinstance(c.rval, ast.Scalar) and c.rval.kind == ast.QUOTED):
+                    _fail(lexer, c.coord, "namespace must be a constant scalar string")
+                lexer.namespace = c.rval.value
+    p[0] = body
+
+
+def p_promise_block(p: Any) -> None:
+    """promise_block : PROMISE blocktype blockid '{' bodyattribs '}'"""
+    namespace, name = _split_name(p.lexer.owner, p[3].value)
+    p[0] = ast.PromiseBlock(p[2].value, name, tuple(p[5]), namespace, p[3].coord)
+
+
+def p_arglist(p: Any) -> None:
+    """arglist : empty
+               | '(' aitems ')'
+               | '(' aitems ',' ')'"""
+    p[0] = [] if len(p) == 2 else p[2]
+
+
+def p_aitems(p: Any) -> None:
+    """aitems : aitems ',' IDENTIFIER
+              | IDENTIFIER
+              | empty"""
+    if len(p) == 4:
+        p[1].append(p[3])
+        p[0] = p[1]
+    else:
+        p[0] = [p[1]] if p[1] is not None else []
+
+
+# --- bundle bodies --------------------------------------------------------------
+
+def p_sections(p: Any) -> None:
+    """sections : sections section
+                | empty"""
+    p[0] = _append(p[1], p[2]) if len(p) == 3 else []
+
+
+def p_section(p: Any) -> None:
+    """section : PROMISE_TYPE classpromises"""
+    tok = p.slice[1]
+    classes, varclass = "any", None
+    promises: list[ast.Promise] = []
+    for item in p[2]:
+        if item.type == "CLASS":
+            classes, varclass = item.value, None
+        elif item.type == "VARCLASS":
+            classes, varclass = "any", item.value
+        else:
+            promises.append(ast.Promise(item.promiser, item.constraints, item.promisee,
+                                        classes, varclass, item.coord))
+    p[0] = (tok.coord, tok.value, promises)
+
+
+def p_classpromises(p: Any) -> None:
+    """classpromises : classpromises classpromise
+                     | empty"""
+    p[0] = _append(p[1], p[2]) if len(p) == 3 else []
+
+
+def p_classpromise_guard(p: Any) -> None:
+    """classpromise : CLASS
+                    | VARCLASS"""
+    p[0] = p.slice[1]
+
+
+def p_classpromise_promise(p: Any) -> None:
+    """classpromise : promise"""
+    p[0] = p[1]
+
+
+class _RawPromise:
+    type = "PROMISE"
+    __slots__ = ("promiser", "promisee", "constraints", "coord")
+
+    def __init__(self, promiser: str, promisee: ast.Rval | None,
+                 constraints: tuple[ast.Constraint, ...], coord: Coord) -> None:
+        self.promiser, self.promisee, self.constraints, self.coord = promiser, promisee, constraints, coord
+
+
+def p_promise(p: Any) -> None:
+    """promise : QSTRING ';'
+               | QSTRING constraints ';'
+               | QSTRING ARROW rval ';'
+               | QSTRING ARROW rval constraints ';'"""
+    tok = p.slice[1]
+    promisee = None
+    constraints: list[ast.Constraint] = []
+    if len(p) == 4:
+        constraints = p[2]
+    elif len(p) >= 5:
+        promisee = p[3][0]
+        if len(p) == 6:
+            constraints = p[4]
+    p[0] = _RawPromise(tok.value, promisee, _replace_repeats(constraints), tok.coord)
+
+
+def p_constraints(p: Any) -> None:
+    """constraints : constraints ',' constraint
+                   | constraint"""
+    p[0] = _append(p[1], p[3]) if len(p) == 4 else [p[1]]
+
+
+def p_constraint(p: Any) -> None:
+    """constraint : IDENTIFIER ASSIGN rval"""
+    tok = p.slice[1]
+    rval, endline = p[3]
+    if tok.value in DATA_LVALS and isinstance(rval, ast.Scalar) and rval.kind != ast.BARE:
+        rval = inline_data(rval)
+    p[0] = ast.Constraint(tok.value, rval, tok.coord, endline)
+
+
+# --- body bodies ------------------------------------------------------------------
+
+def p_bodyattribs(p: Any) -> None:
+    """bodyattribs : bodyattribs bodyattrib
+                   | empty"""
+    if len(p) == 2:
+        p[0] = []
+        p.lexer.owner.body_classes = "any"
+        return
+    item = p[2]
+    if item is not None:
+        p[1].append(item)
+    p[0] = p[1]
+
+
+def p_bodyattrib_class(p: Any) -> None:
+    """bodyattrib : CLASS"""
+    p.lexer.owner.body_classes = p[1]
+    p[0] = None
+
+
+def p_bodyattrib_varclass(p: Any) -> None:
+    """bodyattrib : VARCLASS"""
+    p.lexer.owner.body_varclass_coord = p.slice[1].coord
+    p.lexer.owner.body_classes = None
+    p[0] = None
+
+
+def p_bodyattrib_selection(p: Any) -> None:
+    """bodyattrib : IDENTIFIER ASSIGN rval ';'"""
+    lexer: Lexer = p.lexer.owner
+    tok = p.slice[1]
+    rval, endline = p[3]
+    if lexer.body_classes is None:
+        _fail(lexer, tok.coord, "Body attributes can't be put under a variable class")
+    p[0] = ast.Constraint(tok.value, rval, tok.coord, endline, lexer.body_classes)
+
+
+# --- rvals --------------------------------------------------------------------------
+
+def p_rval_scalar(p: Any) -> None:
+    """rval : IDENTIFIER
+            | SYMBOL
+            | QSTRING
+            | NAKEDVAR"""
+    p[0] = _scalar(p.slice[1])
+
+
+def p_rval_call(p: Any) -> None:
+    """rval : fncall"""
+    p[0] = p[1]
+
+
+def p_rval_list(p: Any) -> None:
+    """rval : '{' '}'
+            | '{' litems '}'
+            | '{' litems ',' '}'"""
+    items = tuple(node for node, _ in p[2]) if len(p) > 3 else ()
+    p[0] = (ast.List(items, p.slice[1].coord), p.slice[len(p) - 1].coord.cfline)
+
+
+def p_litems(p: Any) -> None:
+    """litems : litems ',' litem
+              | litem"""
+    p[0] = _append(p[1], p[3]) if len(p) == 4 else [p[1]]
+
+
+def p_litem(p: Any) -> None:
+    """litem : IDENTIFIER
+             | SYMBOL
+             | QSTRING
+             | NAKEDVAR"""
+    node, line = _scalar(p.slice[1])
+    if node.kind == ast.BARE:
+        node = ast.Scalar(node.value, ast.BARE, node.coord, "")
+    p[0] = (node, line)
+
+
+def p_litem_call(p: Any) -> None:
+    """litem : fncall"""
+    p[0] = p[1]
+
+
+def p_fncall(p: Any) -> None:
+    """fncall : fname '(' ')'
+              | fname '(' fargs ')'"""
+    args = tuple(node for node, _ in p[3]) if len(p) == 5 else ()
+    name_tok = p[1]
+    p[0] = (ast.FnCall(name_tok.value, args, name_tok.coord), p.slice[len(p) - 1].coord.cfline)
+
+
+def p_fname(p: Any) -> None:
+    """fname : IDENTIFIER
+             | SYMBOL
+             | NAKEDVAR"""
+    p[0] = p.slice[1]
+
+
+def p_fargs(p: Any) -> None:
+    """fargs : fargs ',' farg
+             | farg"""
+    p[0] = _append(p[1], p[3]) if len(p) == 4 else [p[1]]
+
+
+def p_farg(p: Any) -> None:
+    """farg : IDENTIFIER
+            | SYMBOL
+            | QSTRING
+            | NAKEDVAR"""
+    p[0] = _scalar(p.slice[1])
+
+
+def p_farg_call(p: Any) -> None:
+    """farg : fncall"""
+    p[0] = p[1]
+
+
+def p_empty(p: Any) -> None:
+    """empty :"""
+    p[0] = None
+
+
+def p_error(tok: Any) -> None:
+    parser = _PARSER[0] if _PARSER else None
+    expected: list[str] = []
+    if parser is not None and getattr(parser, "statestack", None):
+        state = parser.statestack[-1]
+        names = {_TOKEN_NAMES.get(t, f"'{t}'") for t in parser.action[state]}
+        expected = sorted(names)
+    if tok is None:
+        lexer = _CURRENT_LEXER[-1]
+        lexer.check_end()
+        pos = len(lexer.text)
+        lexer.line_start = lexer.text.rfind("\n", 0, pos) + 1
+        coord = Coord(lexer.filename, lexer.text.count("\n", 0, pos) + 1, pos - lexer.line_start + 1)
+        msg = "Unexpected end of file"
+        if expected:
+            msg += f", expected {_one_of(expected)}"
+        raise PolicyError.at(coord, msg, source_line_of(lexer.text, coord.line))
+    lexer = tok.lexer.owner
+    shown = tok.value if tok.type != "QSTRING" else tok.quote + tok.value + tok.quote
+    if tok.type == "CLASS":
+        shown += "::"
+    elif tok.type == "PROMISE_TYPE":
+        shown += ":"
+    msg = f"Expected {_one_of(expected)}, got '{shown}'" if expected else f"Unexpected '{shown}'"
+    raise PolicyError.at(tok.coord, msg, source_line_of(lexer.text, tok.coord.line))
+
+
+# --- helpers ------------------------------------------------------------------------
+
+def _append(items: list[Any], item: Any) -> list[Any]:
+    items.append(item)
+    return items
+
+
+def _one_of(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
+    raise PolicyError.at(coord, message, source_line_of(lexer.text, coord.line))
+
+
+def _scalar(tok: Any) -> tuple[ast.Scalar, int]:
+    kind = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}.get(tok.type, ast.BARE)
+    quote = getattr(tok, "quote", '"') if kind == ast.QUOTED else ""
+    return ast.Scalar(tok.value, kind, tok.coord, quote), tok.coord.cfline
+
+
+def _replace_repeats(constraints: list[ast.Constraint]) -> tuple[ast.Constraint, ...]:
+    """A repeated attribute (same guard) replaces the earlier one in its place, as in CFEngine."""
+    out: list[ast.Constraint] = []
+    where: dict[tuple[str, str], int] = {}
+    for c in constraints:
+        key = (c.lval, c.classes)
+        if key in where:
+            out[where[key]] = c
+        else:
+            where[key] = len(out)
+            out.append(c)
+    return tuple(out)
+
+
+def _split_name(lexer: Lexer, name: str) -> tuple[str, str]:
+    if ":" in name:
+        ns, _, short = name.partition(":")
+        return ns, short
+    return lexer.namespace, name
+
+
+_NAKED_LIST = re.compile(r"@\(([^()]+)\)|@\{([^{}]+)\}")
+
+
+def inline_data(rval: ast.Scalar) -> ast.Rval:
+    """A string given to a data attribute, as CFEngine converts it at parse time:
+    ``@(name)`` -> ``mergedata("name")``; a JSON object/array -> a container;
+    ``---`` YAML -> a container; anything else -> ``parsejson("...")``."""
+    text = rval.value
+    naked = _NAKED_LIST.fullmatch(text)
+    if naked:
+        return ast.FnCall("mergedata", (ast.Scalar(naked.group(1) or naked.group(2), ast.QUOTED, rval.coord),),
+                          rval.coord)
+    if text.startswith("---"):
+        value = _yaml(text) if "$(" not in text and "${" not in text else None
+        if value is not None:
+            return ast.Data(value, text, rval.coord, canonical_json(value))
+        return ast.FnCall("parseyaml", (rval,), rval.coord)
+    if "$(" not in text and "${" not in text:
+        try:
+            value = cfjson.loads_container(text)
+        except cfjson.JsonError:
+            pass
+        else:
+            return ast.Data(value, text, rval.coord, canonical_json(value))
+    return ast.FnCall("parsejson", (rval,), rval.coord)
+
+
+def _yaml(text: str) -> Any:
+    import yaml  # only policies with inline YAML pay for the import
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    return value if isinstance(value, (dict, list)) else None
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+# --- the parser object ------------------------------------------------------------
+
+_PARSER: list[Any] = []
+_CURRENT_LEXER: list[Lexer] = []
+_TABMODULE = "cfpromise.syntax._parsetab"
+
+
+def _build(write_tables: bool = False, outputdir: str | None = None) -> Any:
+    return yacc.yacc(module=sys.modules[__name__], tabmodule=_TABMODULE, start=start,
+                     write_tables=write_tables, outputdir=outputdir, debug=False,
+                     errorlog=yacc.NullLogger())
+
+
+def _parser() -> Any:
+    if not _PARSER:
+        _PARSER.append(_build())
+    return _PARSER[0]
+
+
+def parse(text: str, filename: str = "<string>") -> ast.Policy:
+    """Parse one policy text.  Raises :class:`PolicyError` with a position on bad input."""
+    lexer = Lexer(filename)
+    lexer.input(text)
+    _CURRENT_LEXER.append(lexer)
+    try:
+        blocks = _parser().parse(lexer=lexer.lexer, tracking=False)
+        lexer.check_end()
+    except RecursionError:
+        raise PolicyError.at(Coord(filename, lexer.line, 1), "Policy nested too deeply") from None
+    finally:
+        _CURRENT_LEXER.pop()
+    blocks = blocks or []
+    return ast.Policy(
+        tuple(b for b in blocks if isinstance(b, ast.Bundle)),
+        tuple(b for b in blocks if isinstance(b, ast.Body)),
+        tuple(b for b in blocks if isinstance(b, ast.PromiseBlock)),
+        filename,
+    )
+
+
+def parse_file(path: str, display_name: str | None = None) -> ast.Policy:
+    """Read and parse a policy file (UTF-8, undecodable bytes kept as surrogates)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    return parse(data.decode("utf-8", "surrogateescape"), display_name or path)
+
+
+def as_entry(policy: ast.Policy) -> ast.Policy:
+    """The policy file given on the command line: its ``__main__`` bundle is ``main``."""
+    if not any(b.name == "__main__" for b in policy.bundles):
+        return policy
+    bundles = tuple(attrs.evolve(b, name="main") if b.name == "__main__" else b
+                    for b in policy.bundles)
+    return attrs.evolve(policy, bundles=bundles)
+
+
+def write_tables() -> str:
+    """Regenerate ``_parsetab.py`` and ``_lextab.py`` beside this module."""
+    from cfpromise.syntax.lexer import write_lextab
+    outdir = os.path.dirname(os.path.abspath(__file__))
+    write_lextab(outdir)
+    yacc.yacc(module=sys.modules[__name__], tabmodule="_parsetab", start=start,
+              write_tables=True, outputdir=outdir, debug=False, errorlog=yacc.NullLogger())
+    return os.path.join(outdir, "_parsetab.py")
+
+
+if __name__ == "__main__":
+    print(write_tables())

@@ -1,0 +1,1 @@
+"""cf-lite's tests (a package, so tests import one another as ``tests.…``)."""

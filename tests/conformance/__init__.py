@@ -1,0 +1,1 @@
+"""The CFEngine acceptance-suite runner (runner.py), its ratchet and their tests."""

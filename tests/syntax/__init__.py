@@ -1,0 +1,1 @@
+"""Tests of the lexer, parser and checks."""
