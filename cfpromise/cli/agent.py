@@ -1,12 +1,71 @@
-"""cf-lite-agent: run policy (being built: see the agent core issue)."""
+"""cf-lite-agent: run policy, as cf-agent does (command line only; the work is in cfpromise.agent)."""
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 
 
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="cf-lite-agent",
+                                 description="Run CFEngine 3 policy and converge the host.")
+    ap.add_argument("-f", "--file", help="policy file (a bare name is looked up in WORKDIR/inputs)")
+    ap.add_argument("-b", "--bundlesequence", action="append", help="bundles to run, comma separated")
+    ap.add_argument("-D", "--define", action="append", default=[], help="classes to define")
+    ap.add_argument("-N", "--negate", action="append", default=[], help="classes to negate")
+    ap.add_argument("-K", "--no-lock", action="store_true", help="ignore locks")
+    ap.add_argument("-n", "--dry-run", action="store_true", help="report what would change")
+    ap.add_argument("-I", "--inform", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("-d", "--debug", action="store_true")
+    ap.add_argument("-g", "--log-level", choices=("critical", "error", "warning", "notice", "info",
+                                                  "verbose", "debug"))
+    ap.add_argument("-l", "--timestamp", action="store_true", help="timestamps on log lines")
+    ap.add_argument("-w", "--workdir", help="the work directory")
+    ap.add_argument("--show-evaluated-classes", nargs="?", const=".*", metavar="REGEX")
+    ap.add_argument("--show-evaluated-vars", nargs="?", const=".*", metavar="REGEX")
+    ap.add_argument("-V", "--version", action="store_true")
+    return ap
+
+
+def default_workdir() -> str:
+    from cfpromise.eval.hardclasses import default_workdir as discover_default
+    return discover_default()
+
+
+def resolve_file(name: str | None, workdir: str) -> str:
+    if not name:
+        return os.path.join(workdir, "inputs", "promises.cf")
+    if os.sep not in name and not os.path.exists(name):
+        return os.path.join(workdir, "inputs", name)
+    return name if os.path.isabs(name) else os.path.join(os.getcwd(), name)
+
+
 def main(argv: list[str] | None = None) -> int:
-    print("cf-lite-agent: not implemented yet", file=sys.stderr)
-    return 1
+    args = _parser().parse_args(argv)
+    if args.version:
+        from cfpromise import CFENGINE_COMPAT_VERSION, __version__
+        print(f"cf-lite-agent {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")
+        return 0
+    from cfpromise.agent.engine import Agent, AgentOptions
+    from cfpromise.agent.output import Output
+    workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
+    level = args.log_level or ("debug" if args.debug else "verbose" if args.verbose else
+                               "info" if args.inform else "notice")
+    options = AgentOptions(
+        file=resolve_file(args.file, workdir), bundlesequence=args.bundlesequence,
+        define=args.define, negate=args.negate, ignore_locks=args.no_lock or args.dry_run,
+        dry_run=args.dry_run, level=level, timestamps=args.timestamp, workdir=workdir,
+        show_classes=args.show_evaluated_classes, show_vars=args.show_evaluated_vars)
+    if not os.path.exists(options.file):
+        print(f"   error: Can't stat file '{options.file}' for parsing. "
+              "(stat: No such file or directory)", file=sys.stderr)
+        return 1
+    out = Output(level, args.timestamp)
+    try:
+        return Agent(options, out).run()
+    finally:
+        out.flush()
 
 
 if __name__ == "__main__":

@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
-from typing import Any
-
-import attrs
+import os
+from typing import Any, NamedTuple
 
 LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 SCALAR_TYPES = frozenset({"string", "int", "real", "option", "context", "irange", "rrange"})
 
 
-@attrs.frozen(slots=True)
-class Attribute:
+class Attribute(NamedTuple):
     name: str
     type: str
     range: str | None
@@ -29,8 +26,7 @@ class Attribute:
         return self.type in LIST_TYPES
 
 
-@attrs.frozen(slots=True)
-class FunctionSig:
+class FunctionSig(NamedTuple):
     name: str
     return_type: str
     params: tuple[tuple[str, str, str], ...]    # (type, range, description)
@@ -40,30 +36,63 @@ class FunctionSig:
     category: str
 
 
+class _Lazy(dict):  # type: ignore[type-arg]
+    """name -> value, each value built from the raw table on first access."""
+
+    def __init__(self, raw: dict[str, Any], build: Any) -> None:
+        super().__init__()
+        self._raw = raw
+        self._build = build
+
+    def __missing__(self, key: str) -> Any:
+        value = self._build(self._raw[key])
+        self[key] = value
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[key] if key in self._raw else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw
+
+    def __iter__(self) -> Any:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def keys(self) -> Any:  # type: ignore[override]
+        return self._raw.keys()
+
+    def items(self) -> Any:  # type: ignore[override]
+        return ((k, self[k]) for k in self._raw)
+
+    def values(self) -> Any:  # type: ignore[override]
+        return (self[k] for k in self._raw)
+
+
 class Schema:
-    """Read-only lookups over the syntax tables."""
+    """Read-only lookups over the syntax tables (records are built lazily: start-up matters)."""
 
     def __init__(self, raw: dict[str, Any]) -> None:
         self.raw = raw
         self.bundle_types: dict[str, frozenset[str]] = {
             name: frozenset(info["promiseTypes"]) for name, info in raw["bundleTypes"].items()}
-        self.promise_types: dict[str, dict[str, Attribute]] = {
-            name: _attributes(info) for name, info in raw["promiseTypes"].items()}
-        self.body_types: dict[str, dict[str, Attribute]] = {
-            name: _attributes(info) for name, info in raw["bodyTypes"].items()}
-        self.functions: dict[str, FunctionSig] = {
-            name: FunctionSig(name, f["returnType"],
-                              tuple((p["type"], p.get("range", ""), p.get("description", ""))
-                                    for p in f["parameters"]),
-                              f["variadic"], f["collecting"], f["cached"], f["category"])
-            for name, f in raw["functions"].items()}
-        # Attributes CFEngine removed: accepted with a warning and dropped.
-        self.removed_attributes: dict[str, frozenset[str]] = {
-            name: frozenset(a for a, info in t["attributes"].items() if info.get("status") == "removed")
-            for name, t in list(raw["bodyTypes"].items()) + list(raw["promiseTypes"].items())}
-        # Which body type an attribute of type "body" takes: by its name (perms => body perms).
-        self.control_body_for_bundle = {"agent": "agent", "common": "common", "server": "server",
-                                        "monitor": "monitor"}
+        self.promise_types: dict[str, dict[str, Attribute]] = _Lazy(raw["promiseTypes"], _attributes)
+        self.body_types: dict[str, dict[str, Attribute]] = _Lazy(raw["bodyTypes"], _attributes)
+        self.functions: dict[str, FunctionSig] = _Lazy(raw["functions"], _function)
+        self._removed: dict[str, frozenset[str]] | None = None
+
+    @property
+    def removed_attributes(self) -> dict[str, frozenset[str]]:
+        """Attributes CFEngine removed: accepted with a warning and dropped."""
+        if self._removed is None:
+            raw = self.raw
+            self._removed = {
+                name: frozenset(a for a, info in t["attributes"].items()
+                                if info.get("status") == "removed")
+                for name, t in list(raw["bodyTypes"].items()) + list(raw["promiseTypes"].items())}
+        return self._removed
 
     def promise_attribute(self, promise_type: str, lval: str) -> Attribute | None:
         return self.promise_types.get(promise_type, {}).get(lval)
@@ -74,8 +103,20 @@ class Schema:
     def promise_type_known(self, name: str) -> bool:
         return name in self.promise_types
 
+    def data_lvals(self) -> frozenset[str]:
+        """Attributes of type data anywhere (a string given to them is an inline container)."""
+        return frozenset(name for t in self.raw["promiseTypes"].values()
+                         for name, a in t["attributes"].items() if a["type"] == "data")
+
     def to_json(self) -> dict[str, Any]:
         return self.raw
+
+
+def _function(f: dict[str, Any], name: str = "") -> FunctionSig:
+    return FunctionSig(f.get("name", name), f["returnType"],
+                       tuple((p["type"], p.get("range", ""), p.get("description", ""))
+                             for p in f["parameters"]),
+                       f["variadic"], f["collecting"], f["cached"], f["category"])
 
 
 def _attributes(info: dict[str, Any]) -> dict[str, Attribute]:
@@ -85,5 +126,10 @@ def _attributes(info: dict[str, Any]) -> dict[str, Attribute]:
 
 @lru_cache(maxsize=1)
 def schema() -> Schema:
-    data = resources.files("cfpromise").joinpath("data/syntax.json").read_text()
-    return Schema(json.loads(data))
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "data", "syntax.json")
+    with open(path, encoding="utf-8") as fh:
+        raw = json.load(fh)
+    for name, f in raw["functions"].items():
+        f.setdefault("name", name)
+    return Schema(raw)

@@ -18,9 +18,7 @@ referring block's namespace, then in ``default``; nothing else is guessed.
 """
 from __future__ import annotations
 
-from typing import Iterator
-
-import attrs
+from typing import Iterator, NamedTuple
 
 from cfpromise.schema import Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
@@ -33,8 +31,7 @@ BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),
                 "service_bundle": ("agent", "common")}
 
 
-@attrs.frozen
-class Reference:
+class Reference(NamedTuple):
     kind: str            # "body" or "bundle"
     types: tuple[str, ...]
     name: str            # as written (maybe ns:name)

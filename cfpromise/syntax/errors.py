@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple
 
-import attrs
-
 
 class Coord(NamedTuple):
     """A position in a policy file: 1-based line and column (immutable; a NamedTuple
@@ -37,8 +35,7 @@ class Coord(NamedTuple):
 NO_COORD = Coord("<builtin>", 0, 0)
 
 
-@attrs.frozen(slots=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     """One message about the policy, with where it points."""
 
     coord: Coord

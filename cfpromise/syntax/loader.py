@@ -25,7 +25,7 @@ from cfpromise.syntax.parser import parse_file
 Expander = Callable[[ast.Rval, str, str], "list[str] | None"]
 
 
-@attrs.define
+@attrs.define(slots=True, eq=False, repr=False)
 class LoadedPolicy:
     policy: ast.Policy          # everything merged
     entry: ast.Policy           # the entry file alone

@@ -35,8 +35,13 @@ from cfpromise.syntax.lexer import Lexer, tokens  # noqa: F401  (PLY reads `toke
 start = "specification"
 
 # Attributes of type data: a string given to them is an inline container (or parsejson()).
-DATA_LVALS = frozenset(name for attrs_ in schema().promise_types.values()
-                       for name, a in attrs_.items() if a.type == "data")
+_DATA_LVALS: list[frozenset[str]] = []
+
+
+def _data_lvals() -> frozenset[str]:
+    if not _DATA_LVALS:
+        _DATA_LVALS.append(schema().data_lvals())
+    return _DATA_LVALS[0]
 
 _TOKEN_NAMES = {
     "BUNDLE": "'bundle'", "BODY": "'body'", "PROMISE": "'promise'",
@@ -212,7 +217,7 @@ def p_constraint(p: Any) -> None:
     """constraint : IDENTIFIER ASSIGN rval"""
     tok = p.slice[1]
     rval, endline = p[3]
-    if tok.value in DATA_LVALS and isinstance(rval, ast.Scalar) and rval.kind != ast.BARE:
+    if tok.value in _data_lvals() and isinstance(rval, ast.Scalar) and rval.kind != ast.BARE:
         rval = inline_data(rval)
     p[0] = ast.Constraint(tok.value, rval, tok.coord, endline)
 
@@ -436,10 +441,12 @@ def inline_data(rval: ast.Scalar) -> ast.Rval:
 
 
 def _yaml(text: str) -> Any:
+    """Inline YAML as a JSON container (dates and other YAML types become strings, keys
+    become strings); None when it is not a mapping or sequence or cannot be read."""
     import yaml  # only policies with inline YAML pay for the import
     try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
+        value = json.loads(json.dumps(yaml.safe_load(text), default=str))
+    except Exception:      # YAMLError, bad tagged scalars, circular aliases...
         return None
     return value if isinstance(value, (dict, list)) else None
 

@@ -28,9 +28,7 @@ Signatures (argument count and types, return type) come from the schema
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Protocol, Sequence, Union
-
-import attrs
+from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union
 
 Value = Union[str, bool, list, dict, int, float, None]
 
@@ -49,9 +47,8 @@ class Unresolved(FunctionError):
     the evaluator should not report it as an error before the last pass."""
 
 
-@attrs.frozen(slots=True)
-class Variable:
-    """A defined variable as the evaluator stores it."""
+class Variable(NamedTuple):
+    """A defined variable as the evaluator stores it (a NamedTuple: made very often)."""
 
     type: str                      # string, int, real, slist, ilist, rlist, data
     value: Any
@@ -145,8 +142,7 @@ class FunctionContext(Protocol):
         """level: error, warning, notice, info, verbose, debug."""
 
 
-@attrs.frozen(slots=True)
-class Builtin:
+class Builtin(NamedTuple):
     name: str
     impl: Callable[[FunctionContext, Sequence[Value]], Value]
     lazy: bool = False

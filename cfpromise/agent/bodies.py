@@ -1,0 +1,106 @@
+"""Resolve a body reference (``perms => mog("644", "root", "root")``) to its attributes.
+
+The body is found by name and type (qualified name first, else the referring
+bundle's namespace, then ``default``); ``inherit_from`` chains are applied
+parent first, so the child's attributes win; only attributes whose class guard
+holds now are kept; parameters are bound by position (a list argument stays a
+list for ``@(param)``) and every value is expanded.  The result is a plain dict
+of attribute -> value.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from cfpromise.eval.functions.api import Variable
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
+from cfpromise.syntax import ast
+
+
+class BodyError(Exception):
+    """A body that cannot be used: undefined, wrong number of arguments, inheritance loop."""
+
+
+def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]] | None:
+    """(name, argument values) of a body or bundle reference."""
+    if isinstance(rval, ast.Scalar):
+        return evaluator.text(rval.value), []
+    if isinstance(rval, ast.FnCall):
+        name = evaluator.text(rval.name)
+        args = [evaluator.value(a, want_list=True) for a in rval.args]
+        return name, [a if a is not UNRESOLVED else "" for a in args]
+    return None
+
+
+class BodyResolver:
+    def __init__(self, bodies: dict[tuple[str, str, str], ast.Body], ctx: Any) -> None:
+        self.bodies = bodies           # (namespace, name, type) -> Body
+        self.ctx = ctx
+
+    def find(self, name: str, body_type: str, namespace: str) -> ast.Body | None:
+        if ":" in name:
+            ns, _, short = name.partition(":")
+            return self.bodies.get((ns, short, body_type))
+        return self.bodies.get((namespace, name, body_type)) or \
+            self.bodies.get(("default", name, body_type))
+
+    def resolve(self, body_type: str, name: str, args: list[Any], namespace: str,
+                bindings: dict[str, str], depth: int = 0) -> dict[str, Any]:
+        body = self.find(name, body_type, namespace)
+        if body is None:
+            raise BodyError(f"Undefined body {name} with type {body_type}")
+        if len(body.args) != len(args):
+            raise BodyError(f"Body {name} of type {body_type} takes {len(body.args)} argument(s), "
+                            f"{len(args)} given")
+        if depth > 20:
+            raise BodyError(f"Body {name} of type {body_type}: inherit_from loop")
+        params = dict(zip(body.args, args))
+        evaluator = RvalEvaluator(_ParamContext(self.ctx, params, body.namespace), bindings)
+        result: dict[str, Any] = {}
+        for c in body.constraints:
+            if c.lval != "inherit_from" or not self._holds(c.classes, evaluator):
+                continue
+            ref = reference(c.rval, evaluator)
+            if ref is not None:
+                result.update(self.resolve(body_type, ref[0], ref[1], body.namespace, bindings,
+                                           depth + 1))
+        for c in body.constraints:
+            if c.lval == "inherit_from" or not self._holds(c.classes, evaluator):
+                continue
+            value = evaluator.value(c.rval, want_list=isinstance(c.rval, ast.List))
+            if value is not UNRESOLVED:
+                result[c.lval] = value
+        return result
+
+    def _holds(self, classes: str, evaluator: RvalEvaluator) -> bool:
+        if classes == "any":
+            return True
+        return self.ctx.eval_class_expr(evaluator.text(classes) if "$" in classes else classes)
+
+
+class _ParamContext:
+    """The evaluation context seen inside a body: its parameters first."""
+
+    def __init__(self, ctx: Any, params: dict[str, Any], namespace: str) -> None:
+        self._ctx = ctx
+        self._params = params
+        self._namespace = namespace
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+    def resolve_ref(self, ref: str) -> tuple[str, Variable] | None:
+        if ref in self._params:
+            value = self._params[ref]
+            if isinstance(value, list):
+                return f"param:{ref}", Variable("slist", value)
+            if isinstance(value, (dict,)):
+                return f"param:{ref}", Variable("data", value)
+            return f"param:{ref}", Variable("string", value if isinstance(value, str) else str(value))
+        return self._ctx.resolve_ref(ref)
+
+    def expander(self, bindings: dict[str, str] | None = None, iterate: bool = False) -> Any:
+        from cfpromise.eval.expand import Expander
+        return Expander(self.resolve_ref, bindings, iterate)
+
+
+Lookup = Callable[[str, str, str], ast.Body | None]

@@ -1,0 +1,407 @@
+"""The agent: run the bundlesequence, each bundle in normal order with up to three passes.
+
+A run:
+
+1. host discovery (hard classes, ``sys``), ``-D``/``-N`` classes, augments;
+2. the policy is loaded (:mod:`cfpromise.agent.loading`): common bundles are
+   pre-evaluated so that ``inputs`` holding variables resolve;
+3. every common bundle's vars and classes are evaluated, then the
+   bundlesequence (or ``-b``) runs;
+4. a bundle call pushes a frame, binds the parameters and makes up to three
+   passes over its normal order.  In each pass each promise is evaluated:
+   class guard, implicit iteration, ``if``/``unless``/``ifvarclass``,
+   ``depends_on``; then its evaluator (vars, classes, methods, reports...) or
+   its handler (commands, files...) runs.  A promise iteration is actuated at
+   most once per bundle call; one whose variables are still unresolved waits
+   for a later pass and runs in the last pass as written.  vars and classes are
+   evaluated again in every pass so that late definitions converge.
+5. outcomes are merged per promise, the ``classes`` body sets outcome
+   classes, ``handle`` outcomes feed ``depends_on``.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Iterator
+
+import attrs
+
+from cfpromise.agent import loading
+from cfpromise.agent.bodies import BodyError, BodyResolver, reference
+from cfpromise.agent.order import PASSES, PRE_EVALUATION, order_for
+from cfpromise.agent.outcome import Outcome, merge
+from cfpromise.agent.output import Output
+from cfpromise.eval.context import EvalContext, Frame
+from cfpromise.eval.expand import NeedIteration, combinations
+from cfpromise.eval.functions.api import REGISTRY, Variable
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text
+from cfpromise.promises.api import HANDLERS, BundleCall, PromiseRun
+from cfpromise.promises.evaluators import EVALUATORS, Step
+from cfpromise.schema import schema
+from cfpromise.syntax import ast
+
+
+class AbortRun(Exception):
+    """An abortclasses class was defined."""
+
+
+class AbortBundle(Exception):
+    """An abortbundleclasses class was defined."""
+
+
+@attrs.define(slots=True, eq=False, repr=False)
+class AgentOptions:
+    file: str
+    bundlesequence: list[str] | None = None
+    define: list[str] = attrs.Factory(list)
+    negate: list[str] = attrs.Factory(list)
+    ignore_locks: bool = False
+    dry_run: bool = False
+    level: str = "notice"
+    timestamps: bool = False
+    workdir: str = ""
+    show_classes: str | None = None
+    show_vars: str | None = None
+
+
+@attrs.define(slots=True, eq=False, repr=False)
+class BundleRun:
+    """The state of one bundle call."""
+
+    bundle: ast.Bundle
+    frame: Frame
+    done: set[tuple[Any, ...]] = attrs.Factory(set)
+    outcomes: list[Outcome] = attrs.Factory(list)
+    return_values: dict[str, str] = attrs.Factory(dict)
+    pass_no: int = 1
+    types: tuple[str, ...] | None = None      # restricts the promise types (pre-evaluation)
+
+
+class Agent:
+    def __init__(self, options: AgentOptions, out: Output) -> None:
+        self.options = options
+        self.out = out
+        self.ctx = EvalContext(options.workdir, options.file, dry_run=options.dry_run,
+                               log=out.log)
+        self.schema = schema()
+        self.policy = ast.Policy()
+        self.bundles: dict[tuple[str, str], list[ast.Bundle]] = {}
+        self.bodies: dict[tuple[str, str, str], ast.Body] = {}
+        self.resolver = BodyResolver(self.bodies, self.ctx)
+        self.handles: dict[str, Outcome] = {}
+        self.counts: dict[Outcome, int] = {}
+        self.unsupported_seen: set[str] = set()
+        self.abortclasses: list[str] = []
+        self.abortbundleclasses: list[str] = []
+        self.control: dict[str, Any] = {}
+        self.agent_control: dict[str, Any] = {}
+        self.custom_types: tuple[str, ...] = ()
+
+    def control_flag(self, name: str) -> bool:
+        return self.control.get(name) in ("true", "yes", "on")
+
+    # -- policy -------------------------------------------------------------------
+    def add_policy(self, policy: ast.Policy) -> None:
+        self.policy = self.policy.merged(policy)
+        for b in policy.bundles:
+            self.bundles.setdefault((b.namespace, b.name), []).append(b)
+            self.ctx.bundle_index.append(b)
+        for body in policy.bodies:
+            self.bodies.setdefault((body.namespace, body.name, body.type), body)
+        self.custom_types += tuple(pb.name for pb in policy.promise_blocks)
+
+    def find_bundle(self, name: str, namespace: str,
+                    types: tuple[str, ...] = ("agent", "common")) -> ast.Bundle | None:
+        if ":" in name:
+            ns, _, short = name.partition(":")
+            keys = [(ns, short)]
+        else:
+            keys = [(namespace, name), ("default", name)]
+        for key in keys:
+            for b in self.bundles.get(key, []):
+                if b.type in types:
+                    return b
+        return None
+
+    # -- running bundles ----------------------------------------------------------
+    def run_bundle(self, bundle: ast.Bundle, args: list[Any], *, inherit: Frame | None = None,
+                   types: tuple[str, ...] | None = None) -> BundleRun:
+        frame = Frame(bundle.namespace, bundle.name, bundle, inherits=inherit)
+        run = BundleRun(bundle, frame, types=types)
+        ctx = self.ctx
+        for param, value in zip(bundle.args, args):
+            type_ = "slist" if isinstance(value, list) else "data" if isinstance(value, dict) \
+                else "string"
+            ctx.set_var(bundle.namespace, bundle.name, param, type_, value)
+        ctx.push(frame)
+        try:
+            order = order_for(bundle.type, self.custom_types)
+            for pass_no in range(1, PASSES + 1):
+                run.pass_no = pass_no
+                for ptype in order:
+                    if types is not None and ptype not in types:
+                        continue
+                    section = bundle.section(ptype)
+                    if section is None:
+                        continue
+                    for promise in section.promises:
+                        self.eval_promise(run, ptype, promise)
+        except AbortBundle as exc:
+            self.out.log("notice", f"Bundle {bundle.name} aborted on defined class '{exc}'")
+        finally:
+            ctx.pop()
+        return run
+
+    def eval_promise(self, run: BundleRun, ptype: str, promise: ast.Promise) -> None:
+        ctx = self.ctx
+        if promise.classes != "any" and not ctx.eval_class_expr(promise.classes):
+            return
+        if promise.varclass is not None:
+            exp = ctx.expander()
+            guard = exp.expand(promise.varclass)
+            if exp.unresolved or not ctx.eval_class_expr(guard):
+                return
+        last = run.pass_no == PASSES
+        frame = run.frame
+        base_this = {"promise_filename": promise.coord.file,
+                     "promise_dirname": os.path.dirname(promise.coord.file),
+                     "promise_linenumber": str(promise.coord.line),
+                     "bundle": run.bundle.name, "namespace": run.bundle.namespace}
+        for bindings in self.iterations(promise):
+            key = (id(promise), tuple(sorted(bindings.items())))
+            if key in run.done:
+                continue
+            frame.this = dict(base_this)
+            ev = RvalEvaluator(ctx, bindings)
+            promiser = ev.text(promise.promiser)
+            frame.this["promiser"] = promiser
+            frame.promiser = promiser
+            handle_c = promise.get("handle")
+            handle = ev.text(handle_c.rval.value) if handle_c is not None and \
+                isinstance(handle_c.rval, ast.Scalar) else None
+            if handle:
+                frame.this["handle"] = handle
+            decision = self.conditions(promise, ev, last)
+            if decision is None:
+                continue
+            if not decision:
+                if ptype not in ("vars", "classes"):
+                    run.done.add(key)
+                continue
+            waiting = self.depends_on(promise, ev, run, key)
+            if waiting:
+                continue
+            step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
+            evaluator = EVALUATORS.get(ptype)
+            outcome = evaluator(step) if evaluator is not None else self.actuate(step)
+            if outcome is None:
+                continue
+            if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED:
+                if ptype != "vars":
+                    run.done.add(key)
+            if outcome is Outcome.SKIPPED:
+                continue
+            self.record(run, step, outcome)
+
+    def iterations(self, promise: ast.Promise) -> Iterator[dict[str, str]]:
+        texts = list(_texts(promise))
+        if not any("$" in t for t in texts):
+            yield {}
+            return
+        ctx = self.ctx
+
+        def probe(bindings: dict[str, str]) -> None:
+            exp = ctx.expander(bindings, iterate=True)
+            for text in texts:
+                exp.expand(text)
+        yield from combinations(probe)
+
+    def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool) -> bool | None:
+        """True to go on, False to skip, None to wait for a later pass."""
+        for lval in ("if", "ifvarclass", "unless"):
+            c = promise.get(lval)
+            if c is None:
+                continue
+            before = ev.unresolved
+            ev.unresolved = False
+            value = ev.value(c.rval)
+            unresolved, ev.unresolved = ev.unresolved, before
+            if value is UNRESOLVED or unresolved:
+                if lval == "unless" and last:
+                    continue
+                return None if not last else False
+            truth = value if isinstance(value, bool) else self.ctx.eval_class_expr(as_text(value))
+            if (lval == "unless") == truth:
+                return False
+        return True
+
+    def depends_on(self, promise: ast.Promise, ev: RvalEvaluator, run: BundleRun,
+                   key: tuple[Any, ...]) -> bool:
+        """True while the promise must wait for its dependencies."""
+        c = promise.get("depends_on")
+        if c is None:
+            return False
+        handles = ev.value(c.rval, want_list=True)
+        if not isinstance(handles, list):
+            handles = [handles]
+        for handle in handles:
+            outcome = self.handles.get(handle)
+            if outcome is None:
+                return True
+            if outcome.not_kept:
+                self.out.log("verbose", f"Skipping promise '{ev.text(promise.promiser)}': it "
+                                        f"depends on '{handle}', which was not kept")
+                run.done.add(key)
+                return True
+        return False
+
+    # -- actuation ----------------------------------------------------------------
+    def attributes(self, step: Step) -> dict[str, Any] | None:
+        """Every constraint evaluated; bodies resolved.  None: unresolved, wait."""
+        table = self.schema.promise_types.get(step.ptype, {})
+        out: dict[str, Any] = {}
+        ev = step.ev
+        for c in step.promise.constraints:
+            if c.lval in ("if", "ifvarclass", "unless", "depends_on"):
+                continue
+            attr = table.get(c.lval)
+            kind = attr.type if attr is not None else ""
+            if kind == "body":
+                value = self.body(c.lval, c.rval, step)
+                if value is None:
+                    return None
+            elif kind == "bundle":
+                ref = reference(c.rval, ev)
+                if ref is None:
+                    continue
+                value = BundleCall(ref[0], tuple(ref[1]))
+            else:
+                value = ev.value(c.rval, want_list=attr is not None and attr.is_list)
+                if value is UNRESOLVED:
+                    value = None
+            out[c.lval] = value
+        if ev.unresolved and not step.last:
+            return None
+        return out
+
+    def body(self, body_type: str, rval: ast.Rval, step: Step) -> dict[str, Any] | None:
+        ref = reference(rval, step.ev)
+        if ref is None:
+            return {}
+        try:
+            return self.resolver.resolve(body_type, ref[0], ref[1], step.run.bundle.namespace,
+                                         step.bindings)
+        except BodyError as exc:
+            self.out.log("error", f"{exc} (in {step.where()})")
+            return {}
+
+    def actuate(self, step: Step) -> Outcome | None:
+        ptype = step.ptype
+        handler = HANDLERS.get(ptype)
+        if handler is None:
+            return self.unsupported(step)
+        attributes = self.attributes(step)
+        if attributes is None:
+            return None
+        step.attributes = attributes
+        run = PromiseRun(step.promise, ptype, step.promiser, attributes,
+                         step.run.bundle.namespace, step.run.bundle.name, self.services)
+        return handler(run)
+
+    def unsupported(self, step: Step) -> Outcome:
+        if step.ptype not in self.unsupported_seen:
+            self.unsupported_seen.add(step.ptype)
+            self.out.log("warning", f"cf-lite does not support '{step.ptype}' promises yet: "
+                                    f"they are not actuated (first: {step.where()})")
+        else:
+            self.out.log("verbose", f"Not actuated (not supported yet): {step.where()}")
+        return Outcome.SKIPPED
+
+    @property
+    def services(self) -> Any:
+        from cfpromise.agent.services import Services
+        return Services(self)
+
+    def record(self, run: BundleRun, step: Step, outcome: Outcome) -> None:
+        run.outcomes.append(outcome)
+        if step.ptype not in ("vars", "classes", "meta", "defaults"):
+            self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        if step.handle:
+            previous = self.handles.get(step.handle)
+            self.handles[step.handle] = outcome if previous is None else merge([previous, outcome])
+        body = step.attributes.get("classes") if step.attributes is not None else None
+        if body is None and step.promise.get("classes") is not None:
+            body = self.body("classes", step.promise.get("classes").rval, step)
+        if body:
+            self.outcome_classes(body, outcome, step)
+        self.check_abort()
+
+    def outcome_classes(self, body: dict[str, Any], outcome: Outcome, step: Step) -> None:
+        scope = body.get("scope", "namespace")
+        names: list[str] = []
+        cancel: list[str] = []
+        if outcome is Outcome.KEPT:
+            names, cancel = _list(body.get("promise_kept")), _list(body.get("cancel_kept"))
+        elif outcome is Outcome.REPAIRED:
+            names, cancel = _list(body.get("promise_repaired")), _list(body.get("cancel_repaired"))
+        else:
+            key = {Outcome.DENIED: "repair_denied", Outcome.TIMEOUT: "repair_timeout"}.get(
+                outcome, "repair_failed")
+            names = _list(body.get(key))
+            if outcome in (Outcome.DENIED, Outcome.TIMEOUT):
+                names += _list(body.get("repair_failed"))
+            cancel = _list(body.get("cancel_notkept"))
+        ns = step.run.bundle.namespace
+        for name in names:
+            self.ctx.define_class(_canon(name), scope="bundle" if scope == "bundle" else "namespace",
+                                  namespace=ns)
+        for name in cancel:
+            self.ctx.undefine_class(_canon(name), ns)
+
+    def check_abort(self) -> None:
+        for expr in self.abortclasses:
+            if self.ctx.eval_class_expr(expr):
+                raise AbortRun(expr)
+        for expr in self.abortbundleclasses:
+            if self.ctx.eval_class_expr(expr):
+                raise AbortBundle(expr)
+
+    # -- the run --------------------------------------------------------------------
+    def run(self) -> int:
+        return loading.run_agent(self)
+
+
+def _texts(promise: ast.Promise) -> Iterator[str]:
+    """Every string of a promise that may drive iteration (not lazy function arguments)."""
+    yield promise.promiser
+    for c in promise.constraints:
+        yield from _rval_texts(c.rval)
+
+
+def _rval_texts(rval: ast.Rval) -> Iterator[str]:
+    if isinstance(rval, ast.Scalar):
+        yield rval.value
+    elif isinstance(rval, ast.List):
+        for item in rval.items:
+            yield from _rval_texts(item)
+    elif isinstance(rval, ast.FnCall):
+        fn = REGISTRY.get(rval.name)
+        if fn is not None and fn.lazy:
+            return
+        for arg in rval.args:
+            yield from _rval_texts(arg)
+
+
+def _list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return [value] if isinstance(value, str) else []
+
+
+def _canon(name: str) -> str:
+    from cfpromise.eval.canon import canonify
+    return canonify(name)
+
+
+__all__ = ["Agent", "AgentOptions", "AbortRun", "NeedIteration", "Variable"]

@@ -1,0 +1,262 @@
+"""One agent run from start to end: set-up, policy loading, validation, the bundlesequence.
+
+Loading follows CFEngine: the entry file is parsed, its common bundles are
+evaluated (vars, classes) so that ``inputs`` holding variables resolve, the
+inputs are parsed, their common bundles evaluated, and so on until no new file
+appears.  A relative input is looked up beside the file naming it.  A file is
+read once however often it is named.  Any syntax or validation error stops the
+run before anything is actuated: the errors are printed, ``failsafe.cf`` from
+WORKDIR/inputs runs if there is one, and the exit code is 1.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from typing import Any
+
+from cfpromise.agent import augments
+from cfpromise.agent.order import PRE_EVALUATION
+from cfpromise.agent.outcome import Outcome
+from cfpromise.eval.context import Frame
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
+from cfpromise.schema.check import policy_diagnostics
+from cfpromise.schema.validate import diagnostics
+from cfpromise.syntax import ast
+from cfpromise.syntax.errors import Diagnostic, PolicyError, source_line_of
+from cfpromise.syntax.loader import input_rvals
+from cfpromise.syntax.parser import as_entry, parse_file
+
+EXIT_OK, EXIT_FATAL = 0, 1
+WORKDIR_DIRS = ("inputs", "outputs", "state", "modules", "bin", "ppkeys", "tmp", "data")
+
+
+class LoadError(Exception):
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("policy failed validation")
+        self.diagnostics = diagnostics
+
+
+def prepare_workdir(workdir: str) -> None:
+    for sub in WORKDIR_DIRS:
+        os.makedirs(os.path.join(workdir, sub), mode=0o700, exist_ok=True)
+
+
+def insecure(path: str) -> bool:
+    """Policy writable by group or others is refused, as cf-agent refuses it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def install_facts(agent: Any) -> None:
+    from cfpromise.eval.hardclasses import discover
+    facts = discover(agent.options.workdir, policy_file=agent.options.file)
+    ctx = agent.ctx
+    ctx.class_table.update(facts.classes)
+    for scope, table in (("sys", facts.sys_vars), ("const", facts.const_vars),
+                         ("def", facts.def_vars), ("mon", facts.mon_vars)):
+        for name, (type_, value, tags) in table.items():
+            ctx.set_var("default", scope, name, type_, value, tags)
+    for name in agent.options.negate:
+        for cls in name.split(","):
+            if cls:
+                ctx.negated.add(cls)
+    for name in agent.options.define:
+        for cls in name.split(","):
+            if cls:
+                ctx.define_class(cls, tags=("source=environment",))
+
+
+def _read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
+    if insecure(path):
+        raise LoadError([Diagnostic(_coord(path), f"File '{path}' is writable by group or "
+                                                  "others (security exception): refusing to read it")])
+    policy = parse_file(path)
+    if entry:
+        policy = as_entry(policy)
+    problems = diagnostics(policy, entry=entry)
+    if problems:
+        raise LoadError(problems)
+    return policy
+
+
+def _coord(path: str) -> Any:
+    from cfpromise.syntax.errors import Coord
+    return Coord(path, 0, 0)
+
+
+def load(agent: Any) -> None:
+    """Parse the entry file and everything it includes into ``agent``."""
+    entry = agent.options.file
+    first = _read(agent, entry, entry=True)
+    agent.add_policy(first)
+    seen = {os.path.realpath(entry)}
+    queue: list[tuple[str, ast.Policy]] = [(entry, first)]
+    extra = augments.load(agent, entry)
+    missing: list[Diagnostic] = []
+    while queue:
+        path, policy = queue.pop(0)
+        for bundle in policy.bundles:
+            if bundle.type == "common":
+                agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+        names: list[tuple[str, Any]] = [(n, None) for n in extra] if path == entry else []
+        for rval in input_rvals(policy):
+            ev = RvalEvaluator(agent.ctx)
+            value = ev.value(rval, want_list=True)
+            items = value if isinstance(value, list) else [value]
+            names += [(n, rval) for n in items if isinstance(n, str)]
+        directory = os.path.dirname(path)
+        for name, rval in names:
+            if "$(" in name or "${" in name or "@(" in name:
+                continue
+            full = name if os.path.isabs(name) else os.path.join(directory, name)
+            real = os.path.realpath(full)
+            if real in seen:
+                continue
+            seen.add(real)
+            if not os.path.isfile(full):
+                if agent.control_flag("ignore_missing_inputs"):
+                    continue
+                coord = rval.coord if rval is not None else _coord(path)
+                missing.append(Diagnostic(coord, f"Can't stat file '{full}' for parsing. "
+                                                 "(stat: No such file or directory)"))
+                continue
+            included = _read(agent, full)
+            agent.add_policy(included)
+            queue.append((full, included))
+    if missing:
+        raise LoadError(missing)
+    problems = policy_diagnostics(agent.policy)
+    if problems:
+        raise LoadError(problems)
+
+
+def report_errors(diags: list[Diagnostic]) -> None:
+    cache: dict[str, str] = {}
+    for d in diags:
+        if d.source_line is None and d.coord.line > 0 and os.path.isfile(d.coord.file):
+            text = cache.setdefault(d.coord.file, open(d.coord.file, encoding="utf-8",
+                                                       errors="replace").read())
+            d = Diagnostic(d.coord, d.message, d.severity, source_line_of(text, d.coord.line))
+        print(d.render() if d.coord.line > 0 else f"   error: {d.message}", file=sys.stderr)
+
+
+def control_bodies(agent: Any) -> None:
+    """Read body common control and body agent control."""
+    frame = Frame("default", "control")
+    agent.ctx.push(frame)
+    try:
+        for body_type, target in (("common", agent.control), ("agent", agent.agent_control)):
+            if agent.bodies.get(("default", "control", body_type)) is not None:
+                target.update(agent.resolver.resolve(body_type, "control", [], "default", {}))
+    finally:
+        agent.ctx.pop()
+    agent.abortclasses = _strings(agent.agent_control.get("abortclasses"))
+    agent.abortbundleclasses = _strings(agent.agent_control.get("abortbundleclasses"))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return [value] if isinstance(value, str) else []
+
+
+def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
+    if agent.options.bundlesequence:
+        out: list[tuple[str, list[Any]]] = []
+        for item in agent.options.bundlesequence:
+            out += [(name, []) for name in item.split(",") if name]
+        return out
+    body = agent.bodies.get(("default", "control", "common"))
+    seq_c = None
+    if body is not None:
+        for c in body.constraints:
+            if c.lval == "bundlesequence" and (c.classes == "any" or
+                                                agent.ctx.eval_class_expr(c.classes)):
+                seq_c = c
+    if seq_c is None:
+        if agent.find_bundle("main", "default") is not None:
+            return [("main", [])]
+        return []
+    ev = RvalEvaluator(agent.ctx)
+    items = seq_c.rval.items if isinstance(seq_c.rval, ast.List) else (seq_c.rval,)
+    out = []
+    for item in items:
+        if isinstance(item, ast.FnCall):
+            args = [ev.value(a, want_list=True) for a in item.args]
+            out.append((ev.text(item.name), [a if a is not UNRESOLVED else "" for a in args]))
+        elif isinstance(item, ast.Scalar) and item.value.startswith("@"):
+            value = ev.value(item, want_list=True)
+            out += [(v, []) for v in (value if isinstance(value, list) else [])]
+        elif isinstance(item, ast.Scalar):
+            out.append((ev.text(item.value), []))
+    return out
+
+
+def run_agent(agent: Any) -> int:
+    from cfpromise.agent.engine import AbortRun
+    prepare_workdir(agent.options.workdir)
+    install_facts(agent)
+    try:
+        load(agent)
+    except PolicyError as exc:
+        report_errors(exc.diagnostics)
+        print("   error: There are syntax errors in policy files", file=sys.stderr)
+        return failsafe(agent)
+    except LoadError as exc:
+        report_errors(exc.diagnostics)
+        print("   error: Policy failed validation", file=sys.stderr)
+        return failsafe(agent)
+    control_bodies(agent)
+    sequence = bundlesequence(agent)
+    missing = [name for name, _ in sequence if agent.find_bundle(name, "default") is None]
+    if missing and not agent.control_flag("ignore_missing_bundles"):
+        for name in missing:
+            print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
+                  file=sys.stderr)
+        return EXIT_FATAL
+    try:
+        for bundle in list(agent.policy.bundles):
+            if bundle.type == "common":
+                agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+        for name, args in sequence:
+            bundle = agent.find_bundle(name, "default")
+            if bundle is None:
+                continue
+            if len(bundle.args) != len(args):
+                agent.out.log("error", f"Bundle '{name}' expects {len(bundle.args)} argument(s), "
+                                       f"{len(args)} given in the bundlesequence")
+                continue
+            agent.run_bundle(bundle, args)
+    except AbortRun as exc:
+        agent.out.log("notice", f"cf-agent aborted on defined class '{exc}'")
+    finish(agent)
+    return EXIT_OK
+
+
+def failsafe(agent: Any) -> int:
+    path = os.path.join(agent.options.workdir, "inputs", "failsafe.cf")
+    if os.path.isfile(path) and os.path.realpath(path) != os.path.realpath(agent.options.file) \
+            and not os.environ.get("CF_LITE_IN_FAILSAFE"):
+        from cfpromise.agent.engine import Agent
+        import attrs
+        os.environ["CF_LITE_IN_FAILSAFE"] = "1"
+        print(f"   error: CFEngine was not able to get confirmation of promises, so going to "
+              f"failsafe: {path}", file=sys.stderr)
+        Agent(attrs.evolve(agent.options, file=path, bundlesequence=None), agent.out).run()
+    return EXIT_FATAL
+
+
+def finish(agent: Any) -> None:
+    counts = agent.counts
+    total = sum(n for o, n in counts.items() if o is not Outcome.SKIPPED)
+    if total and agent.out.enabled("verbose"):
+        kept = counts.get(Outcome.KEPT, 0) * 100.0 / total
+        repaired = counts.get(Outcome.REPAIRED, 0) * 100.0 / total
+        agent.out.log("verbose", f"Promises observed to be kept {kept:.2f}%, Promises repaired "
+                                 f"{repaired:.2f}%, Promises not repaired "
+                                 f"{100.0 - kept - repaired:.2f}%")
+    agent.out.flush()

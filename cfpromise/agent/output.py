@@ -1,0 +1,45 @@
+"""Agent output in cf-agent's format: ``R:`` reports and levelled log lines.
+
+Levels, lowest first: debug, verbose, info, notice, warning, error.  The
+default shows notice and above (as cf-agent), ``-I`` adds info, ``-v``
+verbose, ``-d`` debug.  Lines go to stdout like cf-agent's, with cf-agent's
+right-aligned prefixes (``   error: ``, ``  notice: ``, ``    info: ``); ``-l``
+puts a timestamp in front of every line.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+LEVELS = {"debug": 0, "verbose": 1, "info": 2, "notice": 3, "warning": 4, "error": 5, "critical": 6}
+PREFIX = {level: f"{level:>8}: " for level in LEVELS}
+
+
+class Output:
+    def __init__(self, level: str = "notice", timestamps: bool = False,
+                 stream: TextIO | None = None) -> None:
+        self.threshold = LEVELS[level]
+        self.timestamps = timestamps
+        self.stream = stream or sys.stdout
+        self.counts: dict[str, int] = {}
+
+    def enabled(self, level: str) -> bool:
+        return LEVELS[level] >= self.threshold
+
+    def _write(self, line: str) -> None:
+        if self.timestamps:
+            line = time.strftime("%Y-%m-%dT%H:%M:%S%z ") + line
+        self.stream.write(line + "\n")
+
+    def log(self, level: str, message: str) -> None:
+        self.counts[level] = self.counts.get(level, 0) + 1
+        if LEVELS[level] >= self.threshold:
+            for i, line in enumerate(message.split("\n")):
+                self._write((PREFIX[level] if i == 0 else "") + line)
+
+    def report(self, text: str) -> None:
+        self._write("R: " + text)
+
+    def flush(self) -> None:
+        self.stream.flush()

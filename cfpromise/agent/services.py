@@ -1,0 +1,41 @@
+"""The AgentServices a promise handler sees (see cfpromise.promises.api)."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from cfpromise.eval.canon import canonify
+
+
+class Services:
+    def __init__(self, agent: Any) -> None:
+        self._agent = agent
+        self.dry_run: bool = agent.options.dry_run
+        self.workdir: str = agent.options.workdir
+        self.inform: bool = agent.out.enabled("info")
+
+    def log(self, level: str, message: str) -> None:
+        self._agent.out.log(level, message)
+
+    def report(self, text: str) -> None:
+        self._agent.out.report(text)
+
+    def define_class(self, name: str, *, scope: str = "namespace", namespace: str = "default",
+                     bundle: str | None = None, tags: tuple[str, ...] = (),
+                     persist_minutes: int = 0) -> None:
+        self._agent.ctx.define_class(canonify(name), scope=scope, namespace=namespace, tags=tags)
+
+    def undefine_class(self, name: str, *, namespace: str = "default") -> None:
+        self._agent.ctx.undefine_class(canonify(name), namespace)
+
+    def set_variable(self, namespace: str, bundle: str, name: str, type_: str, value: Any,
+                     tags: tuple[str, ...] = ()) -> None:
+        self._agent.ctx.set_var(namespace, bundle, name, type_, value, tags)
+
+    def eval_class_expr(self, expr: str) -> bool:
+        return self._agent.ctx.eval_class_expr(expr)
+
+    def state_path(self, *parts: str) -> str:
+        path = os.path.join(self.workdir, "state", *parts)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return path

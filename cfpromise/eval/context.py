@@ -1,0 +1,254 @@
+"""The evaluation context: variables, classes, the bundle call stack.
+
+One :class:`EvalContext` lives for a whole agent run.  Bundles are entered and
+left through :meth:`push`/:meth:`pop`; each :class:`Frame` carries the bundle's
+namespace and name, its local classes (bundle-scoped classes vanish when the
+bundle ends) and the promise being evaluated (for ``this``).
+
+Class names: a class defined in the default namespace is stored bare, one in
+another namespace as ``ns:name``.  An unqualified name is looked up among the
+bundle's local classes (and those of callers that passed ``inherit``), then in
+the bundle's namespace, then in ``default``.  Classes negated with ``-N`` can
+never be defined.
+
+The context is also the built-in functions' :class:`FunctionContext`.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Callable, Iterable
+
+import attrs
+
+from cfpromise.eval.expand import Expander
+from cfpromise.eval.functions.api import Value, Variable
+from cfpromise.eval.variables import VariableStore, parse_ref
+from cfpromise.syntax import classexpr
+from cfpromise.syntax.ast import Bundle
+
+
+@attrs.define(slots=True, eq=False, repr=False)
+class Frame:
+    namespace: str
+    bundle: str
+    node: Bundle | None = None
+    local_classes: dict[str, tuple[str, ...]] = attrs.Factory(dict)
+    inherits: "Frame | None" = None       # caller frame whose local classes are visible
+    this: dict[str, Any] = attrs.Factory(dict)
+    promiser: str = ""
+
+
+class EvalContext:
+    def __init__(self, workdir: str, policy_file: str, *, dry_run: bool = False,
+                 log: Callable[[str, str], None] | None = None) -> None:
+        self.vars = VariableStore()
+        self.class_table: dict[str, tuple[str, ...]] = {}
+        self.negated: set[str] = set()
+        self.frames: list[Frame] = [Frame("default", "")]
+        self._workdir = workdir
+        self._policy_file = policy_file
+        self._dry_run = dry_run
+        self._cache: dict[Any, Any] = {}
+        self._log = log or (lambda level, msg: None)
+        self.bundle_index: list[Bundle] = []
+        self.persistent: dict[str, tuple[str, ...]] = {}
+
+    # -- frames ----------------------------------------------------------------
+    @property
+    def frame(self) -> Frame:
+        return self.frames[-1]
+
+    def push(self, frame: Frame) -> None:
+        self.frames.append(frame)
+
+    def pop(self) -> Frame:
+        return self.frames.pop()
+
+    # -- classes ---------------------------------------------------------------
+    @staticmethod
+    def class_key(name: str, namespace: str) -> str:
+        if ":" in name:
+            ns, _, short = name.partition(":")
+            return short if ns == "default" else name
+        return name if namespace == "default" else f"{namespace}:{name}"
+
+    def define_class(self, name: str, *, scope: str = "namespace", namespace: str | None = None,
+                     tags: tuple[str, ...] = ()) -> bool:
+        """Define a class; False when it is negated with -N."""
+        ns = namespace or self.frame.namespace
+        key = self.class_key(name, ns)
+        if key in self.negated or name in self.negated:
+            return False
+        if scope == "bundle" and len(self.frames) > 1:
+            self.frame.local_classes[key] = tags
+        else:
+            self.class_table[key] = tags
+        return True
+
+    def undefine_class(self, name: str, namespace: str | None = None) -> None:
+        key = self.class_key(name, namespace or self.frame.namespace)
+        self.class_table.pop(key, None)
+        for frame in self.frames:
+            frame.local_classes.pop(key, None)
+
+    def class_defined(self, name: str) -> bool:
+        if name == "any":
+            return True
+        frame = self.frame
+        if ":" in name:
+            key = self.class_key(name, "default")
+            candidates = (key,)
+        elif frame.namespace == "default":
+            candidates = (name,)
+        else:
+            candidates = (f"{frame.namespace}:{name}", name)
+        walker: Frame | None = frame
+        while walker is not None:
+            for key in candidates:
+                if key in walker.local_classes:
+                    return True
+            walker = walker.inherits
+        for key in candidates:
+            if key in self.class_table:
+                return True
+        return False
+
+    def eval_class_expr(self, expr: str) -> bool:
+        expr = expr.strip()
+        if not expr:
+            return False
+        try:
+            tree = classexpr.parse(expr)
+        except classexpr.ClassExprError:
+            tree = _prefix_tree(expr)
+            if tree is None:
+                return False
+        return classexpr.evaluate(tree, self.class_defined)
+
+    def classes_items(self) -> Iterable[tuple[str, tuple[str, ...]]]:
+        seen: set[str] = set()
+        walker: Frame | None = self.frame
+        while walker is not None:
+            for key, tags in walker.local_classes.items():
+                if key not in seen:
+                    seen.add(key)
+                    yield key, tags
+            walker = walker.inherits
+        for key, tags in self.class_table.items():
+            if key not in seen:
+                yield key, tags
+
+    # -- variables -------------------------------------------------------------
+    def resolve_ref(self, ref: str) -> tuple[str, Variable] | None:
+        """A reference as written in the current bundle -> (key, variable)."""
+        frame = self.frame
+        ns, scope, name = parse_ref(ref, frame.namespace, frame.bundle)
+        if scope == "this" and ns == "default":
+            value = frame.this.get(name)
+            if value is not None:
+                return f"this.{name}", value if isinstance(value, Variable) else \
+                    Variable("string", value)
+        var = self.vars.get(ns, scope, name)
+        if var is None:
+            return None
+        return self.vars.key(ns, scope, name), var
+
+    def expander(self, bindings: dict[str, str] | None = None, iterate: bool = False) -> Expander:
+        return Expander(self.resolve_ref, bindings, iterate)
+
+    def set_var(self, ns: str, scope: str, name: str, type_: str, value: Any,
+                tags: tuple[str, ...] = ()) -> None:
+        self.vars.set(ns, scope, name, Variable(type_, value, tags))
+
+    # -- FunctionContext -------------------------------------------------------
+    def lookup(self, name: str) -> Variable | None:
+        found = self.resolve_ref(name)
+        return found[1] if found else None
+
+    def variables(self) -> Iterable[tuple[str, Variable]]:
+        return self.vars.items()
+
+    def expand(self, text: str, extra: dict[str, Value] | None = None) -> str | None:
+        if extra:
+            frame = self.frame
+            saved = dict(frame.this)
+            for key, value in extra.items():
+                frame.this[key] = value if isinstance(value, Variable) else Variable(
+                    "slist" if isinstance(value, list) else "string", value)
+            try:
+                exp = self.expander()
+                result = exp.expand(text)
+            finally:
+                frame.this = saved
+        else:
+            exp = self.expander()
+            result = exp.expand(text)
+        return None if exp.unresolved else result
+
+    def expand_list(self, name: str) -> list[str] | None:
+        var = self.lookup(name)
+        if var is None:
+            return None
+        if isinstance(var.value, list):
+            return [v if isinstance(v, str) else str(v) for v in var.value]
+        return None
+
+    def classes(self) -> Iterable[tuple[str, tuple[str, ...]]]:
+        return self.classes_items()
+
+    @property
+    def namespace(self) -> str:
+        return self.frame.namespace
+
+    @property
+    def bundle_name(self) -> str:
+        return self.frame.bundle
+
+    @property
+    def workdir(self) -> str:
+        return self._workdir
+
+    @property
+    def policy_file(self) -> str:
+        return self._policy_file
+
+    @property
+    def cache(self) -> dict[Any, Any]:
+        return self._cache
+
+    @property
+    def dry_run(self) -> bool:
+        return self._dry_run
+
+    def bundles(self) -> Iterable[tuple[str, str, str, tuple[str, ...]]]:
+        for b in self.bundle_index:
+            tags: tuple[str, ...] = ()
+            meta = self.vars.get(b.namespace, b.name + "_meta", "tags")
+            if meta is not None and isinstance(meta.value, list):
+                tags = tuple(meta.value)
+            yield b.namespace, b.name, b.type, tags
+
+    def callstack(self) -> list[dict[str, Any]]:
+        return [{"type": "bundle", "namespace": f.namespace, "bundle": f.bundle,
+                 "promiser": f.promiser} for f in self.frames[1:]]
+
+    def log(self, level: str, message: str) -> None:
+        self._log(level, message)
+
+
+def _prefix_tree(expr: str) -> classexpr.Tree | None:
+    """CFEngine reads a guard like ``a.!b)`` as its complete prefix ``a.!b``."""
+    for end in range(len(expr) - 1, 0, -1):
+        try:
+            return classexpr.parse(expr[:end])
+        except classexpr.ClassExprError:
+            continue
+    return None
+
+
+def workdir_paths(workdir: str) -> dict[str, str]:
+    return {"inputs": os.path.join(workdir, "inputs"), "state": os.path.join(workdir, "state")}
+
+
+_CANON = re.compile(r"[^a-zA-Z0-9_]")

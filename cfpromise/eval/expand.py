@@ -1,0 +1,167 @@
+"""Variable expansion in strings, and implicit list iteration ("wheels").
+
+Expansion walks the text left to right.  At ``$(`` or ``${`` it finds the
+matching close (counting nested brackets of the same kind), expands the inside
+first (so ``$(a_$(b))`` and ``$(paths[$(i)])`` work), then resolves the
+reference:
+
+* a scalar (string, int, real) or a data primitive is substituted;
+* a list (slist/ilist/rlist, or a data array of primitives) is taken from the
+  iteration bindings; if it is not bound yet and iteration is allowed, the
+  expansion stops with :class:`NeedIteration` naming the list and its values;
+* anything undefined, or a data object, stays as written and the result is
+  marked unresolved.
+
+Iteration (:func:`combinations`) repeatedly "probes" a promise: each
+:class:`NeedIteration` forks the bindings once per value of that list, the
+first list met being the outermost loop.  Lists that depend on other lists
+(``$(a[$(k)])`` where each ``a[...]`` is a list) resolve because inner
+references are bound before outer ones are looked up.  An empty list yields no
+combination, so a promise over an empty list does nothing, as in CFEngine.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterator
+
+from cfpromise.eval.functions.api import Variable
+
+LIST_TYPES = frozenset({"slist", "ilist", "rlist"})
+
+# (reference text) -> (binding key, Variable) or None
+Resolver = Callable[[str], "tuple[str, Variable] | None"]
+
+
+class NeedIteration(Exception):
+    def __init__(self, key: str, values: list[str]) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+
+def scalar_text(value: Any) -> str | None:
+    """A data primitive as CFEngine prints it inside a string; None for containers."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return json.dumps(value)
+    if value is None:
+        return "null"
+    return None
+
+
+def iterable_values(var: Variable) -> list[str] | None:
+    """The values a reference to ``var`` iterates over, or None if it is not iterable."""
+    if var.type in LIST_TYPES:
+        return [v if isinstance(v, str) else str(v) for v in var.value]
+    if var.type == "data" and isinstance(var.value, list):
+        out = []
+        for item in var.value:
+            text = scalar_text(item)
+            if text is not None:
+                out.append(text)
+        return out
+    return None
+
+
+def _close(text: str, start: int, opening: str) -> int:
+    """Index of the bracket closing the one at ``start``; -1 if none."""
+    closing = ")" if opening == "(" else "}"
+    depth = 0
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch == opening:
+            depth += 1
+        elif ch == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+class Expander:
+    """Expands strings against a resolver and the current iteration bindings."""
+
+    __slots__ = ("resolve", "bindings", "iterate", "unresolved")
+
+    def __init__(self, resolve: Resolver, bindings: dict[str, str] | None = None,
+                 iterate: bool = False) -> None:
+        self.resolve = resolve
+        self.bindings = bindings or {}
+        self.iterate = iterate
+        self.unresolved = False
+
+    def expand(self, text: str) -> str:
+        if "$" not in text:
+            return text
+        out: list[str] = []
+        i, n = 0, len(text)
+        while i < n:
+            j = text.find("$", i)
+            if j < 0 or j + 1 >= n:
+                out.append(text[i:])
+                break
+            opening = text[j + 1]
+            if opening not in "({":
+                out.append(text[i:j + 1])
+                i = j + 1
+                continue
+            end = _close(text, j + 1, opening)
+            if end < 0:
+                out.append(text[i:])
+                break
+            out.append(text[i:j])
+            out.append(self._reference(text[j + 2:end], opening))
+            i = end + 1
+        return "".join(out)
+
+    def _reference(self, inner: str, opening: str) -> str:
+        closing = ")" if opening == "(" else "}"
+        before = self.unresolved
+        name = self.expand(inner)
+        if self.unresolved and not before:
+            return f"${opening}{name}{closing}"
+        found = self.resolve(name)
+        if found is None:
+            self.unresolved = True
+            return f"${opening}{name}{closing}"
+        key, var = found
+        if var.type in LIST_TYPES or (var.type == "data" and isinstance(var.value, list)):
+            if key in self.bindings:
+                return self.bindings[key]
+            values = iterable_values(var)
+            if values is not None and self.iterate:
+                raise NeedIteration(key, values)
+            if var.type == "data":
+                self.unresolved = True
+                return f"${opening}{name}{closing}"
+            self.unresolved = True
+            return f"${opening}{name}{closing}"
+        if var.type == "data":
+            text = scalar_text(var.value)
+            if text is None:
+                self.unresolved = True
+                return f"${opening}{name}{closing}"
+            return text
+        value = var.value
+        return value if isinstance(value, str) else str(value)
+
+
+def combinations(probe: Callable[[dict[str, str]], None]) -> Iterator[dict[str, str]]:
+    """Every binding of the lists ``probe`` meets (see the module docstring)."""
+    stack: list[dict[str, str]] = [{}]
+    while stack:
+        bindings = stack.pop()
+        try:
+            probe(bindings)
+        except NeedIteration as need:
+            for value in reversed(need.values):
+                child = dict(bindings)
+                child[need.key] = value
+                stack.append(child)
+            continue
+        yield bindings

@@ -1,0 +1,155 @@
+"""Evaluate rvals: strings expanded, lists spliced, functions called.
+
+:class:`RvalEvaluator` evaluates with one set of iteration bindings and records
+whether anything stayed unresolved (``.unresolved``) — the caller decides
+whether to wait for a later pass.  Rules:
+
+* a scalar is expanded; written whole as ``@(name)`` it stands for the list (or
+  data container) itself where a list may go (list items, function arguments);
+* list items are spliced: ``{ "a", @(l), splitstring(...) }`` flattens;
+* a function is called with its arguments evaluated (lazy functions get them
+  as written); if an argument is unresolved the function is not called
+  (unless it accepts unresolved arguments); results of cached functions are
+  kept for the run;
+* a function error is logged once per call site and the value is unresolved.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from cfpromise.eval.functions.api import REGISTRY, FunctionError, Variable
+from cfpromise.syntax import ast
+
+UNRESOLVED = object()
+_WHOLE_LIST = re.compile(r"@[({]([^(){}]+)[)}]")
+
+
+def as_text(value: Any) -> str:
+    """A function result where a string is wanted (class results become any/!any)."""
+    if isinstance(value, bool):
+        return "any" if value else "!any"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, separators=(",", ":"))
+
+
+class RvalEvaluator:
+    def __init__(self, ctx: Any, bindings: dict[str, str] | None = None) -> None:
+        self.ctx = ctx
+        self.bindings = bindings or {}
+        self.unresolved = False
+        self.errors: list[str] = []
+
+    # -- strings ---------------------------------------------------------------
+    def text(self, value: str) -> str:
+        exp = self.ctx.expander(self.bindings)
+        out = exp.expand(value)
+        if exp.unresolved:
+            self.unresolved = True
+        return out
+
+    def whole_list(self, value: str) -> Variable | None:
+        """``@(name)`` -> the variable, when ``value`` is exactly such a reference."""
+        m = _WHOLE_LIST.fullmatch(value)
+        if not m:
+            return None
+        name = self.text(m.group(1))
+        found = self.ctx.resolve_ref(name)
+        if found is None:
+            self.unresolved = True
+            return None
+        return found[1]
+
+    # -- rvals -----------------------------------------------------------------
+    def value(self, rval: ast.Rval, want_list: bool = False) -> Any:
+        if isinstance(rval, ast.Scalar):
+            if want_list and rval.value.startswith("@"):
+                var = self.whole_list(rval.value)
+                if var is not None:
+                    return var.value
+                if _WHOLE_LIST.fullmatch(rval.value):
+                    return UNRESOLVED
+            return self.text(rval.value)
+        if isinstance(rval, ast.List):
+            return self.items(rval.items)
+        if isinstance(rval, ast.FnCall):
+            return self.call(rval)
+        if isinstance(rval, ast.Data):
+            return rval.value
+        raise TypeError(rval)
+
+    def items(self, items: tuple[ast.Rval, ...]) -> list[Any]:
+        out: list[Any] = []
+        for item in items:
+            if isinstance(item, ast.Scalar) and item.value.startswith("@"):
+                var = self.whole_list(item.value)
+                if var is not None:
+                    if isinstance(var.value, list):
+                        out.extend(v if isinstance(v, str) else as_text(v) for v in var.value)
+                        continue
+                    if isinstance(var.value, dict):
+                        out.extend(as_text(v) for v in var.value.values())
+                        continue
+                elif _WHOLE_LIST.fullmatch(item.value):
+                    out.append(item.value)
+                    continue
+            value = self.value(item)
+            if value is UNRESOLVED:
+                self.unresolved = True
+                continue
+            if isinstance(value, list):
+                out.extend(v if isinstance(v, str) else as_text(v) for v in value)
+            else:
+                out.append(as_text(value))
+        return out
+
+    def call(self, call: ast.FnCall) -> Any:
+        name = self.text(call.name) if "$" in call.name else call.name
+        fn = REGISTRY.get(name)
+        if fn is None:
+            self.errors.append(f"Unknown function '{name}'" if name not in _known() else
+                               f"Function '{name}' is not implemented in cf-lite yet")
+            self.unresolved = True
+            return UNRESOLVED
+        before = self.unresolved
+        self.unresolved = False
+        if fn.lazy:
+            args = [self._raw(a) for a in call.args]
+        else:
+            args = [self.value(a, want_list=True) for a in call.args]
+        unresolved_args = self.unresolved or any(a is UNRESOLVED for a in args)
+        self.unresolved = before
+        if unresolved_args and not fn.unresolved_ok:
+            self.unresolved = True
+            return UNRESOLVED
+        args = [None if a is UNRESOLVED else a for a in args]
+        key = None
+        if fn.cached:
+            key = (name, json.dumps(args, sort_keys=True, default=str))
+            if key in self.ctx.cache:
+                return self.ctx.cache[key]
+        try:
+            result = fn.impl(self.ctx, args)
+        except FunctionError as exc:
+            self.errors.append(str(exc) or f"Function '{name}' failed")
+            self.unresolved = True
+            return UNRESOLVED
+        if key is not None:
+            self.ctx.cache[key] = result
+        return result
+
+    def _raw(self, rval: ast.Rval) -> Any:
+        if isinstance(rval, ast.Scalar):
+            return rval.value
+        if isinstance(rval, ast.List):
+            return [self._raw(i) for i in rval.items]
+        return self.value(rval, want_list=True)
+
+
+def _known() -> frozenset[str]:
+    from cfpromise.schema import schema
+    return frozenset(schema().functions)

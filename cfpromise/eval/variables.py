@@ -1,0 +1,163 @@
+"""Variable storage and CFEngine's reference rules.
+
+Every variable lives under a fully qualified key ``ns:scope.name`` where the
+scope is a bundle name or a special scope (sys, const, this, match, mon, def,
+edit).  Array elements are variables too: ``paths[bin]`` is stored as the key
+``ns:scope.paths[bin]``; an index remembers the elements of each array so that
+``getindices("paths")`` is cheap.
+
+A reference as policy writes it (``x``, ``b.x``, ``ns:b.x``, ``a[k]``,
+``d[k][0]``) resolves relative to the current namespace and bundle.  An indexed
+reference is tried as an array element first, then as a walk into a data
+container (``d[k][0]`` on ``data`` d), so both classic arrays and containers work.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from cfpromise.eval.functions.api import Variable
+
+SPECIAL_SCOPES = frozenset({"sys", "const", "this", "match", "mon", "def", "edit", "connection"})
+
+
+def split_indices(name: str) -> tuple[str, list[str]]:
+    """``a[k1][k2]`` -> (``a``, [k1, k2]); brackets inside an index are balanced."""
+    pos = name.find("[")
+    if pos < 0 or not name.endswith("]"):
+        return name, []
+    base, rest = name[:pos], name[pos:]
+    indices: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(rest):
+        if ch == "[":
+            if depth == 0:
+                start = i + 1
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                indices.append(rest[start:i])
+            if depth < 0:
+                return name, []
+        elif depth == 0:
+            return name, []          # text between ] and [: not an index chain
+    if depth != 0:
+        return name, []
+    return base, indices
+
+
+def join_indices(base: str, indices: list[str]) -> str:
+    return base + "".join(f"[{i}]" for i in indices)
+
+
+def parse_ref(ref: str, namespace: str, bundle: str) -> tuple[str, str, str]:
+    """(namespace, scope, name) of a reference written in ``namespace:bundle``."""
+    ns, head, explicit = namespace, ref, False
+    bracket = ref.find("[")
+    colon = ref.find(":")
+    if colon > 0 and (bracket < 0 or colon < bracket):
+        ns, head, explicit = ref[:colon], ref[colon + 1:], True
+    bracket = head.find("[")
+    dot = head.find(".")
+    if dot > 0 and (bracket < 0 or dot < bracket):
+        scope, name = head[:dot], head[dot + 1:]
+        if scope in SPECIAL_SCOPES and not explicit:
+            ns = "default"
+        return ns, scope, name
+    return ns, bundle, head
+
+
+def index_data(value: Any, indices: list[str]) -> Any:
+    """Walk ``indices`` into a data container; KeyError when a step is missing."""
+    for idx in indices:
+        if isinstance(value, dict):
+            value = value[idx]
+        elif isinstance(value, list):
+            try:
+                value = value[int(idx)]
+            except (ValueError, IndexError):
+                raise KeyError(idx) from None
+        else:
+            raise KeyError(idx)
+    return value
+
+
+def data_type_of(value: Any) -> str:
+    return "data"
+
+
+class VariableStore:
+    """All variables of a run."""
+
+    def __init__(self) -> None:
+        self.vars: dict[str, Variable] = {}
+        # "ns:scope.base" -> {index-path tuple: None}, in definition order
+        self.arrays: dict[str, dict[tuple[str, ...], None]] = {}
+
+    @staticmethod
+    def key(ns: str, scope: str, name: str) -> str:
+        return f"{ns}:{scope}.{name}"
+
+    def set(self, ns: str, scope: str, name: str, var: Variable) -> None:
+        key = self.key(ns, scope, name)
+        self.vars[key] = var
+        base, indices = split_indices(name)
+        if indices:
+            self.arrays.setdefault(self.key(ns, scope, base), {})[tuple(indices)] = None
+
+    def remove(self, ns: str, scope: str, name: str) -> None:
+        key = self.key(ns, scope, name)
+        if self.vars.pop(key, None) is not None:
+            base, indices = split_indices(name)
+            if indices:
+                self.arrays.get(self.key(ns, scope, base), {}).pop(tuple(indices), None)
+
+    def clear_scope(self, ns: str, scope: str) -> None:
+        prefix = f"{ns}:{scope}."
+        for key in [k for k in self.vars if k.startswith(prefix)]:
+            del self.vars[key]
+        for key in [k for k in self.arrays if k.startswith(prefix)]:
+            del self.arrays[key]
+
+    def get(self, ns: str, scope: str, name: str) -> Variable | None:
+        """A variable or an element reached through array elements / data indices."""
+        found = self.vars.get(self.key(ns, scope, name))
+        if found is not None:
+            return found
+        base, indices = split_indices(name)
+        if not indices:
+            return None
+        for cut in range(len(indices) - 1, -1, -1):
+            holder = self.vars.get(self.key(ns, scope, join_indices(base, indices[:cut])))
+            if holder is None:
+                continue
+            if holder.type != "data":
+                return None
+            try:
+                value = index_data(holder.value, indices[cut:])
+            except KeyError:
+                return None
+            return Variable("data", value, holder.tags)
+        return None
+
+    def array_indices(self, ns: str, scope: str, name: str) -> list[str] | None:
+        """First-level indices of the classic array ``name`` (maybe itself indexed)."""
+        base, indices = split_indices(name)
+        entries = self.arrays.get(self.key(ns, scope, base))
+        if not entries:
+            return None
+        depth = len(indices)
+        out: dict[str, None] = {}
+        for path in entries:
+            if len(path) > depth and list(path[:depth]) == indices:
+                out[path[depth]] = None
+        return list(out) if out else None
+
+    def items(self) -> Iterator[tuple[str, Variable]]:
+        return iter(self.vars.items())
+
+    def scope_items(self, ns: str, scope: str) -> Iterator[tuple[str, Variable]]:
+        prefix = f"{ns}:{scope}."
+        for key, var in self.vars.items():
+            if key.startswith(prefix):
+                yield key[len(prefix):], var

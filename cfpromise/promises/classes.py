@@ -1,0 +1,95 @@
+"""classes promises: define a class from an expression or a combinator.
+
+Combinators: ``expression``, ``and``, ``or``, ``xor`` (an odd number true),
+``not``, ``dist`` (one of ``promiser_N`` at random, weighted), ``select_class``
+(one of a list, chosen stably per host); no combinator defines the class.
+Scope: ``bundle`` by default in agent bundles, ``namespace`` in common bundles;
+``scope`` overrides.  A class is never undefined by a later evaluation; a
+false or unresolved expression is evaluated again in the next pass.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from cfpromise.agent.outcome import Outcome
+from cfpromise.eval.canon import canonify
+from cfpromise.eval.rvals import UNRESOLVED, as_text
+from cfpromise.promises.evaluators import Step, evaluator
+from cfpromise.promises.vars import meta_tags
+
+COMBINATORS = ("expression", "and", "or", "xor", "not", "dist", "select_class")
+
+
+def _truth(step: Step, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return step.ctx.eval_class_expr(as_text(value))
+
+
+def _items(step: Step, value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+@evaluator("classes")
+def evaluate(step: Step) -> Outcome | None:
+    ctx = step.ctx
+    run = step.run
+    name = canonify(step.promiser)
+    combinator = next((c for c in step.promise.constraints if c.lval in COMBINATORS), None)
+    ev = step.ev
+    defined: list[str] = []
+    if combinator is None:
+        defined = [name]
+    else:
+        value = ev.value(combinator.rval, want_list=combinator.lval != "expression"
+                         and combinator.lval != "not")
+        for message in ev.errors:
+            if step.last:
+                step.log("error", f"{message} (in {step.where()})")
+        ev.errors.clear()
+        if value is UNRESOLVED or ev.unresolved:
+            return None if not step.last else Outcome.SKIPPED
+        kind = combinator.lval
+        if kind == "expression":
+            truth = _truth(step, value)
+        elif kind == "not":
+            truth = not _truth(step, value)
+        elif kind == "and":
+            truth = all(_truth(step, v) for v in _items(step, value))
+        elif kind == "or":
+            truth = any(_truth(step, v) for v in _items(step, value))
+        elif kind == "xor":
+            truth = sum(1 for v in _items(step, value) if _truth(step, v)) % 2 == 1
+        elif kind == "dist":
+            weights = [float(v) for v in _items(step, value)]
+            total = sum(weights)
+            pick = random.uniform(0, total) if total > 0 else 0
+            acc = 0.0
+            for index, weight in enumerate(weights):
+                acc += weight
+                if pick <= acc:
+                    defined = [name, f"{name}_{index}"]
+                    break
+            truth = bool(defined)
+        else:  # select_class
+            options = [canonify(v) for v in _items(step, value) if isinstance(v, str)]
+            if not options:
+                return Outcome.SKIPPED
+            import hashlib
+            host = ctx.lookup("sys.fqhost")
+            seed = (host.value if host else "") + name
+            index = int(hashlib.md5(seed.encode()).hexdigest(), 16) % len(options)
+            defined = [options[index]]
+            truth = True
+        if not truth:
+            return Outcome.SKIPPED
+        if not defined:
+            defined = [name]
+    scope_c = step.promise.get("scope")
+    scope = ev.text(scope_c.rval.value) if scope_c is not None else \
+        ("namespace" if run.bundle.type == "common" else "bundle")
+    tags = meta_tags(step) + (f"source=promise",)
+    for cls in defined:
+        ctx.define_class(cls, scope=scope, namespace=run.bundle.namespace, tags=tags)
+    return Outcome.KEPT

@@ -1,0 +1,60 @@
+"""Promise types the engine evaluates itself (vars, classes, meta, defaults, methods, reports).
+
+They need more of the engine than a PromiseRun offers (the evaluation context,
+the pass number, bundle calls), so they receive a :class:`Step`.  They register
+in :data:`EVALUATORS` like handlers do in HANDLERS; an evaluator returns the
+outcome, ``Outcome.SKIPPED`` when nothing happened (the promise is evaluated
+again in the next pass), or None to wait for a later pass.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import attrs
+
+from cfpromise.agent.outcome import Outcome
+from cfpromise.syntax import ast
+
+
+@attrs.define(slots=True, eq=False, repr=False)
+class Step:
+    agent: Any                     # cfpromise.agent.engine.Agent
+    run: Any                       # cfpromise.agent.engine.BundleRun
+    ptype: str
+    promise: ast.Promise
+    bindings: dict[str, str]
+    ev: Any                        # RvalEvaluator with these bindings
+    promiser: str
+    last: bool                     # the last pass: act even with unresolved variables
+    handle: str | None = None
+    attributes: dict[str, Any] | None = None
+
+    @property
+    def ctx(self) -> Any:
+        return self.agent.ctx
+
+    def where(self) -> str:
+        c = self.promise.coord
+        return (f"{self.ptype} promise '{self.promiser}' in bundle '{self.run.bundle.name}' "
+                f"({c.file}:{c.line})")
+
+    def log(self, level: str, message: str) -> None:
+        self.agent.out.log(level, message)
+
+
+Evaluator = Callable[[Step], "Outcome | None"]
+EVALUATORS: dict[str, Evaluator] = {}
+
+
+def evaluator(promise_type: str) -> Callable[[Evaluator], Evaluator]:
+    def register(fn: Evaluator) -> Evaluator:
+        EVALUATORS[promise_type] = fn
+        return fn
+    return register
+
+
+def _load() -> None:
+    from cfpromise.promises import classes, defaults, meta, methods, reports, vars  # noqa: F401
+
+
+_load()

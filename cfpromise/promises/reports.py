@@ -1,0 +1,53 @@
+"""reports promises: ``R: text`` lines, report_to_file, printfile, bundle return values.
+
+A report still holding unresolved variables waits; in the last pass it is
+printed as written (as cf-agent does).
+"""
+from __future__ import annotations
+
+import os
+
+from cfpromise.agent.outcome import Outcome
+from cfpromise.promises.evaluators import Step, evaluator
+
+
+@evaluator("reports")
+def evaluate(step: Step) -> Outcome | None:
+    attributes = step.agent.attributes(step)
+    if attributes is None or (step.ev.unresolved and not step.last):
+        return None
+    step.attributes = attributes
+    text = step.promiser
+    index = attributes.get("bundle_return_value_index")
+    if isinstance(index, str):
+        step.run.return_values[index] = text
+        return Outcome.REPAIRED
+    target = attributes.get("report_to_file")
+    lines = [text]
+    printfile = attributes.get("printfile") or {}
+    if printfile.get("file_to_print"):
+        lines += _file_lines(step, printfile["file_to_print"], printfile.get("number_of_lines"))
+    if isinstance(target, str) and target:
+        try:
+            with open(target, "a", encoding="utf-8") as fh:
+                for line in lines:
+                    fh.write(line + "\n")
+        except OSError as exc:
+            step.log("error", f"Could not write report to '{target}': {exc.strerror}")
+            return Outcome.FAILED
+        return Outcome.REPAIRED
+    for line in lines:
+        step.agent.out.report(line)
+    return Outcome.REPAIRED
+
+
+def _file_lines(step: Step, path: str, count: object) -> list[str]:
+    try:
+        limit = int(count) if isinstance(count, str) and count else 5
+    except ValueError:
+        limit = 5
+    if not os.path.isfile(path):
+        step.log("error", f"Printfile '{path}' could not be opened")
+        return []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return [line.rstrip("\n") for _, line in zip(range(limit), fh)]

@@ -1,0 +1,79 @@
+"""vars promises: define variables of every type in the bundle's scope.
+
+A value still holding unresolved references waits for a later pass; in the
+last pass it is defined as written (CFEngine's behaviour).  A function that
+cannot run yet leaves the variable undefined.  ``policy => "ifdefined"``
+defines only resolved values; ``meta`` gives the variable its tags.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from cfpromise.agent.outcome import Outcome
+from cfpromise.eval.rvals import UNRESOLVED, as_text
+from cfpromise.promises.evaluators import Step, evaluator
+
+VAR_TYPES = ("string", "int", "real", "slist", "ilist", "rlist", "data")
+LIST_TYPES = ("slist", "ilist", "rlist")
+
+
+def convert(type_: str, value: Any) -> Any:
+    """A value in the shape the variable type stores; None when it does not fit."""
+    if type_ in LIST_TYPES:
+        if isinstance(value, list):
+            return [v if isinstance(v, str) else as_text(v) for v in value]
+        if isinstance(value, dict):
+            return None
+        return [as_text(value)]
+    if type_ == "data":
+        if isinstance(value, (dict, list)):
+            return value
+        return None
+    if isinstance(value, (list, dict)):
+        return None
+    return as_text(value)
+
+
+def meta_tags(step: Step) -> tuple[str, ...]:
+    c = step.promise.get("meta")
+    if c is None:
+        return ()
+    value = step.ev.value(c.rval, want_list=True)
+    if isinstance(value, list):
+        return tuple(v for v in value if isinstance(v, str))
+    return (value,) if isinstance(value, str) else ()
+
+
+def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outcome | None:
+    type_c = next((c for c in step.promise.constraints if c.lval in allowed), None)
+    if type_c is None:
+        return Outcome.SKIPPED
+    ev = step.ev
+    before = ev.unresolved
+    value = ev.value(type_c.rval, want_list=type_c.lval in LIST_TYPES)
+    for message in ev.errors:
+        if step.last:
+            step.log("error", f"{message} (in {step.where()})")
+    ev.errors.clear()
+    if value is UNRESOLVED:
+        return None if not step.last else Outcome.SKIPPED
+    if ev.unresolved and not step.last:
+        return None
+    policy = step.promise.get("policy")
+    if policy is not None and ev.text(getattr(policy.rval, "value", "")) == "ifdefined" \
+            and ev.unresolved:
+        return Outcome.SKIPPED
+    ev.unresolved = before
+    converted = convert(type_c.lval, value)
+    if converted is None:
+        step.log("error", f"Value of type {type_c.lval} expected (in {step.where()})")
+        return Outcome.SKIPPED
+    name = step.promiser
+    run = step.run
+    step.ctx.set_var(run.bundle.namespace, scope, name, type_c.lval, converted, meta_tags(step))
+    return Outcome.KEPT
+
+
+@evaluator("vars")
+def evaluate(step: Step) -> Outcome | None:
+    return define(step, step.run.bundle.name)

@@ -1,0 +1,110 @@
+"""Variable expansion and implicit list iteration."""
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from cfpromise.eval.expand import Expander, combinations
+from cfpromise.eval.functions.api import Variable
+
+VARS = {
+    "s": Variable("string", "hello"),
+    "i": Variable("int", "42"),
+    "l": Variable("slist", ["a", "b"]),
+    "n": Variable("slist", ["1", "2", "3"]),
+    "k": Variable("slist", ["x", "y"]),
+    "arr[x]": Variable("string", "AX"),
+    "arr[y]": Variable("string", "AY"),
+    "a_hello": Variable("string", "nested"),
+    "d": Variable("data", {"k": [1, "two", True]}),
+    "empty": Variable("slist", []),
+}
+
+
+def resolve(ref: str) -> tuple[str, Variable] | None:
+    if ref.startswith("d[") and ref.endswith("]"):
+        value: object = VARS["d"].value
+        for idx in ref[2:-1].split("]["):
+            try:
+                value = value[int(idx)] if isinstance(value, list) else value[idx]  # type: ignore[index]
+            except (KeyError, IndexError, ValueError):
+                return None
+        return ref, Variable("data", value)
+    var = VARS.get(ref)
+    return (ref, var) if var is not None else None
+
+
+def expand(text: str, bindings: dict[str, str] | None = None) -> tuple[str, bool]:
+    exp = Expander(resolve, bindings)
+    return exp.expand(text), exp.unresolved
+
+
+def test_scalars_both_bracket_styles_and_nesting() -> None:
+    assert expand("$(s) ${i} $(a_$(s))") == ("hello 42 nested", False)
+
+
+def test_unresolved_stays_as_written() -> None:
+    assert expand("x=$(nosuch) y=${s}") == ("x=$(nosuch) y=hello", True)
+
+
+def test_data_indexing_and_primitives() -> None:
+    assert expand("$(d[k][1]) $(d[k][0]) $(d[k][2])") == ("two 1 true", False)
+    assert expand("$(d)")[1] is True          # a container does not expand
+
+
+def test_unbound_list_is_unresolved_without_iteration() -> None:
+    assert expand("$(l)") == ("$(l)", True)
+    assert expand("$(l)", {"l": "b"}) == ("b", False)
+
+
+def test_no_dollar_fast_path_and_lone_dollars() -> None:
+    assert expand("price: 5$ and $x $") == ("price: 5$ and $x $", False)
+
+
+def combos(*texts: str) -> list[dict[str, str]]:
+    def probe(bindings: dict[str, str]) -> None:
+        exp = Expander(resolve, bindings, iterate=True)
+        for t in texts:
+            exp.expand(t)
+    return list(combinations(probe))
+
+
+def test_every_combination_first_list_outermost() -> None:
+    got = [(b["l"], b["n"]) for b in combos("$(l)-$(n)")]
+    assert got == [("a", "1"), ("a", "2"), ("a", "3"), ("b", "1"), ("b", "2"), ("b", "3")]
+
+
+def test_dependent_list_inside_index() -> None:
+    got = [b for b in combos("$(arr[$(k)])")]
+    assert got == [{"k": "x"}, {"k": "y"}]
+    assert [expand("$(arr[$(k)])", b)[0] for b in got] == ["AX", "AY"]
+
+
+def test_same_list_twice_is_one_wheel_and_empty_list_gives_nothing() -> None:
+    assert len(combos("$(l) $(l)", "$(l)")) == 2
+    assert combos("$(empty) $(l)") == []
+
+
+def test_data_array_iterates_over_primitives() -> None:
+    VARS["da"] = Variable("data", ["p", 2, {"no": 1}])
+    try:
+        assert [b["da"] for b in combos("$(da)")] == ["p", "2"]
+    finally:
+        del VARS["da"]
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.text(alphabet=st.sampled_from(list("ab $(){}[]_sil.")), max_size=30))
+def test_expansion_never_raises_and_is_idempotent_on_text_without_refs(text: str) -> None:
+    out, unresolved = expand(text)
+    if "$(" not in text and "${" not in text:
+        assert out == text and not unresolved
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(st.lists(st.sampled_from(["$(l)", "$(n)", "$(k)", "x", "$(s)"]), min_size=1, max_size=4))
+def test_combination_count_is_product_of_distinct_lists(parts: list[str]) -> None:
+    sizes = {"$(l)": 2, "$(n)": 3, "$(k)": 2}
+    expected = 1
+    for p in set(parts):
+        expected *= sizes.get(p, 1)
+    assert len(combos(" ".join(parts))) == expected
