@@ -13,11 +13,16 @@ from typing import Any, Callable
 
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
+from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.syntax import ast
 
 
 class BodyError(Exception):
     """A body that cannot be used: undefined, wrong number of arguments, inheritance loop."""
+
+
+class InheritanceError(BodyError):
+    """A broken inherit_from chain or a bad attribute value: fatal for the run, as in cf-agent."""
 
 
 def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]] | None:
@@ -35,6 +40,8 @@ class BodyResolver:
     def __init__(self, bodies: dict[tuple[str, str, str], ast.Body], ctx: Any) -> None:
         self.bodies = bodies           # (namespace, name, type) -> Body
         self.ctx = ctx
+        from cfpromise.schema import schema
+        self.schema = schema()
 
     def find(self, name: str, body_type: str, namespace: str) -> ast.Body | None:
         if ":" in name:
@@ -53,6 +60,9 @@ class BodyResolver:
                             f"{len(args)} given")
         if depth > 20:
             raise BodyError(f"Body {name} of type {body_type}: inherit_from loop")
+        parent_of = self._parent_name(body)
+        if parent_of is not None and parent_of == name:
+            raise InheritanceError(f"self body inheritance in {name}->{name}, aborting")
         params = dict(zip(body.args, args))
         evaluator = RvalEvaluator(_ParamContext(self.ctx, params, body.namespace), bindings)
         result: dict[str, Any] = {}
@@ -61,15 +71,37 @@ class BodyResolver:
                 continue
             ref = reference(c.rval, evaluator)
             if ref is not None:
+                parent = self.find(ref[0], body_type, body.namespace)
+                if parent is not None and len(parent.args) != len(ref[1]):
+                    raise InheritanceError(
+                        f"Argument count mismatch for body (gave {len(ref[1])} arguments) vs. "
+                        f"inherited body '{parent.namespace}:{parent.name}' (requires "
+                        f"{len(parent.args)} arguments)")
                 result.update(self.resolve(body_type, ref[0], ref[1], body.namespace, bindings,
                                            depth + 1))
         for c in body.constraints:
             if c.lval == "inherit_from" or not self._holds(c.classes, evaluator):
                 continue
-            value = evaluator.value(c.rval, want_list=isinstance(c.rval, ast.List))
+            attr = self.schema.body_types.get(body_type, {}).get(c.lval)
+            value = evaluator.value(c.rval, want_list=attr is not None and attr.is_list)
             if value is not UNRESOLVED:
+                if attr is not None:
+                    try:
+                        runtime_check(c.lval, value, attr.type, attr.range)
+                    except ValueError_ as exc:
+                        raise InheritanceError(f"{c.coord.file}:{c.coord.line}: {exc}") from None
                 result[c.lval] = value
         return result
+
+    @staticmethod
+    def _parent_name(body: ast.Body) -> str | None:
+        for c in body.constraints:
+            if c.lval == "inherit_from":
+                if isinstance(c.rval, ast.Scalar):
+                    return c.rval.value
+                if isinstance(c.rval, ast.FnCall):
+                    return c.rval.name
+        return None
 
     def _holds(self, classes: str, evaluator: RvalEvaluator) -> bool:
         if classes == "any":

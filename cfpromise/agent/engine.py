@@ -21,12 +21,14 @@ A run:
 from __future__ import annotations
 
 import os
+import time
 from typing import Any, Iterator
 
 import attrs
 
 from cfpromise.agent import loading
-from cfpromise.agent.bodies import BodyError, BodyResolver, reference
+from cfpromise.agent.bodies import BodyError, BodyResolver, InheritanceError, reference
+from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.agent.order import PASSES, PRE_EVALUATION, order_for
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.agent.output import Output
@@ -34,14 +36,18 @@ from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import REGISTRY, Variable
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text
-from cfpromise.promises.api import HANDLERS, BundleCall, PromiseRun
+from cfpromise.promises.api import BundleCall, PromiseRun, handler_for
 from cfpromise.promises.evaluators import EVALUATORS, Step
 from cfpromise.schema import schema
 from cfpromise.syntax import ast
 
 
 class AbortRun(Exception):
-    """An abortclasses class was defined."""
+    """An abortclasses class was defined (cf-agent exits 6)."""
+
+
+class FatalError(Exception):
+    """An error that stops the run with exit code 1, as cf-agent's fatal errors do."""
 
 
 class AbortBundle(Exception):
@@ -95,6 +101,8 @@ class Agent:
         self.control: dict[str, Any] = {}
         self.agent_control: dict[str, Any] = {}
         self.custom_types: tuple[str, ...] = ()
+        self.locks: Any = None
+        self.current_step: Step | None = None
 
     def control_flag(self, name: str) -> bool:
         return self.control.get(name) in ("true", "yes", "on")
@@ -278,6 +286,11 @@ class Agent:
                 value = ev.value(c.rval, want_list=attr is not None and attr.is_list)
                 if value is UNRESOLVED:
                     value = None
+                elif attr is not None and not ev.unresolved:
+                    try:
+                        runtime_check(c.lval, value, kind, attr.range)
+                    except ValueError_ as exc:
+                        raise FatalError(f"{c.coord.file}:{c.coord.line}: {exc}") from None
             out[c.lval] = value
         if ev.unresolved and not step.last:
             return None
@@ -290,13 +303,15 @@ class Agent:
         try:
             return self.resolver.resolve(body_type, ref[0], ref[1], step.run.bundle.namespace,
                                          step.bindings)
+        except InheritanceError as exc:
+            raise FatalError(str(exc)) from None
         except BodyError as exc:
             self.out.log("error", f"{exc} (in {step.where()})")
             return {}
 
     def actuate(self, step: Step) -> Outcome | None:
         ptype = step.ptype
-        handler = HANDLERS.get(ptype)
+        handler = handler_for(ptype)
         if handler is None:
             return self.unsupported(step)
         attributes = self.attributes(step)
@@ -305,9 +320,39 @@ class Agent:
         step.attributes = attributes
         run = PromiseRun(step.promise, ptype, step.promiser, attributes,
                          step.run.bundle.namespace, step.run.bundle.name, self.services)
-        return handler(run)
+        key = self.lock(step, run)
+        if key is False:
+            return Outcome.SKIPPED
+        self.current_step = step
+        try:
+            return handler(run)
+        finally:
+            self.current_step = None
+            if isinstance(key, str):
+                self.locks.release(key, time.time())
+
+    def lock(self, step: Step, run: PromiseRun) -> str | bool:
+        """Take the promise's lock (ifelapsed/expireafter); False when it must be skipped.
+        -K and -n bypass locks, as in cf-agent."""
+        if self.options.ignore_locks:
+            return True
+        from cfpromise.agent.locks import LockDB, LockDecision, lock_key
+        if self.locks is None:
+            self.locks = LockDB.open(self.options.workdir)
+        action = run.body("action")
+        ifelapsed = _minutes(action.get("ifelapsed"), self.agent_control.get("ifelapsed"), 1)
+        expireafter = _minutes(action.get("expireafter"), self.agent_control.get("expireafter"),
+                               120)
+        digest = _digest(run.attributes)
+        key = lock_key(step.ptype, step.promiser, step.run.bundle.name, step.handle, digest)
+        grant = self.locks.try_acquire(key, ifelapsed, expireafter, time.time())
+        message = grant.message()
+        if message is not None:
+            self.out.log(*message)
+        return key if grant.decision is LockDecision.ACQUIRED else False
 
     def unsupported(self, step: Step) -> Outcome:
+        self.attributes(step)          # values are still checked, as cf-agent checks them
         if step.ptype not in self.unsupported_seen:
             self.unsupported_seen.add(step.ptype)
             self.out.log("warning", f"cf-lite does not support '{step.ptype}' promises yet: "
@@ -358,12 +403,16 @@ class Agent:
             self.ctx.undefine_class(_canon(name), ns)
 
     def check_abort(self) -> None:
-        for expr in self.abortclasses:
-            if self.ctx.eval_class_expr(expr):
-                raise AbortRun(expr)
-        for expr in self.abortbundleclasses:
-            if self.ctx.eval_class_expr(expr):
-                raise AbortBundle(expr)
+        """abortclasses / abortbundleclasses are regexes matched against defined classes."""
+        if not self.abortclasses and not self.abortbundleclasses:
+            return
+        names = [name for name, _ in self.ctx.classes_items()]
+        for patterns, exc in ((self.abortclasses, AbortRun), (self.abortbundleclasses, AbortBundle)):
+            for pattern in patterns:
+                rx = _regex(pattern)
+                for name in names:
+                    if rx is not None and rx.fullmatch(name):
+                        raise exc(name)
 
     # -- the run --------------------------------------------------------------------
     def run(self) -> int:
@@ -389,6 +438,30 @@ def _rval_texts(rval: ast.Rval) -> Iterator[str]:
             return
         for arg in rval.args:
             yield from _rval_texts(arg)
+
+
+def _minutes(*candidates: Any) -> int:
+    for value in candidates:
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            return int(value)
+        if isinstance(value, int):
+            return value
+    return 0
+
+
+def _digest(attributes: dict[str, Any]) -> str:
+    import hashlib
+    import json
+    text = json.dumps(attributes, sort_keys=True, default=str)
+    return hashlib.md5(text.encode()).hexdigest()[:16]
+
+
+def _regex(pattern: str) -> Any:
+    import re
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
 
 
 def _list(value: Any) -> list[str]:

@@ -27,7 +27,7 @@ from cfpromise.syntax.errors import Diagnostic, PolicyError, source_line_of
 from cfpromise.syntax.loader import input_rvals
 from cfpromise.syntax.parser import as_entry, parse_file
 
-EXIT_OK, EXIT_FATAL = 0, 1
+EXIT_OK, EXIT_FATAL, EXIT_ABORTED = 0, 1, 6
 WORKDIR_DIRS = ("inputs", "outputs", "state", "modules", "bin", "ppkeys", "tmp", "data")
 
 
@@ -178,9 +178,7 @@ def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
                                                 agent.ctx.eval_class_expr(c.classes)):
                 seq_c = c
     if seq_c is None:
-        if agent.find_bundle("main", "default") is not None:
-            return [("main", [])]
-        return []
+        return [("main", [])]
     ev = RvalEvaluator(agent.ctx)
     items = seq_c.rval.items if isinstance(seq_c.rval, ast.List) else (seq_c.rval,)
     out = []
@@ -190,14 +188,17 @@ def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
             out.append((ev.text(item.name), [a if a is not UNRESOLVED else "" for a in args]))
         elif isinstance(item, ast.Scalar) and item.value.startswith("@"):
             value = ev.value(item, want_list=True)
-            out += [(v, []) for v in (value if isinstance(value, list) else [])]
+            if value is UNRESOLVED:
+                out.append((item.value, []))      # reported as an undefined bundle
+            else:
+                out += [(v, []) for v in (value if isinstance(value, list) else [])]
         elif isinstance(item, ast.Scalar):
             out.append((ev.text(item.value), []))
     return out
 
 
 def run_agent(agent: Any) -> int:
-    from cfpromise.agent.engine import AbortRun
+    from cfpromise.agent.engine import AbortRun, FatalError
     prepare_workdir(agent.options.workdir)
     install_facts(agent)
     try:
@@ -233,6 +234,12 @@ def run_agent(agent: Any) -> int:
             agent.run_bundle(bundle, args)
     except AbortRun as exc:
         agent.out.log("notice", f"cf-agent aborted on defined class '{exc}'")
+        finish(agent)
+        return EXIT_ABORTED
+    except FatalError as exc:
+        agent.out.log("error", f"Fatal error: {exc}")
+        finish(agent)
+        return EXIT_FATAL
     finish(agent)
     return EXIT_OK
 
@@ -251,6 +258,8 @@ def failsafe(agent: Any) -> int:
 
 
 def finish(agent: Any) -> None:
+    if agent.locks is not None:
+        agent.locks.close()
     counts = agent.counts
     total = sum(n for o, n in counts.items() if o is not Outcome.SKIPPED)
     if total and agent.out.enabled("verbose"):
@@ -259,4 +268,45 @@ def finish(agent: Any) -> None:
         agent.out.log("verbose", f"Promises observed to be kept {kept:.2f}%, Promises repaired "
                                  f"{repaired:.2f}%, Promises not repaired "
                                  f"{100.0 - kept - repaired:.2f}%")
+    if agent.options.show_classes is not None:
+        show_classes(agent, agent.options.show_classes)
+    if agent.options.show_vars is not None:
+        show_vars(agent, agent.options.show_vars)
     agent.out.flush()
+
+
+def _matcher(pattern: str) -> Any:
+    import re
+    try:
+        return re.compile(pattern).search
+    except re.error:
+        return lambda text: pattern in text
+
+
+def show_classes(agent: Any, pattern: str) -> None:
+    """The table cf-agent prints for --show-evaluated-classes."""
+    match = _matcher(pattern)
+    rows = sorted((name, tags) for name, tags in agent.ctx.classes_items() if match(name))
+    write = agent.out.stream.write
+    write(f"{'Class name':<60} {'Meta tags':<40} {'Comment':<40}\n")
+    for name, tags in rows:
+        write(f"{name:<60} {','.join(tags):<40} {'':<40}\n")
+
+
+def show_vars(agent: Any, pattern: str) -> None:
+    """The table cf-agent prints for --show-evaluated-vars."""
+    import json
+    match = _matcher(pattern)
+    write = agent.out.stream.write
+    write(f"{'Variable name':<40} {'Variable value':<60} {'Meta tags':<40} {'Comment':<40}\n")
+    for key, var in sorted(agent.ctx.vars.items()):
+        if not match(key):
+            continue
+        value = var.value
+        if var.type in ("slist", "ilist", "rlist"):
+            text = " {" + ",".join(json.dumps(v) for v in value) + "}"
+        elif var.type == "data":
+            text = json.dumps(value, separators=(",", ":"))
+        else:
+            text = str(value)
+        write(f"{key:<40} {text:<60} {','.join(var.tags):<40} {'':<40}\n")

@@ -32,6 +32,13 @@ class Services:
                      tags: tuple[str, ...] = ()) -> None:
         self._agent.ctx.set_var(namespace, bundle, name, type_, value, tags)
 
+    def record_result(self, run: Any, outcome: Any) -> None:
+        """Apply the promise's classes body for an intermediate result (see the Protocol)."""
+        step = self._agent.current_step
+        body = run.body("classes")
+        if step is not None and body:
+            self._agent.outcome_classes(body, outcome, step)
+
     def eval_class_expr(self, expr: str) -> bool:
         return self._agent.ctx.eval_class_expr(expr)
 

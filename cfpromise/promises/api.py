@@ -111,6 +111,21 @@ Handler = Callable[[PromiseRun], Outcome]
 
 HANDLERS: dict[str, Handler] = {}
 
+# Promise type -> the module that registers its handler; imported the first time the type
+# is actuated, so a run pays only for the promise types its policy uses.
+HANDLER_MODULES: dict[str, str] = {
+    "commands": "cfpromise.promises.commands",
+}
+
+
+def handler_for(promise_type: str) -> Handler | None:
+    found = HANDLERS.get(promise_type)
+    if found is None and promise_type in HANDLER_MODULES:
+        import importlib
+        importlib.import_module(HANDLER_MODULES[promise_type])
+        found = HANDLERS.get(promise_type)
+    return found
+
 
 def handler(promise_type: str) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of ``promise_type``."""

@@ -36,6 +36,8 @@ def evaluate(step: Step) -> Outcome | None:
     ctx = step.ctx
     run = step.run
     name = canonify(step.promiser)
+    if ctx.class_defined(name):
+        return Outcome.KEPT        # already defined: not evaluated again (no function runs)
     combinator = next((c for c in step.promise.constraints if c.lval in COMBINATORS), None)
     ev = step.ev
     defined: list[str] = []
@@ -46,11 +48,16 @@ def evaluate(step: Step) -> Outcome | None:
                          and combinator.lval != "not")
         for message in ev.errors:
             if step.last:
-                step.log("error", f"{message} (in {step.where()})")
+                step.log("verbose", f"{message} (in {step.where()})")
         ev.errors.clear()
         if value is UNRESOLVED or ev.unresolved:
             return None if not step.last else Outcome.SKIPPED
         kind = combinator.lval
+        if kind in ("and", "or", "xor", "dist", "select_class") and not isinstance(value, list):
+            from cfpromise.agent.engine import FatalError
+            shown = "any" if value is True else "!any" if value is False else as_text(value)
+            raise FatalError(f"In attribute '{kind}', Attempted to give a scalar to a non-scalar "
+                             f"type. Given attribute value '{shown}'")
         if kind == "expression":
             truth = _truth(step, value)
         elif kind == "not":
@@ -89,7 +96,7 @@ def evaluate(step: Step) -> Outcome | None:
     scope_c = step.promise.get("scope")
     scope = ev.text(scope_c.rval.value) if scope_c is not None else \
         ("namespace" if run.bundle.type == "common" else "bundle")
-    tags = meta_tags(step) + (f"source=promise",)
+    tags = ("source=promise",) + meta_tags(step)
     for cls in defined:
         ctx.define_class(cls, scope=scope, namespace=run.bundle.namespace, tags=tags)
     return Outcome.KEPT

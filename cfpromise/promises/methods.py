@@ -35,9 +35,9 @@ def evaluate(step: Step) -> Outcome | None:
     if bundle is None:
         if agent.control.get("ignore_missing_bundles") in ("true", "yes", "on"):
             return Outcome.SKIPPED
-        step.log("error", f"A method attempted to use a bundle '{name}' that was apparently "
-                          f"not defined ({step.where()})")
-        return Outcome.FAILED
+        from cfpromise.agent.engine import FatalError
+        raise FatalError(f"A method attempted to use a bundle '{name}' that was apparently "
+                         f"not defined ({step.where()})")
     if len(bundle.args) != len(args):
         step.log("error", f"Bundle '{name}' expects {len(bundle.args)} argument(s), "
                           f"{len(args)} given ({step.where()})")

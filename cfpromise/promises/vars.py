@@ -12,6 +12,7 @@ from typing import Any
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.rvals import UNRESOLVED, as_text
 from cfpromise.promises.evaluators import Step, evaluator
+from cfpromise.syntax import ast
 
 VAR_TYPES = ("string", "int", "real", "slist", "ilist", "rlist", "data")
 LIST_TYPES = ("slist", "ilist", "rlist")
@@ -53,7 +54,7 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     value = ev.value(type_c.rval, want_list=type_c.lval in LIST_TYPES)
     for message in ev.errors:
         if step.last:
-            step.log("error", f"{message} (in {step.where()})")
+            step.log("verbose", f"{message} (in {step.where()})")
     ev.errors.clear()
     if value is UNRESOLVED:
         return None if not step.last else Outcome.SKIPPED
@@ -64,13 +65,20 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
             and ev.unresolved:
         return Outcome.SKIPPED
     ev.unresolved = before
+    if type_c.lval in LIST_TYPES and isinstance(type_c.rval, ast.FnCall) \
+            and not isinstance(value, list):
+        from cfpromise.agent.engine import FatalError
+        raise FatalError(f"Variable '{run.bundle.namespace}:{scope}.{step.promiser}' expected a "
+                         f"variable of type '{type_c.lval}', but was given incompatible value "
+                         f"'{as_text(value)}'")
     converted = convert(type_c.lval, value)
     if converted is None:
         step.log("error", f"Value of type {type_c.lval} expected (in {step.where()})")
         return Outcome.SKIPPED
     name = step.promiser
     run = step.run
-    step.ctx.set_var(run.bundle.namespace, scope, name, type_c.lval, converted, meta_tags(step))
+    step.ctx.set_var(run.bundle.namespace, scope, name, type_c.lval, converted,
+                     ("source=promise",) + meta_tags(step))
     return Outcome.KEPT
 
 

@@ -116,6 +116,28 @@ def check_rrange(text: str, range_: str | None) -> None:
         parse_real(part.strip())
 
 
+LIST_KINDS = frozenset({"slist", "ilist", "rlist", "olist", "clist"})
+
+
+def runtime_check(lval: str, value: object, kind: str, range_: str | None) -> None:
+    """An expanded attribute value against its type, with cf-agent's run-time wording."""
+    if kind in LIST_KINDS and not isinstance(value, list):
+        shown = value if isinstance(value, str) else ("any" if value is True else
+                                                      "!any" if value is False else value)
+        raise ValueError_(f"In attribute '{lval}', Attempted to give a scalar to a non-scalar "
+                          f"type. Given attribute value '{shown}'")
+    checker = CHECKERS.get(kind)
+    if checker is None:
+        return
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, str) and not is_unexpanded(item):
+            try:
+                checker(item, range_)
+            except ValueError_ as exc:
+                raise ValueError_(f"In attribute '{lval}', {exc}. Given attribute value "
+                                  f"'{item}'") from None
+
+
 CHECKERS = {
     "int": check_int, "ilist": check_int,
     "real": check_real, "rlist": check_real,

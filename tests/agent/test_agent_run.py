@@ -1,0 +1,166 @@
+"""cf-lite-agent end to end on small policies: evaluation, ordering, passes, errors."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def agent(tmp_path: Path, policy: str, *args: str, mode: int = 0o600) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "p.cf"
+    path.write_text(policy)
+    path.chmod(mode)
+    return subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-K", "-f", str(path),
+                           "-w", str(tmp_path / "wd"), *args],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
+
+
+def reports(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line[3:] for line in proc.stdout.splitlines() if line.startswith("R: ")]
+
+
+def test_iteration_arrays_and_nested_references(tmp_path: Path) -> None:
+    proc = agent(tmp_path, """
+bundle agent main
+{
+  vars:
+      "l" slist => { "a", "b" };
+      "arr[$(l)]" string => "value_$(l)";
+      "pick" string => "b";
+  reports:
+      "$(l)=$(arr[$(l)])";
+      "picked $(arr[$(pick)])";
+}
+""")
+    assert proc.returncode == 0, proc.stderr
+    assert reports(proc) == ["a=value_a", "b=value_b", "picked value_b"]
+
+
+def test_late_definitions_converge_and_unresolved_prints_last(tmp_path: Path) -> None:
+    proc = agent(tmp_path, """
+bundle agent main
+{
+  vars:
+      "early" string => "$(later)";
+      "later" string => "L";
+    defined_late::
+      "y" string => "Y";
+  classes:
+      "defined_late" expression => "any";
+  reports:
+      "undefined=$(nosuch)";
+      "early=$(early) y=$(y)";
+}
+""")
+    assert reports(proc) == ["early=L y=Y", "undefined=$(nosuch)"]
+
+
+def test_methods_arguments_useresult_and_bundle_scope(tmp_path: Path) -> None:
+    proc = agent(tmp_path, """
+body common control { bundlesequence => { "main" }; }
+bundle agent main
+{
+  methods:
+      "call" usebundle => helper("arg1", @(main.list)), useresult => "r";
+  vars:
+      "list" slist => { "x", "y" };
+  reports:
+      "got $(r[answer])";
+    local_class::
+      "leaked";
+}
+bundle agent helper(s, l)
+{
+  classes:
+      "local_class" expression => "any";
+  reports:
+      "helper $(s) $(l)";
+      "42" bundle_return_value_index => "answer";
+}
+""")
+    assert reports(proc) == ["helper arg1 x", "helper arg1 y", "got 42"]
+
+
+def test_common_bundles_define_global_classes_and_vars(tmp_path: Path) -> None:
+    proc = agent(tmp_path, """
+bundle common g
+{
+  vars:
+      "where" string => "common";
+  classes:
+      "global_one" expression => "any";
+}
+bundle agent main
+{
+  reports:
+    global_one::
+      "from $(g.where)";
+}
+""")
+    assert reports(proc) == ["from common"]
+
+
+def test_depends_on_orders_promises(tmp_path: Path) -> None:
+    proc = agent(tmp_path, """
+bundle agent main
+{
+  reports:
+      "second" depends_on => { "first" };
+      "first" handle => "first";
+}
+""")
+    assert reports(proc) == ["first", "second"]
+
+
+def test_if_unless_and_define_negate(tmp_path: Path) -> None:
+    policy = """
+bundle agent main
+{
+  classes:
+      "soft" expression => "any";
+  reports:
+      "with_d" if => "mine";
+      "without" unless => "mine";
+      "soft is set" if => "soft";
+}
+"""
+    # -N stops a class from being defined by policy (as in cf-agent, hard classes stay)
+    assert reports(agent(tmp_path, policy, "-D", "mine", "-N", "soft")) == ["with_d"]
+    assert reports(agent(tmp_path, policy)) == ["without", "soft is set"]
+
+
+def test_b_runs_chosen_bundles(tmp_path: Path) -> None:
+    policy = 'bundle agent a { reports: "a"; }\nbundle agent b { reports: "b"; }\n'
+    assert reports(agent(tmp_path, policy, "-b", "b,a")) == ["b", "a"]
+
+
+def test_second_run_gives_the_same_result(tmp_path: Path) -> None:
+    policy = 'bundle agent main { vars: "x" string => "1"; reports: "x=$(x)"; }\n'
+    first, second = agent(tmp_path, policy), agent(tmp_path, policy)
+    assert reports(first) == reports(second) == ["x=1"]
+
+
+@pytest.mark.parametrize("policy, message", [
+    ('bundle agent main { reports: "x" nosuch => "y"; }', "Unknown attribute 'nosuch'"),
+    ('bundle agent main { reports: "x" }', "p.cf:1:34: error: Expected"),
+])
+def test_bad_policy_exits_1_with_position(tmp_path: Path, policy: str, message: str) -> None:
+    proc = agent(tmp_path, policy)
+    assert proc.returncode == 1
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_group_writable_policy_is_refused(tmp_path: Path) -> None:
+    proc = agent(tmp_path, 'bundle agent main { reports: "x"; }', mode=0o664)
+    assert proc.returncode == 1
+    assert "writable by group or others" in proc.stderr
+
+
+def test_missing_bundle_in_sequence_is_fatal(tmp_path: Path) -> None:
+    proc = agent(tmp_path, 'body common control { bundlesequence => { "nope" }; }\n'
+                           'bundle agent main { reports: "x"; }')
+    assert proc.returncode == 1
+    assert "Bundle 'nope' listed in the bundlesequence is not a defined bundle" in proc.stderr
