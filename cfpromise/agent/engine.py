@@ -102,6 +102,7 @@ class Agent:
         self.agent_control: dict[str, Any] = {}
         self.custom_types: tuple[str, ...] = ()
         self.locks: Any = None
+        self.actuated: set[str] = set()       # identities of promises actuated in this run
         self.current_step: Step | None = None
 
     def control_flag(self, name: str) -> bool:
@@ -132,10 +133,12 @@ class Agent:
 
     # -- running bundles ----------------------------------------------------------
     def run_bundle(self, bundle: ast.Bundle, args: list[Any], *, inherit: Frame | None = None,
-                   types: tuple[str, ...] | None = None) -> BundleRun:
-        frame = Frame(bundle.namespace, bundle.name, bundle, inherits=inherit)
+                   types: tuple[str, ...] | None = None, edit: Any = None) -> BundleRun:
+        frame = Frame(bundle.namespace, bundle.name, bundle, inherits=inherit, edit=edit)
         run = BundleRun(bundle, frame, types=types)
         ctx = self.ctx
+        if bundle.type != "common":
+            ctx.vars.clear_scope(bundle.namespace, bundle.name)   # each call starts afresh
         for param, value in zip(bundle.args, args):
             type_ = "slist" if isinstance(value, list) else "data" if isinstance(value, dict) \
                 else "string"
@@ -318,6 +321,8 @@ class Agent:
         if attributes is None:
             return None
         step.attributes = attributes
+        if self.seen_before(step, attributes):
+            return Outcome.SKIPPED
         run = PromiseRun(step.promise, ptype, step.promiser, attributes,
                          step.run.bundle.namespace, step.run.bundle.name, self.services)
         key = self.lock(step, run)
@@ -330,6 +335,19 @@ class Agent:
             self.current_step = None
             if isinstance(key, str):
                 self.locks.release(key, time.time())
+
+    def seen_before(self, step: Step, attributes: dict[str, Any]) -> bool:
+        """True when an identical promise (type, bundle, expanded promiser and attributes)
+        was already actuated in this run: cf-agent actuates it once, even with -K."""
+        bundle = step.run.bundle
+        identity = "\0".join((step.ptype, bundle.namespace, bundle.name, step.promiser,
+                               _digest(attributes)))
+        if identity in self.actuated:
+            self.out.log("verbose", f"Skipping {step.where()}: an identical promise was "
+                                    "already actuated in this run")
+            return True
+        self.actuated.add(identity)
+        return False
 
     def lock(self, step: Step, run: PromiseRun) -> str | bool:
         """Take the promise's lock (ifelapsed/expireafter); False when it must be skipped.

@@ -51,9 +51,29 @@ def insecure(path: str) -> bool:
     return bool(mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
+OWN_PROGRAMS = {"cf-agent": "cf-lite-agent", "cf-promises": "cf-lite-promises",
+                "cf-serverd": "cf-lite-serverd", "cf-monitord": "cf-lite-monitord"}
+
+
+def own_programs(workdir: str) -> dict[str, str]:
+    """sys.cf_agent & co. name cf-lite's programs unless WORKDIR/bin holds the CFEngine ones."""
+    here = os.path.dirname(os.path.abspath(sys.argv[0])) if sys.argv and sys.argv[0] else ""
+    out: dict[str, str] = {}
+    for program, ours in OWN_PROGRAMS.items():
+        if os.path.exists(os.path.join(workdir, "bin", program)):
+            continue
+        for directory in (here, os.path.dirname(sys.executable)):
+            candidate = os.path.join(directory, ours)
+            if directory and os.path.exists(candidate):
+                out[program] = candidate
+                break
+    return out
+
+
 def install_facts(agent: Any) -> None:
     from cfpromise.eval.hardclasses import discover
-    facts = discover(agent.options.workdir, policy_file=agent.options.file)
+    facts = discover(agent.options.workdir, policy_file=agent.options.file,
+                     component_paths=own_programs(agent.options.workdir))
     ctx = agent.ctx
     ctx.class_table.update(facts.classes)
     for scope, table in (("sys", facts.sys_vars), ("const", facts.const_vars),

@@ -39,6 +39,38 @@ class Services:
         if step is not None and body:
             self._agent.outcome_classes(body, outcome, step)
 
+    def run_edit_bundle(self, call: Any, buffer: Any, *, namespace: str = "default",
+                        bundle_type: str = "edit_line", filename: str = "") -> Any:
+        """Run the edit_line (or edit_xml) bundle ``call`` against ``buffer``.
+
+        The bundle runs in its normal order with up to three passes; its promise
+        handlers reach the buffer through :meth:`edit_buffer`.  ``$(edit.filename)``
+        names the file.  Returns the merged Outcome of the bundle's promises, or
+        None when the bundle does not exist or its arity is wrong (logged).
+        """
+        from cfpromise.agent.outcome import Outcome, merge
+        agent = self._agent
+        bundle = agent.find_bundle(call.name, namespace, (bundle_type,))
+        if bundle is None:
+            self.log("error", f"Undefined bundle {call.name} with type {bundle_type}")
+            return None
+        if len(bundle.args) != len(call.args):
+            self.log("error", f"Bundle {call.name} expects {len(bundle.args)} argument(s), "
+                              f"{len(call.args)} given")
+            return None
+        agent.ctx.set_var("default", "edit", "filename", "string", filename)
+        caller = agent.ctx.frame
+        sub = agent.run_bundle(bundle, list(call.args), inherit=caller, edit=buffer)
+        outcome = merge(sub.outcomes)
+        return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
+
+    def edit_buffer(self) -> Any:
+        """The buffer of the innermost edit bundle being run (None outside one)."""
+        for frame in reversed(self._agent.ctx.frames):
+            if frame.edit is not None:
+                return frame.edit
+        return None
+
     def eval_class_expr(self, expr: str) -> bool:
         return self._agent.ctx.eval_class_expr(expr)
 

@@ -37,6 +37,7 @@ class Frame:
     inherits: "Frame | None" = None       # caller frame whose local classes are visible
     this: dict[str, Any] = attrs.Factory(dict)
     promiser: str = ""
+    edit: Any = None                      # the buffer an edit_line/edit_xml bundle works on
 
 
 class EvalContext:

@@ -59,6 +59,14 @@ class AgentServices(Protocol):
 
     def eval_class_expr(self, expr: str) -> bool: ...
 
+    def run_edit_bundle(self, call: BundleCall, buffer: Any, *, namespace: str = "default",
+                        bundle_type: str = "edit_line", filename: str = "") -> Outcome | None:
+        """Run an edit_line/edit_xml bundle against ``buffer`` (normal order, three passes);
+        its handlers reach the buffer through edit_buffer().  None if it cannot run."""
+
+    def edit_buffer(self) -> Any:
+        """The buffer of the innermost edit bundle being run, or None."""
+
     def state_path(self, *parts: str) -> str:
         """A path under WORKDIR/state (created on demand)."""
 

@@ -17,6 +17,8 @@ def evaluate(step: Step) -> Outcome | None:
     if attributes is None or (step.ev.unresolved and not step.last):
         return None
     step.attributes = attributes
+    if step.agent.seen_before(step, attributes):
+        return Outcome.SKIPPED
     text = step.promiser
     index = attributes.get("bundle_return_value_index")
     if isinstance(index, str):
