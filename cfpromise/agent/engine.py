@@ -104,6 +104,8 @@ class Agent:
         self.locks: Any = None
         self.actuated: set[str] = set()       # identities of promises actuated in this run
         self.current_step: Step | None = None
+        self.observers: list[Any] = []
+        self.changes: list[dict[str, Any]] = []    # noted by handlers for the current step
 
     def control_flag(self, name: str) -> bool:
         return self.control.get(name) in ("true", "yes", "on")
@@ -144,6 +146,9 @@ class Agent:
                 else "string"
             ctx.set_var(bundle.namespace, bundle.name, param, type_, value)
         ctx.push(frame)
+        started = time.perf_counter()
+        for observer in self.observers:
+            observer.bundle_started(self, bundle, args)
         try:
             order = order_for(bundle.type, self.custom_types)
             for pass_no in range(1, PASSES + 1):
@@ -160,6 +165,8 @@ class Agent:
             self.out.log("notice", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
             ctx.pop()
+            for observer in self.observers:
+                observer.bundle_finished(self, bundle, run, time.perf_counter() - started)
         return run
 
     def eval_promise(self, run: BundleRun, ptype: str, promise: ast.Promise) -> None:
@@ -203,7 +210,10 @@ class Agent:
                 continue
             step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
             evaluator = EVALUATORS.get(ptype)
+            self.changes = []
+            started = time.perf_counter()
             outcome = evaluator(step) if evaluator is not None else self.actuate(step)
+            step.seconds = time.perf_counter() - started
             if outcome is None:
                 continue
             if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED:
@@ -259,9 +269,14 @@ class Agent:
             if outcome is None:
                 return True
             if outcome.not_kept:
-                self.out.log("verbose", f"Skipping promise '{ev.text(promise.promiser)}': it "
-                                        f"depends on '{handle}', which was not kept")
+                promiser = ev.text(promise.promiser)
+                reason = f"it depends on '{handle}', which was not kept ({outcome.value})"
+                self.out.log("notice", f"Skipping promise '{promiser}' "
+                                       f"({promise.coord.file}:{promise.coord.line}): {reason}")
                 run.done.add(key)
+                self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1
+                for observer in self.observers:
+                    observer.promise_skipped(self, _SkippedStep(run, promise, promiser), reason)
                 return True
         return False
 
@@ -396,6 +411,8 @@ class Agent:
             body = self.body("classes", step.promise.get("classes").rval, step)
         if body:
             self.outcome_classes(body, outcome, step)
+        for observer in self.observers:
+            observer.promise_done(self, step, outcome, step.seconds, self.changes)
         self.check_abort()
 
     def outcome_classes(self, body: dict[str, Any], outcome: Outcome, step: Step) -> None:
@@ -456,6 +473,17 @@ def _rval_texts(rval: ast.Rval) -> Iterator[str]:
             return
         for arg in rval.args:
             yield from _rval_texts(arg)
+
+
+class _SkippedStep:
+    """Enough of a Step to describe a promise skipped before evaluation."""
+
+    def __init__(self, run: BundleRun, promise: ast.Promise, promiser: str) -> None:
+        self.run, self.promise, self.promiser = run, promise, promiser
+        self.ptype = next((s.name for s in run.bundle.sections if promise in s.promises), "")
+        handle = promise.get("handle")
+        self.handle = handle.rval.value if handle is not None and \
+            isinstance(handle.rval, ast.Scalar) else None
 
 
 def _minutes(*candidates: Any) -> int:

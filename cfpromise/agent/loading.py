@@ -239,6 +239,8 @@ def run_agent(agent: Any) -> int:
             print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
                   file=sys.stderr)
         return EXIT_FATAL
+    for observer in agent.observers:
+        observer.run_started(agent)
     try:
         for bundle in list(agent.policy.bundles):
             if bundle.type == "common":
@@ -254,14 +256,11 @@ def run_agent(agent: Any) -> int:
             agent.run_bundle(bundle, args)
     except AbortRun as exc:
         agent.out.log("notice", f"cf-agent aborted on defined class '{exc}'")
-        finish(agent)
-        return EXIT_ABORTED
+        return finish(agent, EXIT_ABORTED)
     except FatalError as exc:
         agent.out.log("error", f"Fatal error: {exc}")
-        finish(agent)
-        return EXIT_FATAL
-    finish(agent)
-    return EXIT_OK
+        return finish(agent, EXIT_FATAL)
+    return finish(agent, EXIT_OK)
 
 
 def failsafe(agent: Any) -> int:
@@ -277,7 +276,7 @@ def failsafe(agent: Any) -> int:
     return EXIT_FATAL
 
 
-def finish(agent: Any) -> None:
+def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
     if agent.locks is not None:
         agent.locks.close()
     counts = agent.counts
@@ -292,7 +291,10 @@ def finish(agent: Any) -> None:
         show_classes(agent, agent.options.show_classes)
     if agent.options.show_vars is not None:
         show_vars(agent, agent.options.show_vars)
+    for observer in agent.observers:
+        exit_code = observer.run_finished(agent, exit_code)
     agent.out.flush()
+    return exit_code
 
 
 def _matcher(pattern: str) -> Any:

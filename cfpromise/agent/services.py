@@ -71,6 +71,12 @@ class Services:
                 return frame.edit
         return None
 
+    def note_change(self, run: Any, **info: Any) -> None:
+        """Record what a repair changed (for run reports): e.g. ``kind="content",
+        diff=...``, ``kind="perms", old_mode=..., new_mode=...``, ``kind="command",
+        exit_code=...``."""
+        self._agent.changes.append(dict(info))
+
     def eval_class_expr(self, expr: str) -> bool:
         return self._agent.ctx.eval_class_expr(expr)
 

@@ -64,6 +64,10 @@ class AgentServices(Protocol):
         """Run an edit_line/edit_xml bundle against ``buffer`` (normal order, three passes);
         its handlers reach the buffer through edit_buffer().  None if it cannot run."""
 
+    def note_change(self, run: PromiseRun, **info: Any) -> None:
+        """Record what a repair changed, for run reports (``kind`` plus details:
+        content diff, old/new mode and owner, command exit code...)."""
+
     def edit_buffer(self) -> Any:
         """The buffer of the innermost edit bundle being run, or None."""
 

@@ -28,6 +28,7 @@ class Step:
     last: bool                     # the last pass: act even with unresolved variables
     handle: str | None = None
     attributes: dict[str, Any] | None = None
+    seconds: float = 0.0
 
     @property
     def ctx(self) -> Any:
