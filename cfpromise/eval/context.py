@@ -38,6 +38,7 @@ class Frame:
     this: dict[str, Any] = attrs.Factory(dict)
     promiser: str = ""
     edit: Any = None                      # the buffer an edit_line/edit_xml bundle works on
+    extra: dict[str, Variable] = attrs.Factory(dict)   # names a built-in binds (this, this.k)
 
 
 class EvalContext:
@@ -74,8 +75,8 @@ class EvalContext:
             return short if ns == "default" else name
         return name if namespace == "default" else f"{namespace}:{name}"
 
-    def define_class(self, name: str, *, scope: str = "namespace", namespace: str | None = None,
-                     tags: tuple[str, ...] = ()) -> bool:
+    def define_class(self, name: str, tags: tuple[str, ...] = (), scope: str = "namespace",
+                     namespace: str | None = None) -> bool:
         """Define a class; False when it is negated with -N."""
         ns = namespace or self.frame.namespace
         key = self.class_key(name, ns)
@@ -89,6 +90,10 @@ class EvalContext:
 
     def undefine_class(self, name: str, namespace: str | None = None) -> None:
         key = self.class_key(name, namespace or self.frame.namespace)
+        if "hardclass" in self.class_table.get(key, ()):
+            self._log("error", f"You cannot cancel a reserved hard class '{name}' in post-condition "
+                               "classes")
+            return
         self.class_table.pop(key, None)
         for frame in self.frames:
             frame.local_classes.pop(key, None)
@@ -144,6 +149,9 @@ class EvalContext:
     def resolve_ref(self, ref: str) -> tuple[str, Variable] | None:
         """A reference as written in the current bundle -> (key, variable)."""
         frame = self.frame
+        extra = frame.extra.get(ref) if frame.extra else None
+        if extra is not None:
+            return f"extra:{ref}", extra
         ns, scope, name = parse_ref(ref, frame.namespace, frame.bundle)
         if scope == "this" and ns == "default":
             value = frame.this.get(name)
@@ -170,22 +178,46 @@ class EvalContext:
     def variables(self) -> Iterable[tuple[str, Variable]]:
         return self.vars.items()
 
-    def expand(self, text: str, extra: dict[str, Value] | None = None) -> str | None:
+    def _bind_extra(self, extra: dict[str, Value] | None) -> dict[str, Variable]:
+        frame = self.frame
+        saved = frame.extra
         if extra:
-            frame = self.frame
-            saved = dict(frame.this)
+            frame.extra = dict(saved)
             for key, value in extra.items():
-                frame.this[key] = value if isinstance(value, Variable) else Variable(
-                    "slist" if isinstance(value, list) else "string", value)
-            try:
-                exp = self.expander()
-                result = exp.expand(text)
-            finally:
-                frame.this = saved
-        else:
+                frame.extra[key] = value if isinstance(value, Variable) else Variable(
+                    "slist" if isinstance(value, list) else
+                    "data" if isinstance(value, dict) else "string", value)
+        return saved
+
+    def expand(self, text: str, extra: dict[str, Value] | None = None) -> str | None:
+        saved = self._bind_extra(extra)
+        try:
             exp = self.expander()
             result = exp.expand(text)
+        finally:
+            self.frame.extra = saved
         return None if exp.unresolved else result
+
+    def evaluate(self, arg: Any, extra: dict[str, Value] | None = None) -> Value:
+        """A lazy built-in's argument evaluated as a normal one (None if unresolved)."""
+        from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
+        saved = self._bind_extra(extra)
+        try:
+            ev = RvalEvaluator(self)
+            value = ev.value(arg, want_list=True)
+        finally:
+            self.frame.extra = saved
+        return None if value is UNRESOLVED or ev.unresolved else value
+
+    def define_variable(self, name: str, type: str, value: Any,
+                        tags: tuple[str, ...] = ()) -> None:
+        frame = self.frame
+        ns, scope, short = parse_ref(name, frame.namespace, frame.bundle)
+        self.vars.set(ns, scope, short, Variable(type, value, tags))
+
+    @property
+    def simulate(self) -> bool:
+        return False
 
     def expand_list(self, name: str) -> list[str] | None:
         var = self.lookup(name)

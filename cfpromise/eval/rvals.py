@@ -135,6 +135,9 @@ class RvalEvaluator:
         try:
             result = fn.impl(self.ctx, args)
         except FunctionError as exc:
+            if type(exc).__name__ == "Unresolved":    # "not yet": wait for a later pass
+                self.unresolved = True
+                return UNRESOLVED
             self.errors.append(str(exc) or f"Function '{name}' failed")
             self.unresolved = True
             return UNRESOLVED

@@ -24,8 +24,13 @@ def evaluate(step: Step) -> Outcome | None:
         if ref is None:
             return Outcome.FAILED
         name, args = ref
-    if ev.unresolved and not step.last:
-        return None
+    if ev.unresolved:
+        if not step.last:
+            return None
+        if "$(" in name or "${" in name:
+            step.log("verbose", f"Skipping {step.where()}: the bundle name '{name}' does not "
+                                "resolve")
+            return Outcome.SKIPPED
     attributes = agent.attributes(step)
     if attributes is None:
         return None
