@@ -161,6 +161,9 @@ class Agent:
                         continue
                     for promise in section.promises:
                         self.eval_promise(run, ptype, promise)
+                    if ptype == "classes" and (types is None or "vars" in types):
+                        # cf-agent evaluates the vars again once the classes are known
+                        self.eval_section(run, bundle.section("vars"))
         except AbortBundle as exc:
             self.out.log("notice", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
@@ -168,6 +171,27 @@ class Agent:
             for observer in self.observers:
                 observer.bundle_finished(self, bundle, run, time.perf_counter() - started)
         return run
+
+    def eval_section(self, run: BundleRun, section: ast.PromiseSection | None) -> None:
+        if section is not None:
+            for promise in section.promises:
+                self.eval_promise(run, section.name, promise)
+
+    def pre_evaluate_vars(self) -> None:
+        """cf-agent resolves the vars of every bundle before the run ("pass 0"), so a
+        bundle's variables can be read before it runs; unresolved values wait."""
+        for bundle in self.policy.bundles:
+            if bundle.type == "common" or bundle.section("vars") is None:
+                continue
+            if bundle.args:
+                continue            # parameters are only known when the bundle is called
+            frame = Frame(bundle.namespace, bundle.name, bundle)
+            run = BundleRun(bundle, frame, pass_no=0)
+            self.ctx.push(frame)
+            try:
+                self.eval_section(run, bundle.section("vars"))
+            finally:
+                self.ctx.pop()
 
     def eval_promise(self, run: BundleRun, ptype: str, promise: ast.Promise) -> None:
         ctx = self.ctx

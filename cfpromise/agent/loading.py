@@ -245,6 +245,7 @@ def run_agent(agent: Any) -> int:
         for bundle in list(agent.policy.bundles):
             if bundle.type == "common":
                 agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+        agent.pre_evaluate_vars()
         for name, args in sequence:
             bundle = agent.find_bundle(name, "default")
             if bundle is None:

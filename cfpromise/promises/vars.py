@@ -32,7 +32,22 @@ def convert(type_: str, value: Any) -> Any:
         return None
     if isinstance(value, (list, dict)):
         return None
-    return as_text(value)
+    text = as_text(value)
+    if type_ in ("int", "real") and "$(" not in text and "${" not in text:
+        return normalize_number(type_, text)
+    return text
+
+
+def normalize_number(type_: str, text: str) -> str | None:
+    """cf-agent stores an int as its value in digits (``42k`` -> ``42000``) and a real
+    as ``%f`` text; None when the text is not a number of that type."""
+    from cfpromise.schema.values import ValueError_, parse_int, parse_real
+    try:
+        if type_ == "int":
+            return str(parse_int(text.strip()))
+        return f"{parse_real(text.strip()):f}"
+    except ValueError_:
+        return None
 
 
 def meta_tags(step: Step) -> tuple[str, ...]:
@@ -73,7 +88,8 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
                          f"'{as_text(value)}'")
     converted = convert(type_c.lval, value)
     if converted is None:
-        step.log("error", f"Value of type {type_c.lval} expected (in {step.where()})")
+        step.log("error", f"Variable '{step.promiser}': '{as_text(value)}' is not a valid "
+                          f"{type_c.lval} value (in {step.where()})")
         return Outcome.SKIPPED
     name = step.promiser
     run = step.run

@@ -34,7 +34,7 @@ def parse_int(text: str) -> int:
     m = _INT_RE.fullmatch(text)
     if not m:
         raise ValueError_(f"Failed to parse integer number: {text}")
-    value, rest = int(m.group(1)), m.group(2)
+    value, rest = int(m.group(1)), m.group(2).rstrip()
     if not rest:
         return value
     if rest in _INT_SUFFIX:
@@ -50,7 +50,7 @@ def parse_real(text: str) -> float:
     m = re.fullmatch(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(.*)", text, re.S)
     if not m:
         raise ValueError_(f"Failed to parse real number: {text}")
-    value, rest = float(m.group(1)), m.group(2)
+    value, rest = float(m.group(1)), m.group(2).rstrip()
     if not rest:
         return value
     if rest in _INT_SUFFIX:
