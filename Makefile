@@ -5,20 +5,25 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: install run test conformance conformance-update bench clean
+.PHONY: install compile run test conformance conformance-update bench clean
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat
+	$(BIN)/python -m compileall -q cfpromise
 	touch $(STAMP)
 
 install: $(STAMP)
 
+# Byte-compile once so that start-up does not compile (PYTHONDONTWRITEBYTECODE may be set).
+compile: $(STAMP)
+	$(BIN)/python -m compileall -q cfpromise
+
 # Run the agent on the shipped default policy, against the embedded default workdir.
-run: $(STAMP)
+run: $(STAMP) compile
 	$(BIN)/cf-lite-agent -I -f $(CURDIR)/policy/promises.cf
 
-test: $(STAMP)
+test: $(STAMP) compile
 	$(BIN)/python -m pytest
 
 # CFEngine's acceptance suite against cf-lite (ARGS=10_files, ARGS=--reference, ...).

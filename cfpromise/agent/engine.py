@@ -214,6 +214,12 @@ class Agent:
                 continue
             frame.this = dict(base_this)
             ev = RvalEvaluator(ctx, bindings)
+            with_c = promise.get("with")
+            frame.extra = {}
+            if with_c is not None:
+                value = ev.value(with_c.rval)
+                if value is not UNRESOLVED:
+                    frame.extra = {"with": Variable("string", as_text(value))}
             promiser = ev.text(promise.promiser)
             frame.this["promiser"] = promiser
             frame.promiser = promiser
@@ -291,6 +297,11 @@ class Agent:
         for handle in handles:
             outcome = self.handles.get(handle)
             if outcome is None:
+                if run.pass_no == PASSES and run.types is None:
+                    step = _SkippedStep(run, promise, ev.text(promise.promiser))
+                    self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1
+                    for observer in self.observers:
+                        observer.promise_waiting(self, step, handle)
                 return True
             if outcome.not_kept:
                 promiser = ev.text(promise.promiser)

@@ -109,44 +109,58 @@ def _coord(path: str) -> Any:
 
 
 def load(agent: Any) -> None:
-    """Parse the entry file and everything it includes into ``agent``."""
+    """Parse the entry file and everything it includes into ``agent``.
+
+    Relative inputs are looked up in the entry file's directory (as cf-agent does,
+    whichever file names them).  An input that does not resolve yet is retried
+    after more files (and their common bundles) are loaded; one that never
+    resolves is an error."""
     entry = agent.options.file
+    base = os.path.dirname(entry)
     first = _read(agent, entry, entry=True)
     agent.add_policy(first)
     seen = {os.path.realpath(entry)}
-    queue: list[tuple[str, ast.Policy]] = [(entry, first)]
-    extra = augments.load(agent, entry)
+    queue: list[ast.Policy] = [first]
+    pending: list[tuple[ast.Rval, str]] = [(ast.Scalar(n), entry) for n in augments.load(agent, entry)]
     missing: list[Diagnostic] = []
-    while queue:
-        path, policy = queue.pop(0)
-        for bundle in policy.bundles:
-            if bundle.type == "common":
-                agent.run_bundle(bundle, [], types=PRE_EVALUATION)
-        names: list[tuple[str, Any]] = [(n, None) for n in extra] if path == entry else []
-        for rval in input_rvals(policy):
+    progress = True
+    while queue or (pending and progress):
+        if queue:
+            policy = queue.pop(0)
+            for bundle in policy.bundles:
+                if bundle.type == "common":
+                    agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+            pending += [(rval, policy.path) for rval in input_rvals(policy)]
+        still: list[tuple[ast.Rval, str]] = []
+        progress = False
+        for rval, naming in pending:
             ev = RvalEvaluator(agent.ctx)
             value = ev.value(rval, want_list=True)
             items = value if isinstance(value, list) else [value]
-            names += [(n, rval) for n in items if isinstance(n, str)]
-        directory = os.path.dirname(path)
-        for name, rval in names:
-            if "$(" in name or "${" in name or "@(" in name:
+            names = [n for n in items if isinstance(n, str)]
+            if value is UNRESOLVED or any("$(" in n or "${" in n or "@(" in n for n in names):
+                still.append((rval, naming))
                 continue
-            full = name if os.path.isabs(name) else os.path.join(directory, name)
-            real = os.path.realpath(full)
-            if real in seen:
-                continue
-            seen.add(real)
-            if not os.path.isfile(full):
-                if agent.control_flag("ignore_missing_inputs"):
+            progress = True
+            for name in names:
+                full = name if os.path.isabs(name) else os.path.join(base, name)
+                real = os.path.realpath(full)
+                if real in seen:
                     continue
-                coord = rval.coord if rval is not None else _coord(path)
-                missing.append(Diagnostic(coord, f"Can't stat file '{full}' for parsing. "
-                                                 "(stat: No such file or directory)"))
-                continue
-            included = _read(agent, full)
-            agent.add_policy(included)
-            queue.append((full, included))
+                seen.add(real)
+                if not os.path.isfile(full):
+                    if not agent.control_flag("ignore_missing_inputs"):
+                        missing.append(Diagnostic(rval.coord if rval.coord.line else _coord(naming),
+                                                  f"Can't stat file '{full}' for parsing. "
+                                                  "(stat: No such file or directory)"))
+                    continue
+                included = _read(agent, full)
+                agent.add_policy(included)
+                queue.append(included)
+        pending = still
+    for rval, naming in pending:
+        missing.append(Diagnostic(rval.coord if rval.coord.line else _coord(naming),
+                                  "Unresolved variable in input list: the input cannot be found"))
     if missing:
         raise LoadError(missing)
     problems = policy_diagnostics(agent.policy)
@@ -232,6 +246,9 @@ def run_agent(agent: Any) -> int:
         print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     control_bodies(agent)
+    from cfpromise.schema.depends import check_dependencies
+    for d in check_dependencies(agent.policy, severity="warning"):
+        agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")
     sequence = bundlesequence(agent)
     missing = [name for name, _ in sequence if agent.find_bundle(name, "default") is None]
     if missing and not agent.control_flag("ignore_missing_bundles"):

@@ -25,6 +25,10 @@ class Observer:
         promiser, handle, run.pass_no and run.bundle; ``changes`` lists what changed
         (as handlers noted it through AgentServices.note_change)."""
 
+    def promise_waiting(self, agent: Any, step: Any, handle: str) -> None:
+        """A promise ended its bundle call's last pass still waiting for ``handle``,
+        which has no outcome (no promise with that handle ran)."""
+
     def promise_skipped(self, agent: Any, step: Any, reason: str) -> None:
         """A promise was not actuated for a reason worth reporting (a failed dependency)."""
 

@@ -1,14 +1,31 @@
-"""cf-lite-agent: run policy, as cf-agent does (command line only; the work is in cfpromise.agent)."""
+"""cf-lite-agent: run policy, as cf-agent does (command line only; the work is in cfpromise.agent).
+
+Beyond cf-agent's options, ordering and outcomes made visible:
+
+    --graph[=dot|json]      print the plan of the bundlesequence and exit (cfpromise.agent.plan)
+    --report json[=FILE]    JSON record of every promise and a summary, written to FILE or
+                            WORKDIR/outputs/report.json (never stdout, where R: lines go)
+    --summary               one summary line at the end (default when stdout is a terminal)
+    --timing                the slowest promises and bundles at the end
+    -t, --timing-output     cf-agent's T: timing lines (verbose mode)
+    --detailed-exitcodes    0 no change, 2 changes, 4 failures, 6 both (1 fatal, 6 abort kept)
+"""
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cfpromise.agent.runreport import RunRecorder
 
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="cf-lite-agent",
-                                 description="Run CFEngine 3 policy and converge the host.")
+                                 description="Run CFEngine 3 policy and converge the host.",
+                                 epilog=__doc__.split("\n\n", 1)[1],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-f", "--file", help="policy file (a bare name is looked up in WORKDIR/inputs)")
     ap.add_argument("-b", "--bundlesequence", action="append", help="bundles to run, comma separated")
     ap.add_argument("-D", "--define", action="append", default=[], help="classes to define")
@@ -24,8 +41,28 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("-w", "--workdir", help="the work directory")
     ap.add_argument("--show-evaluated-classes", nargs="?", const=".*", metavar="REGEX")
     ap.add_argument("--show-evaluated-vars", nargs="?", const=".*", metavar="REGEX")
+    ap.add_argument("-t", "--timing-output", action="store_true",
+                    help="timing information on the console in verbose mode (as cf-agent)")
     ap.add_argument("-V", "--version", action="store_true")
+    ap.add_argument("--graph", nargs="?", const="dot", choices=("dot", "json"),
+                    help="print the plan (Graphviz dot, or JSON) and exit without running")
+    ap.add_argument("--report", nargs="?", const="json", type=_report_spec, metavar="json[=FILE]",
+                    help="write a JSON run report to FILE (default WORKDIR/outputs/report.json)")
+    ap.add_argument("--summary", action="store_true",
+                    help="end with a summary line (the default when stdout is a terminal)")
+    ap.add_argument("--timing", action="store_true",
+                    help="end with the slowest promises and bundles")
+    ap.add_argument("--detailed-exitcodes", action="store_true",
+                    help="exit 0 no change, 2 changes, 4 failures, 6 both")
     return ap
+
+
+def _report_spec(text: str) -> str:
+    """``json`` or ``json=FILE`` -> FILE, or "" for the default place."""
+    fmt, _, path = text.partition("=")
+    if fmt != "json":
+        raise argparse.ArgumentTypeError(f"unknown report format '{fmt}' (json[=FILE])")
+    return path
 
 
 def default_workdir() -> str:
@@ -62,10 +99,28 @@ def main(argv: list[str] | None = None) -> int:
               "(stat: No such file or directory)", file=sys.stderr)
         return 1
     out = Output(level, args.timestamp)
+    agent = Agent(options, out)
     try:
-        return Agent(options, out).run()
+        if args.graph:
+            from cfpromise.agent.plan import agent_graph
+            return agent_graph(agent, args.graph)
+        agent.observers.append(_recorder(args, workdir))
+        return agent.run()
     finally:
         out.flush()
+
+
+def _recorder(args: argparse.Namespace, workdir: str) -> RunRecorder:
+    """The observer behind --report, --summary, --timing, -t and --detailed-exitcodes; always
+    installed, so that promises waiting for ever are told."""
+    from cfpromise.agent.runreport import (ReportOptions, RunRecorder, default_report_path,
+                                           stdout_is_terminal)
+    report = None
+    if args.report is not None:
+        report = args.report or default_report_path(workdir)
+    return RunRecorder(ReportOptions(
+        report=report, summary=args.summary or stdout_is_terminal(), timing=args.timing,
+        timing_output=args.timing_output, detailed_exitcodes=args.detailed_exitcodes))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,12 @@
     cf-lite-promises -p json -f FILE    the parsed file as cf-promises -p json prints it
     cf-lite-promises -p cf -f FILE      the canonical layout (a formatter)
     cf-lite-promises -s json            the language description
+    cf-lite-promises --graph[=dot|json] -f FILE
+                                        the plan: bundlesequence, normal order, calls and
+                                        depends_on edges (see cfpromise.agent.plan)
+
+-c also checks depends_on: a handle no promise defines, dependency cycles
+(see cfpromise.schema.depends).
 """
 from __future__ import annotations
 
@@ -28,6 +34,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="print the parsed policy file")
     ap.add_argument("-s", "--syntax-description", choices=("json",),
                     help="print the language description")
+    ap.add_argument("--graph", nargs="?", const="dot", choices=("dot", "json"),
+                    help="print the plan of the bundlesequence (Graphviz dot, or JSON)")
     ap.add_argument("-I", "--inform", action="store_true", help="report what is checked")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("-w", "--workdir", help="the work directory")
@@ -82,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     errors = list(loaded.errors)
     if not loaded.unresolved:
         errors += (lint_diagnostics if args.full else policy_diagnostics)(loaded.policy)
+    if args.full:
+        from cfpromise.schema.depends import check_dependencies
+        errors += check_dependencies(loaded.policy, complete=not loaded.unresolved)
     elif args.full or args.inform:
         for filename, rval in loaded.unresolved:
             print(f"   info: {filename}: inputs not resolvable without evaluation; "
@@ -90,7 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         _report(errors)
         print("   error: Policy failed validation", file=sys.stderr)
         return EXIT_ERROR
-    if args.policy_output_format == "json":
+    if args.graph:
+        from cfpromise.agent.plan import build_plan, render
+        plan = build_plan(loaded.policy, path=path, unresolved=loaded.unresolved)
+        sys.stdout.write(render(plan, args.graph))
+    elif args.policy_output_format == "json":
         from cfpromise.syntax import jsonout
         sys.stdout.write(jsonout.dumps(loaded.entry))
     elif args.policy_output_format == "cf":

@@ -603,6 +603,9 @@ def verify_commands(run: PromiseRun) -> Outcome:
         outcome = Outcome.TIMEOUT if result.timed_out else Outcome.FAILED
     else:
         outcome = returncode_outcome(run, result.returncode, spec.inform)
+    if outcome is not Outcome.KEPT:
+        agent.note_change(run, kind="command", command=spec.cmdline,
+                          exit_code=result.returncode, timed_out=result.timed_out)
     quoted.finish(spec.cmdline)
     agent.log(progress, f"Completed execution of '{spec.cmdline}'")
     return outcome

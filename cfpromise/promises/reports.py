@@ -1,5 +1,7 @@
 """reports promises: ``R: text`` lines, report_to_file, printfile, bundle return values.
 
+A printed report counts as kept, as in cf-agent (it sets promise_kept classes).
+
 A report still holding unresolved variables waits; in the last pass it is
 printed as written (as cf-agent does).
 """
@@ -23,7 +25,7 @@ def evaluate(step: Step) -> Outcome | None:
     index = attributes.get("bundle_return_value_index")
     if isinstance(index, str):
         step.run.return_values[index] = text
-        return Outcome.REPAIRED
+        return Outcome.KEPT
     target = attributes.get("report_to_file")
     lines = [text]
     printfile = attributes.get("printfile") or {}
@@ -37,10 +39,10 @@ def evaluate(step: Step) -> Outcome | None:
         except OSError as exc:
             step.log("error", f"Could not write report to '{target}': {exc.strerror}")
             return Outcome.FAILED
-        return Outcome.REPAIRED
+        return Outcome.KEPT
     for line in lines:
         step.agent.out.report(line)
-    return Outcome.REPAIRED
+    return Outcome.KEPT
 
 
 def _file_lines(step: Step, path: str, count: object) -> list[str]:

@@ -1,7 +1,7 @@
 """Load a policy and everything it includes: the entry file, then its ``inputs``.
 
 Inputs come from ``body common control`` and ``body file control``; a relative
-input is looked up beside the file that names it (CFEngine's rule), each file
+input is looked up in the entry file's directory (CFEngine's rule), each file
 is read once however often it is named, and the files are parsed in the order
 they are found (breadth first, as CFEngine does).  Input lists usually hold
 variables (``"$(sys.libdir)/stdlib.cf"``, ``@(def.augments_inputs)``): the
@@ -73,16 +73,17 @@ def load(entry: str, expand: Expander = literal_inputs, validate: bool = True,
         result.errors += diagnostics(entry_policy, entry=True)
     seen = {os.path.realpath(entry)}
     queue = [(entry, entry_policy)]
+    base = os.path.dirname(os.path.abspath(entry))     # relative inputs: the entry's directory
     while queue:
         filename, policy = queue.pop(0)
-        directory = os.path.dirname(os.path.abspath(filename))
+        directory = os.path.dirname(os.path.abspath(filename))   # for $(this.promise_dirname)
         for rval in input_rvals(policy):
             names = expand(rval, directory, filename)
             if names is None:
                 result.unresolved.append((filename, rval))
                 continue
             for name in names:
-                path = resolve_path(name, directory)
+                path = resolve_path(name, base)
                 real = os.path.realpath(path)
                 if real in seen:
                     continue

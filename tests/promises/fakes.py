@@ -27,6 +27,7 @@ class FakeAgent:
     undefined: list[tuple[str, str]] = attrs.field(factory=list)
     variables: dict[str, tuple[str, Any, tuple[str, ...]]] = attrs.field(factory=dict)
     results: list[Outcome] = attrs.field(factory=list)
+    changes: list[dict[str, Any]] = attrs.field(factory=list)
 
     def log(self, level: str, message: str) -> None:
         self.logs.append((level, message))
@@ -53,6 +54,9 @@ class FakeAgent:
 
     def state_path(self, *parts: str) -> str:
         return "/".join((self.workdir, "state", *parts))
+
+    def note_change(self, run: PromiseRun, **info: object) -> None:
+        self.changes.append(dict(info))
 
     def record_result(self, run: PromiseRun, outcome: Outcome) -> None:
         self.results.append(outcome)

@@ -23,6 +23,18 @@ function is registered with ``unresolved_ok=True`` (``isvariable``, ...) or
 
 Errors: raise :class:`FunctionError` with CFEngine's message; the evaluator
 logs it against the promise and leaves the variable/class undefined.
+:class:`Unresolved` (a FunctionError) means "not yet": a lazy or
+``unresolved_ok`` built-in met a reference that does not resolve, so the
+promise should simply wait for a later pass, as with an unresolved argument.
+
+Text is ``str``; byte-oriented built-ins (string_reverse of ``"é"``...) may
+return text that is not valid UTF-8, carried as ``surrogateescape``
+surrogates: write such values out with ``errors="surrogateescape"``.  Data
+containers parsed from text keep a real number's text (a float subclass,
+:class:`cfpromise.eval.functions.jsondata.Real`); built-ins that read a data
+*variable* copy it first (``jsondata.copy``), as CFEngine does, after which
+reals print as ``%.4f``.  A container in a string context is
+``jsondata.dumps(value, pretty=False)``.
 Signatures (argument count and types, return type) come from the schema
 (``cfpromise/data/syntax.json``); the registry must cover every function there.
 """
@@ -132,6 +144,13 @@ class FunctionContext(Protocol):
     def dry_run(self) -> bool:
         """``-n``: functions with side effects on the host must not act."""
 
+    @property
+    def simulate(self) -> bool:
+        """``--simulate=diff|manifest``: cf-agent 3.21 does not call the unsafe
+        functions (execresult, execresult_as_data, returnszero, usemodule) at
+        all in this mode, while under ``-n`` (dry_run) it does call them.
+        Built-ins read it with ``getattr(ctx, "simulate", False)``."""
+
     def bundles(self) -> Iterable[tuple[str, str, str, tuple[str, ...]]]:
         """Every bundle as (namespace, name, type, meta tags) for bundlesmatching."""
 
@@ -152,10 +171,13 @@ class Builtin(NamedTuple):
 
 
 class Registry:
-    """Name -> Builtin.  One instance, filled by the family modules on import."""
+    """Name -> Builtin.  Filled by the family modules as they are imported; with an
+    ``index`` (function name -> family module) a family is imported the first time
+    one of its functions is asked for, so a run pays only for what its policy calls."""
 
     def __init__(self) -> None:
         self.table: dict[str, Builtin] = {}
+        self.index: dict[str, str] = {}
 
     def add(self, fn: Builtin) -> None:
         if fn.name in self.table:
@@ -163,7 +185,12 @@ class Registry:
         self.table[fn.name] = fn
 
     def get(self, name: str) -> Builtin | None:
-        return self.table.get(name)
+        found = self.table.get(name)
+        if found is None and name in self.index:
+            import importlib
+            importlib.import_module(self.index[name])
+            found = self.table.get(name)
+        return found
 
 
 REGISTRY = Registry()

@@ -1,0 +1,289 @@
+"""Built-ins about classes, variables, bundles and the call stack.
+
+Class arguments of ``and``/``or``/``not``/``ifelse`` are class *expressions*
+(CFEngine's IsDefinedClass); a nested class-returning call arrives as
+``any``/``!any``.  Regular expressions match CFEngine style (first match must
+cover the whole name, see :mod:`.pcre`); class names are matched as CFEngine
+prints them (``name``, or ``ns:name`` outside the default namespace), variable
+names fully qualified (``default:bundle.var[index]``), bundle names as
+``ns:bundle``.  Tag regexes select entries having at least one matching tag.
+
+``ifelse`` is registered ``unresolved_ok``: like cf-agent it is evaluated with
+unresolved arguments only in the ``ifelse(isvariable("x"), $(x), "default")``
+shape (three arguments, the first false, the last resolved); otherwise it
+raises :class:`.api.Unresolved` so the promise waits for a later pass.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from cfpromise.eval.canon import canonify
+from cfpromise.eval.functions import jsondata, pcre
+from cfpromise.eval.functions.api import (
+    FunctionContext, FunctionError, Unresolved, Value, builtin)
+from cfpromise.eval.functions.common import (
+    argv, flat_args, split_ref, var_to_json)
+from cfpromise.eval.functions.lists import string_hash
+
+_UNRESOLVED = re.compile(r"[$@][({]")
+
+
+def _defined(ctx: FunctionContext, expr: str) -> bool:
+    """CFEngine's IsDefinedClass: a class expression in the current context."""
+    if expr in ("any", "!any"):
+        return expr == "any"
+    return bool(ctx.eval_class_expr(expr))
+
+
+@builtin("and")
+def and_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    return all(_defined(ctx, a) for a in flat_args("and", args))
+
+
+@builtin("or")
+def or_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    return any(_defined(ctx, a) for a in flat_args("or", args))
+
+
+@builtin("not")
+def not_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    (expr,) = argv("not", args, 1)
+    return not _defined(ctx, expr)
+
+
+@builtin("classify")
+def classify(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    (text,) = argv("classify", args, 1)
+    return _defined(ctx, canonify(text))
+
+
+@builtin("ifelse", unresolved_ok=True)
+def ifelse(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    # an argument the evaluator could not resolve at all may come as None
+    values = flat_args("ifelse", ["$(unresolved)" if a is None else a for a in args])
+    if len(values) % 2 == 0:
+        raise FunctionError("in built-in FnCall ifelse: even number of arguments")
+    pending = [bool(_UNRESOLVED.search(v)) for v in values]
+    if any(pending) and not (len(values) == 3 and values[0] == "!any" and not pending[2]):
+        raise Unresolved("ifelse: arguments contain unresolved variables")
+    for i in range(0, len(values) - 1, 2):
+        if _defined(ctx, values[i]):
+            return values[i + 1]
+    return values[-1]
+
+
+@builtin("isvariable", unresolved_ok=True)
+def isvariable(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    (name,) = argv("isvariable", args, 1)
+    return ctx.lookup(name) is not None
+
+
+# ---------------------------------------------------------------------------
+# Matching classes, variables, bundles
+
+
+def _tags_match(tags: Sequence[str], tag_regexes: Sequence[str]) -> bool:
+    if not tag_regexes:
+        return True
+    compiled = [pcre.compile_regex(t) for t in tag_regexes]
+    return any(pcre.full_match(rx, tag) for tag in tags for rx in compiled)
+
+
+def _class_display(name: str) -> str:
+    return name[len("default:"):] if name.startswith("default:") else name
+
+
+def matching_classes(ctx: FunctionContext, fn: str, args: Sequence[Value]) -> list[str]:
+    """Names of the defined classes matching ``args[0]`` and tag regexes."""
+    values = flat_args(fn, args)
+    if not values:
+        raise FunctionError(f"Function '{fn}' requires at least one argument")
+    rx = pcre.compile_regex(values[0])
+    out: list[str] = []
+    for name, tags in ctx.classes():
+        shown = _class_display(name)
+        if pcre.full_match(rx, shown) and _tags_match(tags, values[1:]):
+            out.append(shown)
+    return out
+
+
+@builtin("classesmatching")
+def classesmatching(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    return matching_classes(ctx, "classesmatching", args)
+
+
+@builtin("classmatch")
+def classmatch(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    return bool(matching_classes(ctx, "classmatch", args))
+
+
+@builtin("countclassesmatching")
+def countclassesmatching(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    return str(len(matching_classes(ctx, "countclassesmatching", args)))
+
+
+def _matching_variables(ctx: FunctionContext, fn: str, args: Sequence[Value]) -> list[str]:
+    values = flat_args(fn, args)
+    if not values:
+        raise FunctionError(f"Function '{fn}' requires at least one argument")
+    rx = pcre.compile_regex(values[0])
+    out: list[str] = []
+    for name, var in ctx.variables():
+        if pcre.full_match(rx, name) and _tags_match(var.tags, values[1:]):
+            out.append(name)
+    return out
+
+
+@builtin("variablesmatching")
+def variablesmatching(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    return _matching_variables(ctx, "variablesmatching", args)
+
+
+@builtin("variablesmatching_as_data")
+def variablesmatching_as_data(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    out: dict[str, Any] = {}
+    for name in _matching_variables(ctx, "variablesmatching_as_data", args):
+        value = var_to_json(ctx, name, True)
+        out[name] = "" if value is None else value
+    return out
+
+
+@builtin("bundlesmatching")
+def bundlesmatching(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    values = flat_args("bundlesmatching", args)
+    if not values:
+        raise FunctionError("Function 'bundlesmatching' requires at least one argument")
+    rx = pcre.compile_regex(values[0])
+    out: list[str] = []
+    for ns, name, _type, tags in ctx.bundles():
+        qualified = f"{ns}:{name}"
+        if not pcre.full_match(rx, qualified):
+            continue
+        if len(values) > 1:
+            # cf-agent 3.21's RlistMatchesRegexRlist checks the first tag regex
+            # once per tag regex given, so only the first one counts
+            split_tags = [t for tag in tags for t in tag.split(",")]
+            if not split_tags or not _tags_match(split_tags, values[1:2]):
+                continue
+        out.append(qualified)
+    return out
+
+
+def _keyed(tags: Sequence[str], key: str | None) -> list[str]:
+    if key is None:
+        return list(tags)
+    prefix = key + "="
+    return [t[len(prefix):] for t in tags if t.startswith(prefix)]
+
+
+@builtin("getclassmetatags")
+def getclassmetatags(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    values = argv("getclassmetatags", args, 1, 2)
+    wanted = values[0] if ":" in values[0] else f"default:{values[0]}"
+    for name, tags in ctx.classes():
+        if name == values[0] or name == wanted:
+            return _keyed(tags, values[1] if len(values) > 1 else None)
+    raise FunctionError(f"getclassmetatags found class {values[0]} without a tagset")
+
+
+@builtin("getvariablemetatags")
+def getvariablemetatags(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    values = argv("getvariablemetatags", args, 1, 2)
+    var = ctx.lookup(values[0])
+    if var is None:
+        raise FunctionError(f"getvariablemetatags found variable {values[0]} without a tagset")
+    return _keyed(var.tags, values[1] if len(values) > 1 else None)
+
+
+@builtin("splayclass")
+def splayclass(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    """True when the current 5-minute slot is the one ``text`` hashes to."""
+    text, policy = argv("splayclass", args, 2)
+    slot_hash = string_hash(text, 0) & 8191
+    if policy == "hourly":
+        slot = slot_hash * 12 // 8192
+        name = f"Min{slot * 5:02d}_{(slot + 1) * 5 % 60:02d}"
+    else:
+        dayslot = slot_hash * 12 * 24 // 8192
+        hour, slot = divmod(dayslot, 12)
+        name = f"Min{slot * 5:02d}_{(slot + 1) * 5 % 60:02d}.Hr{hour:02d}"
+    return _defined(ctx, name)
+
+
+# ---------------------------------------------------------------------------
+# State snapshots and the call stack
+
+
+def _scope_key(full_name: str) -> tuple[str, str]:
+    """``ns:bundle.lval[i]`` -> (``bundle`` or ``ns:bundle``, ``lval[i]``)."""
+    ns, scope, lval, indices = split_ref(full_name)
+    key = scope or ""
+    if ns and ns != "default":
+        key = f"{ns}:{key}"
+    return key, lval + "".join(f"[{i}]" for i in indices)
+
+
+def template_data(ctx: FunctionContext, bundle: str | None) -> dict[str, Any]:
+    """CFEngine's DefaultTemplateData: ``{"classes": {...}, "vars": {...}}`` or,
+    for one bundle, just that bundle's variables."""
+    result: dict[str, Any] = {}
+    vars_out: dict[str, Any] = {}
+    if bundle is None:
+        result["classes"] = {_class_display(name): True for name, _tags in ctx.classes()}
+        result["vars"] = vars_out
+    for name, var in ctx.variables():
+        scope, lval = _scope_key(name)
+        if bundle is None:
+            target = vars_out.setdefault(scope, {})
+        elif scope == bundle:
+            target = result
+        else:
+            continue
+        if var.type == "data":
+            target[lval] = jsondata.copy(var.value)
+        elif isinstance(var.value, list):
+            target[lval] = [str(v) for v in var.value]
+        else:
+            target[lval] = str(var.value)
+    return result
+
+
+@builtin("datastate")
+def datastate(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    argv("datastate", args, 0)
+    return template_data(ctx, None)
+
+
+@builtin("bundlestate")
+def bundlestate(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    (bundle,) = argv("bundlestate", args, 1)
+    state = template_data(ctx, bundle)
+    if not state:
+        raise FunctionError(f"Function 'bundlestate': no variables in bundle '{bundle}'")
+    return state
+
+
+@builtin("callstack_callers")
+def callstack_callers(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    """The call stack as data, innermost last (frames as the engine gives them)."""
+    argv("callstack_callers", args, 0)
+    return jsondata.copy(list(ctx.callstack()))
+
+
+@builtin("callstack_promisers")
+def callstack_promisers(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    """Promisers of the ``methods`` promises on the call stack, outermost first.
+
+    cf-agent's frames are ``bundle``, ``promise_type``, ``promise`` (with
+    ``promise_type`` and ``promiser``) and ``iteration`` frames.  A simpler
+    stack of bundle frames, each naming the promise being evaluated in it
+    (``promiser``), is understood too: every bundle but the innermost is then
+    being evaluated by the methods promise that called the next one."""
+    argv("callstack_promisers", args, 0)
+    frames = ctx.callstack()
+    if any("promise_type" in f for f in frames):
+        return [str(f.get("promiser", "")) for f in frames
+                if f.get("type") == "promise" and f.get("promise_type") == "methods"]
+    bundles = [f for f in frames if f.get("type") == "bundle"]
+    return [str(f.get("promiser", "")) for f in bundles[:-1]]

@@ -1,0 +1,399 @@
+"""Helpers shared by the built-in function families.
+
+* argument handling: :func:`argv` checks the argument count and turns scalar
+  positions into ``str`` (class results given as arguments become ``any`` /
+  ``!any`` as in CFEngine); :func:`int_arg` / :func:`int_from_string` and
+  :func:`double_from_string` reproduce CFEngine's ``IntFromString`` and
+  ``DoubleFromString`` (``k``/``K``/``m``/``M``/``g``/``G`` and ``%`` suffixes,
+  ``inf``, ``now``), :func:`boolean` its ``BooleanFromString``;
+* bytes: cf-agent works on C strings, so lengths, slicing, case changes and
+  regular expressions are byte based.  Text comes in as ``str`` and goes back
+  as ``str``; :func:`to_bytes` / :func:`to_text` use UTF-8 with
+  ``surrogateescape`` so that a result that is not valid UTF-8 (reversing
+  ``"é"``) round-trips unchanged;
+* collecting arguments: :func:`collect` is CFEngine's ``VarNameOrInlineToJson``
+  -- a list value, a data container, inline JSON (with bare variable
+  references), or the name of a variable (``x``, ``b.x``, ``@(x)``), where a
+  classic array ``x[k]`` is gathered into a JSON object;
+* JSON primitives: :func:`primitives` walks the top-level primitive values of a
+  container the way ``JsonIteratorNextValueByType(..., skip_null=true)`` does;
+* variable names: :func:`qualify` gives the ``ns:bundle.lval[i]`` form the
+  evaluator lists in :meth:`FunctionContext.variables`;
+* caching: :func:`cached` memoises a call in ``ctx.cache`` (execresult...).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterator, Sequence
+
+from cfpromise.eval.functions import jsondata
+from cfpromise.eval.functions.api import FunctionContext, FunctionError, Unresolved, Value
+
+CF_NOINT = -678
+CF_INFINITY = 999999999
+LONG_MAX = 2**63 - 1
+LONG_MIN = -(2**63)
+
+_BOOL_WORDS = ("true", "false", "yes", "no", "on", "off")
+_SUFFIX = {"k": 1000, "K": 1024, "m": 1000**2, "M": 1024**2, "g": 1000**3, "G": 1024**3}
+_INT_RE = re.compile(r"\s*([+-]?\d+)")
+_DOUBLE_RE = re.compile(
+    r"\s*([+-]?(?:0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)(?:p[+-]?\d+)?"
+    r"|(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf(?:inity)?|nan))", re.I)
+_VAR_REF = re.compile(r"^[$@][({](.*)[)}]$", re.S)
+
+
+# ---------------------------------------------------------------------------
+# Text as bytes
+
+
+def to_bytes(text: str) -> bytes:
+    """``text`` as the bytes cf-agent would hold (UTF-8, invalid bytes kept)."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def to_text(data: bytes) -> str:
+    """Bytes back to ``str``; bytes that are not UTF-8 survive as surrogates."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+# ---------------------------------------------------------------------------
+# Arguments
+
+
+def scalar(value: Value, fn: str, position: int) -> str:
+    """One scalar argument as text; a list or data container is an error."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "any" if value else "!any"
+    if isinstance(value, (int, float)):
+        return str(value)
+    kind = "a list" if isinstance(value, list) else "a data container"
+    raise FunctionError(f"Function '{fn}', argument {position + 1} must be a scalar, "
+                        f"got {kind}")
+
+
+def argv(fn: str, args: Sequence[Value], low: int, high: int | None = None,
+         raw: Sequence[int] = ()) -> list[Any]:
+    """Check the argument count (``low``..``high``, ``high=-1`` for no limit)
+    and return the arguments, as text except for the positions in ``raw``."""
+    high = low if high is None else high
+    if len(args) < low or (high >= 0 and len(args) > high):
+        expected = str(low) if high == low else (f"at least {low}" if high < 0
+                                                  else f"{low} to {high}")
+        raise FunctionError(f"Arguments to function '{fn}' do not tally. "
+                            f"Expected {expected} not {len(args)}")
+    return [a if i in raw else scalar(a, fn, i) for i, a in enumerate(args)]
+
+
+def flat_args(fn: str, args: Sequence[Value]) -> list[str]:
+    """Arguments of a variadic scalar function; list arguments are spliced in
+    (CFEngine expands ``and(@(list))`` into one argument per element)."""
+    out: list[str] = []
+    for i, a in enumerate(args):
+        if isinstance(a, list):
+            out.extend(scalar(x, fn, i) for x in a)
+        else:
+            out.append(scalar(a, fn, i))
+    return out
+
+
+def boolean(text: str) -> bool:
+    """CFEngine's BooleanFromString: false only for false/no/off (anything
+    that is not one of the six words counts as true)."""
+    return _BOOL_WORDS.index(text) % 2 == 0 if text in _BOOL_WORDS else True
+
+
+def int_from_string(text: str, now: int | None = None) -> int:
+    """CFEngine's IntFromString: the leading integer of ``text`` (``CF_NOINT``,
+    -678, when there is none); ``inf`` is 999999999, a k/K/m/M/g/G suffix
+    scales, ``N%`` is ``-N``; the suffix only counts when nothing follows it."""
+    if text == "inf":
+        return CF_INFINITY
+    if text == "now":
+        import time
+        return int(time.time()) if now is None else now
+    m = _INT_RE.match(text)
+    if not m:
+        return CF_NOINT
+    value = int(m.group(1))
+    rest = text[m.end(1):]
+    if rest and not rest[1:].strip():
+        suffix = rest[0]
+        if suffix in _SUFFIX:
+            value *= _SUFFIX[suffix]
+        elif suffix == "%":
+            if value < 0 or value > 100:
+                return CF_NOINT
+            value = -value
+    return max(LONG_MIN, min(LONG_MAX, value))
+
+
+def int_arg(text: str) -> int:
+    """An int argument: IntFromString, with CF_NOINT for junk (as cf-agent)."""
+    return int_from_string(text)
+
+
+def c_double(text: str) -> float | None:
+    """``sscanf(text, "%lf")``: the leading number of ``text``, or None."""
+    m = _DOUBLE_RE.match(text)
+    if not m:
+        return None
+    return _to_float(m.group(1))
+
+
+def _to_float(text: str) -> float:
+    if "x" in text or "X" in text:
+        sign = -1.0 if text.startswith("-") else 1.0
+        body = text.lstrip("+-")
+        if "p" not in body.lower():
+            body += "p0"
+        return sign * float.fromhex(body)
+    return float(text)
+
+
+def double_from_string(text: str) -> float | None:
+    """CFEngine's DoubleFromString: None when ``text`` is not a real number."""
+    m = _DOUBLE_RE.match(text)
+    if not m:
+        return None
+    value = _to_float(m.group(1))
+    rest = text[m.end():]
+    if not rest:
+        return value
+    quant, tail = rest[0], rest[1:]
+    if tail.strip():
+        return None
+    if quant in _SUFFIX:
+        return value * _SUFFIX[quant]
+    if quant == "%":
+        return None if value < 0 or value > 100 else -value
+    return value
+
+
+def fmt_real(value: float) -> str:
+    """``printf("%lf")``: six decimals, ``inf``/``-inf``/``nan``/``-nan`` as glibc."""
+    import math
+    if math.isnan(value):
+        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return "%f" % value
+
+
+# ---------------------------------------------------------------------------
+# Variable names
+
+
+def split_ref(name: str) -> tuple[str | None, str | None, str, list[str]]:
+    """``ns:scope.lval[i][j]`` -> (ns, scope, lval, [i, j]); missing parts None."""
+    ns = scope = None
+    base, indices = name, []
+    bracket = name.find("[")
+    if bracket >= 0:
+        base, rest = name[:bracket], name[bracket:]
+        indices = _split_indices(rest)
+    if ":" in base:
+        ns, base = base.split(":", 1)
+    if "." in base:
+        scope, base = base.split(".", 1)
+    return ns, scope, base, indices
+
+
+def _split_indices(text: str) -> list[str]:
+    out: list[str] = []
+    depth, cur = 0, []
+    for ch in text:
+        if ch == "[":
+            if depth:
+                cur.append(ch)
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth:
+                cur.append(ch)
+            else:
+                out.append("".join(cur))
+                cur = []
+        elif depth:
+            cur.append(ch)
+    return out
+
+
+def qualify(ctx: FunctionContext, name: str) -> str:
+    """The fully qualified form ``ns:bundle.lval[i]...`` of a variable reference
+    made in the calling bundle."""
+    ns, scope, lval, indices = split_ref(name)
+    if scope is None:
+        ns, scope = ns or ctx.namespace, ctx.bundle_name
+    elif ns is None:
+        ns = "default"
+    return f"{ns}:{scope}.{lval}" + "".join(f"[{i}]" for i in indices)
+
+
+def naked(text: str) -> str:
+    """``@(x)`` / ``${x}`` -> ``x``; anything else unchanged."""
+    m = _VAR_REF.match(text)
+    return m.group(1) if m else text
+
+
+# ---------------------------------------------------------------------------
+# Collecting arguments (VarNameOrInlineToJson)
+
+
+def var_to_json(ctx: FunctionContext, name: str, allow_scalars: bool) -> Any | None:
+    """The JSON form of the variable ``name``: a list becomes an array, a data
+    container is copied, a scalar is a JSON string when ``allow_scalars``;
+    otherwise the classic array ``name[...]`` is gathered into an object.
+    None when nothing is found."""
+    var = ctx.lookup(name)
+    if var is not None:
+        if var.type in ("slist", "ilist", "rlist") or isinstance(var.value, list) \
+                and var.type != "data":
+            return [scalar(v, "collect", 0) for v in var.value]
+        if var.type == "data":
+            return jsondata.copy(var.value)
+        if allow_scalars:
+            return scalar(var.value, "collect", 0)
+    return gather_array(ctx, name)
+
+
+def gather_array(ctx: FunctionContext, name: str) -> dict[str, Any] | None:
+    """Entries ``name[k]...`` of a classic array as a (nested) JSON object."""
+    base = qualify(ctx, name)
+    prefix = base + "["
+    result: dict[str, Any] = {}
+    for full, var in ctx.variables():
+        if not full.startswith(prefix):
+            continue
+        keys = _split_indices(full[len(base):])
+        if not keys:
+            continue
+        holder: dict[str, Any] = result
+        for key in keys[:-1]:
+            child = holder.get(key)
+            if not isinstance(child, dict):
+                child = {}
+                holder[key] = child
+            holder = child
+        last = keys[-1]
+        if var.type in ("slist", "ilist", "rlist"):
+            holder[last] = [scalar(v, "collect", 0) for v in var.value]
+        elif var.type == "data":
+            holder[last] = jsondata.copy(var.value)
+        elif isinstance(holder.get(last), (dict, list)):
+            ctx.log("warning", f"Not replacing the container '{last}' with a "
+                    f"non-container value '{var.value}'")
+        else:
+            holder[last] = scalar(var.value, "collect", 0)
+    return result or None
+
+
+def collect(ctx: FunctionContext, value: Value, allow_scalars: bool = False) -> Any | None:
+    """A collecting argument as JSON (CFEngine's VarNameOrInlineToJson): a list
+    value, a data container, inline JSON or a variable name.  None if it does
+    not resolve."""
+    if isinstance(value, list):
+        return [scalar(v, "collect", 0) for v in value]
+    if isinstance(value, dict):
+        return value
+    if value is None:
+        return None
+    text = scalar(value, "collect", 0)
+    try:
+        parsed = jsondata.loads(text, lookup=lambda ref: var_to_json(ctx, ref, True))
+    except jsondata.JsonError:
+        parsed = None
+    if isinstance(parsed, (dict, list)):
+        return parsed
+    return var_to_json(ctx, naked(text), allow_scalars)
+
+
+def collect_container(ctx: FunctionContext, fn: str, value: Value) -> Any:
+    """:func:`collect` that must give a container; FunctionError otherwise."""
+    data = collect(ctx, value)
+    if data is None:
+        raise FunctionError(f"Function '{fn}': argument '{describe(value)}' "
+                            f"does not resolve to a container or a list or a CFEngine array")
+    if not isinstance(data, (dict, list)):
+        raise FunctionError(f"Function '{fn}', argument '{describe(value)}' "
+                            f"was not a data container or list")
+    return data
+
+
+def describe(value: Value) -> str:
+    """Short text for an argument in an error message."""
+    if isinstance(value, str):
+        return value
+    import json
+    text = json.dumps(value)
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def children(container: Any) -> list[Any]:
+    """The values of a container (object values in order, array items)."""
+    if isinstance(container, dict):
+        return list(container.values())
+    if isinstance(container, list):
+        return list(container)
+    return []
+
+
+def primitives(container: Any) -> Iterator[Any]:
+    """Top-level primitive values of a container, nulls and containers skipped."""
+    for v in children(container):
+        if v is not None and not isinstance(v, (dict, list)):
+            yield v
+
+
+def primitive_texts(container: Any) -> list[str]:
+    """:func:`primitives` as JsonPrimitiveGetAsString text."""
+    return [jsondata.prim_text(v) for v in primitives(container)]
+
+
+def primitive_strs(container: Any) -> list[str]:
+    """:func:`primitives` as JsonPrimitiveToString text (reals as ``%.2f``)."""
+    return [jsondata.prim_str(v) for v in primitives(container)]
+
+
+# ---------------------------------------------------------------------------
+# Lazy arguments and caching
+
+
+def lazy_value(ctx: FunctionContext, arg: Any, extra: dict[str, Value] | None = None) -> Value:
+    """Evaluate an argument of a lazy built-in; raise :class:`Unresolved` if it
+    does not resolve."""
+    if isinstance(arg, str):
+        result: Value = ctx.expand(arg, extra)
+    else:
+        result = ctx.evaluate(arg, extra)
+    if result is None:
+        raise Unresolved(f"unresolved argument {arg!r}")
+    return result
+
+
+def cached(ctx: FunctionContext, key: tuple[Any, ...], compute: Callable[[], Value]) -> Value:
+    """``compute()`` once per run for ``key`` (CFEngine's function cache)."""
+    store = ctx.cache
+    frozen = ("fncache",) + tuple(_freeze(k) for k in key)
+    if frozen in store:
+        return jsondata.copy(store[frozen])
+    value = compute()
+    store[frozen] = value
+    return jsondata.copy(value)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, _freeze(v)) for k, v in value.items())
+    return value
+
+
+def refuse_in_simulation(ctx: FunctionContext, fn: str) -> None:
+    """cf-agent's ``--simulate`` does not call unsafe functions (those that run
+    commands); ``-n`` does.  Raise the warning cf-agent prints."""
+    if getattr(ctx, "simulate", False):
+        raise FunctionError(f"Not calling unsafe function '{fn}' in simulate mode")

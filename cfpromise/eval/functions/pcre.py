@@ -1,0 +1,429 @@
+"""PCRE regular expressions on top of Python's ``re``, as cf-agent uses them.
+
+cf-agent compiles every policy regex with PCRE2, options ``MULTILINE |
+DOTALL``, without UTF mode: patterns and subjects are *bytes*, ``\\w`` and
+``\\d`` are ASCII, ``.`` matches one byte (so ``^.$`` does not match ``é``).  We
+do the same with ``bytes`` patterns; text is encoded as UTF-8 with
+``surrogateescape``.
+
+"Full match" in CFEngine (regcmp, classmatch, grep, ...) is not anchoring: it
+takes the *first* match PCRE finds and accepts it if it spans the whole
+subject, so ``regcmp("a|ab", "ab")`` is false.  :func:`full_match` does exactly
+that with :meth:`re.Pattern.search`.
+
+:func:`translate` rewrites the PCRE syntax Python's ``re`` lacks or reads
+differently (one pass over the pattern, keeping a stack of open groups):
+
+* POSIX classes ``[[:alpha:]]`` and negated ``[[:^digit:]]`` become byte ranges;
+* ``\\z`` -> ``\\Z`` and PCRE's ``\\Z`` (end, or before a final newline) ->
+  ``(?=\\n?\\Z)``; ``\\h \\H \\v \\V \\R \\N \\e \\cX \\x{..} \\o{..} \\Q..\\E``;
+* ``(?<name>..)``, ``(?'name'..)``, ``\\k<name>``, ``\\g{N}``, ``\\g{-N}``;
+* an inline option ``(?i)`` anywhere (Python only allows it at the start)
+  becomes a scoped group ``(?i:...)`` running to the end of the enclosing
+  group, reopened after each ``|`` of that group, which is PCRE's scope;
+* ``{`` that does not start a quantifier is a literal in PCRE; literal
+  ``[ & ~ |`` inside a class are escaped (Python warns about set operations).
+
+Possessive quantifiers and atomic groups are native in Python 3.11.  PCRE
+features with no ``re`` counterpart (recursion ``(?R)``/``(?1)``, ``\\G``,
+``\\K``, branch reset ``(?|``, ``\\p{..}``, the ``U`` option) raise
+:class:`RegexError` with a clear message.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from cfpromise.eval.functions.api import FunctionError
+
+_POSIX = {
+    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z",
+    "lower": "a-z", "space": "\\t\\n\\x0b\\f\\r ", "blank": " \\t",
+    "punct": "!-/:-@\\[-`{-~", "print": " -~", "graph": "!-~",
+    "cntrl": "\\x00-\\x1f\\x7f", "xdigit": "0-9A-Fa-f", "word": "a-zA-Z0-9_",
+    "ascii": "\\x00-\\x7f",
+}
+_POSIX_SETS = {
+    "alpha": set(range(65, 91)) | set(range(97, 123)),
+    "digit": set(range(48, 58)),
+    "upper": set(range(65, 91)), "lower": set(range(97, 123)),
+    "space": {9, 10, 11, 12, 13, 32}, "blank": {9, 32},
+    "print": set(range(32, 127)), "graph": set(range(33, 127)),
+    "cntrl": set(range(0, 32)) | {127}, "ascii": set(range(0, 128)),
+}
+_POSIX_SETS["alnum"] = _POSIX_SETS["alpha"] | _POSIX_SETS["digit"]
+_POSIX_SETS["word"] = _POSIX_SETS["alnum"] | {95}
+_POSIX_SETS["xdigit"] = _POSIX_SETS["digit"] | set(range(65, 71)) | set(range(97, 103))
+_POSIX_SETS["punct"] = _POSIX_SETS["graph"] - _POSIX_SETS["alnum"]
+
+_QUANT = re.compile(r"\{\d+(,\d*)?\}")
+_FLAG_GROUP = re.compile(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?\)")
+_PY_FLAGS = set("imsx")
+
+
+class RegexError(FunctionError):
+    """The pattern is not a valid (or supported) PCRE regular expression."""
+
+
+def _byte_ranges(values: set[int]) -> str:
+    out: list[str] = []
+    items = sorted(values)
+    i = 0
+    while i < len(items):
+        j = i
+        while j + 1 < len(items) and items[j + 1] == items[j] + 1:
+            j += 1
+        out.append(f"\\x{items[i]:02x}" if i == j else f"\\x{items[i]:02x}-\\x{items[j]:02x}")
+        i = j + 1
+    return "".join(out)
+
+
+def _hex_escape(code: int, pattern: str) -> str:
+    if code > 0xFF:
+        raise RegexError(f"Regular expression error: character code point value in "
+                         f"\\x{{}} or \\o{{}} is too large in expression '{pattern}'")
+    return f"\\x{code:02x}"
+
+
+class _Translator:
+    def __init__(self, pattern: str, extended: bool) -> None:
+        self.p = pattern
+        self.i = 0
+        self.out: list[str] = []
+        self.extended = extended
+        # per open group: inline-option scopes opened at that level
+        self.frames: list[list[str]] = [[]]
+        self.groups = 0             # capturing groups seen so far (for \g{-N})
+
+    def error(self, what: str) -> RegexError:
+        return RegexError(f"Regular expression error: {what} in expression '{self.p}' "
+                          f"(offset: {self.i})")
+
+    def run(self) -> str:
+        p = self.p
+        while self.i < len(p):
+            ch = p[self.i]
+            if ch == "\\":
+                self.escape(in_class=False)
+            elif ch == "[":
+                self.char_class()
+            elif ch == "(":
+                self.open_group()
+            elif ch == ")":
+                scopes = self.frames.pop() if len(self.frames) > 1 else []
+                self.out.append(")" * len(scopes) + ")")
+                self.i += 1
+            elif ch == "|":
+                scopes = self.frames[-1]
+                self.out.append(")" * len(scopes) + "|" + "".join(f"(?{s}:" for s in scopes))
+                self.i += 1
+            elif ch == "{":
+                m = _QUANT.match(p, self.i)
+                if m:
+                    self.out.append(m.group(0))
+                    self.i = m.end()
+                else:
+                    self.out.append("\\{")
+                    self.i += 1
+            elif ch == "}":
+                self.out.append("\\}")
+                self.i += 1
+            elif ch == "#" and self.extended:
+                end = p.find("\n", self.i)
+                end = len(p) if end < 0 else end
+                self.i = end
+            else:
+                self.out.append(ch)
+                self.i += 1
+        for scopes in reversed(self.frames):
+            self.out.append(")" * len(scopes))
+        return "".join(self.out)
+
+    # -- groups -----------------------------------------------------------------
+    def open_group(self) -> None:
+        p, i = self.p, self.i
+        if not p.startswith("(?", i) and not p.startswith("(*", i):
+            self.groups += 1
+            self.frames.append([])
+            self.out.append("(")
+            self.i += 1
+            return
+        if p.startswith("(*", i):
+            raise self.error("backtracking control verbs are not supported")
+        m = _FLAG_GROUP.match(p, i)
+        if m:
+            on, off = m.group(1), m.group(2) or ""
+            self.check_flags(on + off)
+            if "x" in on:
+                self.extended = True
+            spec = on + ("-" + off if off else "")
+            if spec:
+                self.out.append(f"(?{spec}:")
+                self.frames[-1].append(spec)
+            self.i = m.end()
+            return
+        rest = p[i + 2:]
+        if rest.startswith(("P<", "<")) and not rest.startswith(("<=", "<!")):
+            start = i + (4 if rest.startswith("P<") else 3)
+            end = p.find(">", start)
+            if end < 0:
+                raise self.error("syntax error in subpattern name (missing terminator?)")
+            self.groups += 1
+            self.frames.append([])
+            self.out.append(f"(?P<{p[start:end]}>")
+            self.i = end + 1
+            return
+        if rest.startswith("'"):
+            end = p.find("'", i + 3)
+            if end < 0:
+                raise self.error("syntax error in subpattern name (missing terminator?)")
+            self.groups += 1
+            self.frames.append([])
+            self.out.append(f"(?P<{p[i + 3:end]}>")
+            self.i = end + 1
+            return
+        if rest.startswith(("P=", "P>", "&", "R", "|")) or (rest[:1].isdigit()) \
+                or rest.startswith(("+", "-")) and rest[1:2].isdigit():
+            raise self.error("recursion, subroutine calls and branch reset are not supported")
+        if rest.startswith("("):         # conditional group
+            close = p.find(")", i + 3)
+            cond = p[i + 3:close]
+            if cond.startswith(("<", "'")):
+                cond = cond[1:-1]
+            self.frames.append([])
+            self.out.append(f"(?({cond})")
+            self.i = close + 1
+            return
+        flags = re.match(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?:", p[i:])
+        if flags:
+            self.check_flags(flags.group(1) + (flags.group(2) or ""))
+        self.frames.append([])
+        if rest.startswith("#"):
+            end = p.find(")", i)
+            self.frames.pop()
+            self.i = len(p) if end < 0 else end + 1
+            return
+        # (?: (?= (?! (?<= (?<! (?> and (?flags:  -- same in Python
+        m2 = re.match(r"\(\?(?:[:=!>]|<=|<!|[a-zA-Z]*(?:-[a-zA-Z]*)?:)", p[i:])
+        if not m2:
+            raise self.error("unrecognized character after (? or (?-")
+        self.out.append(m2.group(0))
+        self.i += m2.end()
+
+    def check_flags(self, letters: str) -> None:
+        bad = set(letters) - _PY_FLAGS - {"J"}
+        if bad:
+            raise self.error(f"option '{''.join(sorted(bad))}' is not supported")
+
+    # -- escapes ------------------------------------------------------------------
+    def escape(self, in_class: bool) -> None:
+        p, i = self.p, self.i
+        if i + 1 >= len(p):
+            raise self.error("\\ at end of pattern")
+        c = p[i + 1]
+        self.i = i + 2
+        simple = {"h": "[ \\t]" if not in_class else " \\t",
+                  "e": "\\x1b", "a": "\\x07"}
+        if c in simple:
+            self.out.append(simple[c])
+        elif c == "H" and not in_class:
+            self.out.append("[^ \\t]")
+        elif c == "v":
+            self.out.append("[\\n\\x0b\\f\\r\\x85]" if not in_class else "\\n\\x0b\\f\\r\\x85")
+        elif c == "V" and not in_class:
+            self.out.append("[^\\n\\x0b\\f\\r\\x85]")
+        elif c == "R" and not in_class:
+            self.out.append("(?:\\r\\n|\\n|\\x0b|\\f|\\r|\\x85)")
+        elif c == "N" and not in_class:
+            self.out.append("[^\\n]")
+        elif c == "z" and not in_class:
+            self.out.append("\\Z")
+        elif c == "Z" and not in_class:
+            self.out.append("(?=\\n?\\Z)")
+        elif c == "c":
+            if self.i >= len(p):
+                raise self.error("\\c at end of pattern")
+            self.out.append(_hex_escape(ord(p[self.i].upper()) ^ 0x40, self.p))
+            self.i += 1
+        elif c == "x" and p.startswith("{", self.i):
+            end = p.find("}", self.i)
+            self.out.append(_hex_escape(int(p[self.i + 1:end] or "0", 16), self.p))
+            self.i = end + 1
+        elif c == "o" and p.startswith("{", self.i):
+            end = p.find("}", self.i)
+            self.out.append(_hex_escape(int(p[self.i + 1:end] or "0", 8), self.p))
+            self.i = end + 1
+        elif c == "Q":
+            end = p.find("\\E", self.i)
+            end = len(p) if end < 0 else end
+            self.out.append(re.escape(p[self.i:end]))
+            self.i = min(len(p), end + 2)
+        elif c == "E":
+            pass
+        elif c in "gk" and not in_class:
+            self.backref(c)
+        elif c in "GKXCpP" and not in_class or c in "pP":
+            raise self.error(f"\\{c} is not supported")
+        else:
+            self.out.append("\\" + c)
+
+    def backref(self, c: str) -> None:
+        p = self.p
+        m = re.match(r"\{(-?\d+)\}|(-?\d+)|\{([A-Za-z_]\w*)\}|<([A-Za-z_]\w*)>|'([A-Za-z_]\w*)'",
+                     p[self.i:])
+        if not m:
+            raise self.error(f"a numbered reference must not be zero after \\{c}")
+        self.i += m.end()
+        number = m.group(1) or m.group(2)
+        if number is not None:
+            n = int(number)
+            if n < 0:
+                n = self.groups + 1 + n
+            self.out.append(f"(?:\\{n})")
+        else:
+            self.out.append(f"(?P={m.group(3) or m.group(4) or m.group(5)})")
+
+    # -- classes --------------------------------------------------------------------
+    def char_class(self) -> None:
+        p = self.p
+        self.out.append("[")
+        self.i += 1
+        if p.startswith("^", self.i):
+            self.out.append("^")
+            self.i += 1
+        first = True
+        while self.i < len(p):
+            ch = p[self.i]
+            if ch == "]" and not first:
+                self.out.append("]")
+                self.i += 1
+                return
+            first = False
+            if ch == "[" and p.startswith(("[:", "[=", "[."), self.i):
+                end = p.find(":]", self.i + 2)
+                name = p[self.i + 2:end] if end >= 0 else ""
+                negate = name.startswith("^")
+                key = name[1:] if negate else name
+                if end < 0 or key not in _POSIX:
+                    raise self.error(f"unknown POSIX class name '{name}'")
+                if negate:
+                    self.out.append(_byte_ranges(set(range(256)) - _POSIX_SETS[key]))
+                else:
+                    self.out.append(_POSIX[key])
+                self.i = end + 2
+            elif ch == "\\":
+                self.escape(in_class=True)
+            elif ch in "[&~|":
+                self.out.append("\\" + ch)
+                self.i += 1
+            else:
+                self.out.append(ch)
+                self.i += 1
+        raise self.error("missing terminating ] for character class")
+
+
+def translate(pattern: str, extended: bool = False) -> str:
+    """The Python ``re`` spelling of the PCRE ``pattern`` (see module docs)."""
+    if not any(c in pattern for c in "\\[({}|#"):
+        return pattern
+    return _Translator(pattern, extended).run()
+
+
+def compile_regex(pattern: str, flags: str = "ms") -> re.Pattern[bytes]:
+    """Compile a PCRE pattern for byte subjects; ``flags`` among ``imsx``
+    (cf-agent's default is ``ms``).  RegexError if it is invalid."""
+    pyflags = 0
+    for f in flags:
+        pyflags |= {"i": re.I, "m": re.M, "s": re.S, "x": re.X}[f]
+    try:
+        text = translate(pattern, "x" in flags)
+        return re.compile(text.encode("utf-8", "surrogateescape"), pyflags)
+    except RegexError:
+        raise
+    except (re.error, OverflowError, ValueError) as exc:
+        raise RegexError(f"Regular expression error: '{exc}' in expression '{pattern}'") \
+            from None
+
+
+def _b(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _t(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def full_match(regex: str | re.Pattern[bytes], text: str) -> bool:
+    """StringMatchFull: the first match starts at 0 and ends at the end."""
+    rx = compile_regex(regex) if isinstance(regex, str) else regex
+    data = _b(text)
+    m = rx.search(data)
+    return m is not None and m.start() == 0 and m.end() == len(data)
+
+
+def search(regex: str | re.Pattern[bytes], text: str) -> tuple[int, int] | None:
+    """StringMatch: byte offsets of the first match, or None."""
+    rx = compile_regex(regex) if isinstance(regex, str) else regex
+    m = rx.search(_b(text))
+    return None if m is None else m.span()
+
+
+def captures(regex: str, text: str) -> list[tuple[str, str]] | None:
+    """StringMatchCaptures with names: [("0", whole), ("1" or name, group), ...]
+    for the first match, or None.  Groups that did not take part are empty."""
+    rx = compile_regex(regex)
+    m = rx.search(_b(text))
+    if m is None:
+        return None
+    names = {index: name for name, index in rx.groupindex.items()}
+    out = [("0", _t(m.group(0)))]
+    for index in range(1, (rx.groups or 0) + 1):
+        value = m.group(index)
+        out.append((names.get(index, str(index)), _t(value) if value is not None else ""))
+    return out
+
+
+def split(text: str, regex: str, max_entries: int, allow_blanks: bool) -> list[str]:
+    """RlistFromSplitRegex (splitstring, readstringlist, lastnode, ...)."""
+    rx = compile_regex(regex)
+    data = _b(text)
+    pos = 0
+    out: list[str] = []
+    while len(out) < max_entries:
+        m = rx.search(data[pos:])
+        if m is None or m.end() == 0:
+            break
+        piece = data[pos:pos + m.start()]
+        if allow_blanks or piece:
+            out.append(_t(piece))
+        pos += m.end()
+    if len(out) < max_entries:
+        rest = data[pos:]
+        if (allow_blanks and pos != 0) or rest:
+            out.append(_t(rest))
+    return out
+
+
+def split_no_overflow(text: str, regex: str, max_entries: int) -> list[str]:
+    """RlistFromRegexSplitNoOverflow (string_split): at most ``max_entries``,
+    the last one holding the rest of the text."""
+    rx = compile_regex(regex)
+    data = _b(text)
+    pos = 0
+    out: list[str] = []
+    while len(out) < max_entries - 1:
+        m = rx.search(data[pos:])
+        if m is None:
+            break
+        out.append(_t(data[pos:pos + m.start()]))
+        pos += m.end()
+    out.append(_t(data[pos:]))
+    return out
+
+
+def iter_lines_matching(regex: str, lines: Iterator[str]) -> Iterator[str]:
+    """The lines that :func:`full_match` ``regex``."""
+    rx = compile_regex(regex)
+    for line in lines:
+        if full_match(rx, line):
+            yield line

@@ -1,0 +1,134 @@
+"""Class, variable, bundle and state built-ins."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cfpromise.eval.functions.api import FunctionError, Unresolved
+from tests.functions.fakectx import FakeContext
+
+
+@pytest.fixture
+def ctx() -> FakeContext:
+    c = FakeContext()
+    c.define("linux", "debian_12", tags=("inventory", "os=debian"))
+    c.define("x86_64")
+    c.define("ns1:special", tags=("k=v",))
+    c.set("s", "v", tags=("k=1", "plain"))
+    c.set("l", ["1", "2"], "slist")
+    c.set("d", {"q": 2.5})
+    c.set("a[x]", "ax")
+    c.set("other.z", "zz")
+    c.bundle_list = [("default", "main", "agent", ("mytag", "x=1")),
+                     ("default", "t", "agent", ()), ("ns1", "b", "common", ("mytag",))]
+    return c
+
+
+CASES: list[tuple[str, tuple[Any, ...], Any]] = [
+    ("and", ("any", "linux"), True),
+    ("and", ("any", "!linux"), False),
+    ("and", (), True),
+    ("and", (["linux", "x86_64"],), True),
+    ("or", ("nosuch", "linux.x86_64"), True),
+    ("or", ("nosuch", False), False),
+    ("not", ("nosuch",), True),
+    ("not", (True,), False),
+    ("classify", ("debian 12",), True),
+    ("classify", ("red hat",), False),
+    ("ifelse", ("linux", "L", "other"), "L"),
+    ("ifelse", ("nosuch", "a", "!nosuch", "b", "c"), "b"),
+    ("ifelse", ("nosuch", "a", "c"), "c"),
+    ("ifelse", ("x",), "x"),
+    ("ifelse", (False, "$(undefined)", "default"), "default"),
+    ("isvariable", ("s",), True),
+    ("isvariable", ("other.z",), True),
+    ("isvariable", ("d[q]",), True),
+    ("isvariable", ("nosuch",), False),
+    ("classesmatching", ("deb.*",), ["debian_12"]),
+    ("classesmatching", (".*", "os=.*"), ["linux", "debian_12"]),
+    ("classesmatching", ("ns1:.*",), ["ns1:special"]),
+    ("classmatch", ("x86_.*",), True),
+    ("classmatch", ("x86",), False),
+    ("countclassesmatching", (".*",), "5"),
+    ("variablesmatching", ("default:t\\.[sl]",), ["default:t.s", "default:t.l"]),
+    ("variablesmatching", (".*", "k=.*"), ["default:t.s"]),
+    ("variablesmatching", (".*\\[.*",), ["default:t.a[x]"]),
+    ("variablesmatching_as_data", ("default:t\\.[sdl]",),
+     {"default:t.s": "v", "default:t.l": ["1", "2"], "default:t.d": {"q": 2.5}}),
+    ("bundlesmatching", ("default:.*",), ["default:main", "default:t"]),
+    ("bundlesmatching", (".*", "mytag"), ["default:main", "ns1:b"]),
+    ("bundlesmatching", (".*", "x=.*"), ["default:main"]),
+    ("bundlesmatching", (".*", "mytag", "nosuch"), ["default:main", "ns1:b"]),
+    ("getclassmetatags", ("linux",), ["inventory", "os=debian"]),
+    ("getclassmetatags", ("linux", "os"), ["debian"]),
+    ("getvariablemetatags", ("s",), ["k=1", "plain"]),
+    ("getvariablemetatags", ("s", "k"), ["1"]),
+    ("bundlestate", ("other",), {"z": "zz"}),
+]
+
+
+@pytest.mark.parametrize("name,args,expected", CASES)
+def test_class_functions(ctx: FakeContext, name: str, args: tuple[Any, ...],
+                         expected: Any) -> None:
+    assert ctx.call(name, *args) == expected
+
+
+ERRORS = [
+    ("ifelse", ("a", "b"), "even number"),
+    ("classesmatching", (), "at least one"),
+    ("classesmatching", ("(",), "Regular expression"),
+    ("variablesmatching", ("[",), "Regular expression"),
+    ("bundlesmatching", (), "at least one"),
+    ("getclassmetatags", ("nosuch",), "without a tagset"),
+    ("getvariablemetatags", ("nosuch",), "without a tagset"),
+    ("bundlestate", ("nosuch",), "no variables"),
+]
+
+
+@pytest.mark.parametrize("name,args,message", ERRORS)
+def test_class_errors(ctx: FakeContext, name: str, args: tuple[Any, ...],
+                      message: str) -> None:
+    with pytest.raises(FunctionError, match=message):
+        ctx.call(name, *args)
+
+
+def test_ifelse_waits_for_unresolved_arguments(ctx: FakeContext) -> None:
+    with pytest.raises(Unresolved):
+        ctx.call("ifelse", "linux", "$(undefined)", "x")
+    with pytest.raises(Unresolved):
+        ctx.call("ifelse", "!any", "a", "$(undefined)")
+
+
+def test_datastate(ctx: FakeContext) -> None:
+    state = ctx.call("datastate")
+    assert state["classes"]["linux"] is True
+    assert state["classes"]["ns1:special"] is True
+    assert state["vars"]["t"]["s"] == "v"
+    assert state["vars"]["t"]["a[x]"] == "ax"
+    assert state["vars"]["other"] == {"z": "zz"}
+
+
+def test_splayclass(ctx: FakeContext) -> None:
+    from cfpromise.eval.functions.lists import string_hash
+    slot = (string_hash("x", 0) & 8191) * 12 // 8192
+    ctx.define(f"Min{slot * 5:02d}_{(slot + 1) * 5 % 60:02d}")
+    assert ctx.call("splayclass", "x", "hourly") is True
+    assert ctx.call("splayclass", "x", "daily") is False
+
+
+def test_callstack(ctx: FakeContext) -> None:
+    ctx.stack = [{"type": "bundle", "depth": 0},
+                 {"type": "promise_type", "promise_type": "methods"},
+                 {"type": "promise", "promise_type": "methods", "promiser": "first"},
+                 {"type": "iteration", "iteration_index": 0},
+                 {"type": "bundle", "depth": 4},
+                 {"type": "promise", "promise_type": "vars", "promiser": "v"}]
+    assert ctx.call("callstack_promisers") == ["first"]
+    assert ctx.call("callstack_callers") == ctx.stack
+    ctx.stack = [{"type": "bundle", "bundle": "main", "promiser": "first"},
+                 {"type": "bundle", "bundle": "b1", "promiser": "second"},
+                 {"type": "bundle", "bundle": "b2", "promiser": "current"}]
+    assert ctx.call("callstack_promisers") == ["first", "second"]
+    ctx.stack = [{"type": "bundle", "bundle": "main", "promiser": "current"}]
+    assert ctx.call("callstack_promisers") == []
