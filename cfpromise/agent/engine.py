@@ -223,6 +223,8 @@ class Agent:
             promiser = ev.text(promise.promiser)
             frame.this["promiser"] = promiser
             frame.promiser = promiser
+            frame.ptype = ptype
+            frame.promise = promise
             handle_c = promise.get("handle")
             handle = ev.text(handle_c.rval.value) if handle_c is not None and \
                 isinstance(handle_c.rval, ast.Scalar) else None

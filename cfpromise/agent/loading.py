@@ -168,6 +168,20 @@ def load(agent: Any) -> None:
         raise LoadError(problems)
 
 
+def evaluated_policy(path: str, workdir: str) -> ast.Policy:
+    """The whole policy as the agent would load it (common bundles evaluated to resolve
+    inputs), without running anything: for checks and plans.  Raises LoadError or
+    PolicyError like the agent's own loading."""
+    from cfpromise.agent.engine import Agent, AgentOptions
+    from cfpromise.agent.output import Output
+    import io
+    path = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)   # as cf-agent does
+    agent = Agent(AgentOptions(file=path, workdir=workdir), Output("critical", stream=io.StringIO()))
+    install_facts(agent)
+    load(agent)
+    return agent.policy
+
+
 def report_errors(diags: list[Diagnostic]) -> None:
     cache: dict[str, str] = {}
     for d in diags:

@@ -88,22 +88,31 @@ def main(argv: list[str] | None = None) -> int:
         print("   error: There are syntax errors in policy files", file=sys.stderr)
         return EXIT_ERROR
     errors = list(loaded.errors)
-    if not loaded.unresolved:
-        errors += (lint_diagnostics if args.full else policy_diagnostics)(loaded.policy)
+    policy, complete = loaded.policy, not loaded.unresolved
+    if not complete and not errors:
+        # inputs hold variables: load as the agent does, evaluating common bundles
+        from cfpromise.agent.loading import LoadError, evaluated_policy
+        from cfpromise.eval.hardclasses import default_workdir
+        try:
+            policy, complete = evaluated_policy(path, args.workdir or default_workdir()), True
+        except (LoadError, PolicyError) as exc:
+            errors += exc.diagnostics
+    if complete and not errors:
+        errors += (lint_diagnostics if args.full else policy_diagnostics)(policy)
     if args.full:
         from cfpromise.schema.depends import check_dependencies
-        errors += check_dependencies(loaded.policy, complete=not loaded.unresolved)
-    elif args.full or args.inform:
+        errors += check_dependencies(policy, complete=complete)
+    if not complete and (args.full or args.inform):
         for filename, rval in loaded.unresolved:
-            print(f"   info: {filename}: inputs not resolvable without evaluation; "
-                  "references into them are not checked", file=sys.stderr)
+            print(f"   info: {filename}: inputs not resolvable; references into them are not "
+                  "checked", file=sys.stderr)
     if errors:
         _report(errors)
         print("   error: Policy failed validation", file=sys.stderr)
         return EXIT_ERROR
     if args.graph:
         from cfpromise.agent.plan import build_plan, render
-        plan = build_plan(loaded.policy, path=path, unresolved=loaded.unresolved)
+        plan = build_plan(policy, path=path, unresolved=[] if complete else loaded.unresolved)
         sys.stdout.write(render(plan, args.graph))
     elif args.policy_output_format == "json":
         from cfpromise.syntax import jsonout

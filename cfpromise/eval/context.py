@@ -37,6 +37,8 @@ class Frame:
     inherits: "Frame | None" = None       # caller frame whose local classes are visible
     this: dict[str, Any] = attrs.Factory(dict)
     promiser: str = ""
+    ptype: str = ""                       # the promise type being evaluated
+    promise: Any = None                   # the promise being evaluated (ast.Promise)
     edit: Any = None                      # the buffer an edit_line/edit_xml bundle works on
     extra: dict[str, Variable] = attrs.Factory(dict)   # names a built-in binds (this, this.k)
 
@@ -263,8 +265,33 @@ class EvalContext:
             yield b.namespace, b.name, b.type, tags
 
     def callstack(self) -> list[dict[str, Any]]:
-        return [{"type": "bundle", "namespace": f.namespace, "bundle": f.bundle,
-                 "promiser": f.promiser} for f in self.frames[1:]]
+        """The call stack as cf-agent shows it (outermost first): for each bundle a
+        ``bundle`` frame (the bundle as -p json prints it), then ``promise_type``,
+        ``promise`` and, for callers, ``iteration`` frames; ``frame`` counts down to 1."""
+        from cfpromise.syntax.jsonout import bundle_json
+        frames: list[dict[str, Any]] = []
+        current = self.frame
+        for f in self.frames[1:]:
+            if f.node is None:
+                continue
+            frames.append({"bundle": bundle_json(f.node, f.node.coord.file),
+                           "depth": len(frames), "type": "bundle"})
+            if f.ptype:
+                frames.append({"depth": len(frames), "promise_type": f.ptype,
+                               "type": "promise_type"})
+            if f.promise is not None:
+                comment = f.promise.get("comment")
+                frames.append({"depth": len(frames), "promise_classes": f.promise.classes,
+                               "promise_comment": getattr(comment.rval, "value", "")
+                               if comment is not None else "",
+                               "promise_type": f.ptype, "promiser": f.promiser,
+                               "type": "promise"})
+                if f is not current:
+                    frames.append({"depth": len(frames), "iteration_index": 0,
+                                   "type": "iteration"})
+        for index, entry in enumerate(frames):
+            entry["frame"] = len(frames) - index
+        return frames
 
     def log(self, level: str, message: str) -> None:
         self._log(level, message)

@@ -363,15 +363,18 @@ class Agent:
 
 
 def resolve_command(command: str) -> tuple[str, ...] | None:
-    """Split ``command`` and find its program on PATH or beside sys.executable."""
+    """Split ``command`` and find its program beside sys.executable (the project's venv,
+    so the agent under test is the one installed with these tests), else on PATH."""
     argv = shlex.split(command)
     if not argv:
         return None
     program = argv[0]
-    found = shutil.which(program)
-    if found is None and "/" not in program:
+    found = None
+    if "/" not in program:
         candidate = Path(sys.executable).parent / program
         found = str(candidate) if os.access(candidate, os.X_OK) else None
+    if found is None:
+        found = shutil.which(program)
     return (os.path.abspath(found), *argv[1:]) if found else None
 
 
