@@ -10,7 +10,9 @@ reference:
   iteration bindings; if it is not bound yet and iteration is allowed, the
   expansion stops with :class:`NeedIteration` naming the list and its values;
 * anything undefined, or a data object, stays as written and the result is
-  marked unresolved.
+  marked unresolved;
+* a substituted value that itself holds references is expanded again, as
+  cf-agent does (a variable never expands inside its own value).
 
 Iteration (:func:`combinations`) repeatedly "probes" a promise: each
 :class:`NeedIteration` forks the bindings once per value of that list, the
@@ -86,7 +88,7 @@ def _close(text: str, start: int, opening: str) -> int:
 class Expander:
     """Expands strings against a resolver and the current iteration bindings."""
 
-    __slots__ = ("resolve", "bindings", "iterate", "unresolved")
+    __slots__ = ("resolve", "bindings", "iterate", "unresolved", "active")
 
     def __init__(self, resolve: Resolver, bindings: dict[str, str] | None = None,
                  iterate: bool = False) -> None:
@@ -94,6 +96,7 @@ class Expander:
         self.bindings = bindings or {}
         self.iterate = iterate
         self.unresolved = False
+        self.active: set[str] = set()     # variables being expanded (self-reference guard)
 
     def expand(self, text: str) -> str:
         if "$" not in text:
@@ -148,7 +151,16 @@ class Expander:
                 return f"${opening}{name}{closing}"
             return text
         value = var.value
-        return value if isinstance(value, str) else str(value)
+        if not isinstance(value, str):
+            return str(value)
+        if "$" in value and key not in self.active and len(self.active) < 20:
+            # a value holding references is expanded again where it is used (cf-agent does)
+            self.active.add(key)
+            try:
+                value = self.expand(value)
+            finally:
+                self.active.discard(key)
+        return value
 
 
 def combinations(probe: Callable[[dict[str, str]], None]) -> Iterator[dict[str, str]]:
