@@ -172,6 +172,12 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
     """The whole policy as the agent would load it (common bundles evaluated to resolve
     inputs), without running anything: for checks and plans.  Raises LoadError or
     PolicyError like the agent's own loading."""
+    return evaluated_agent(path, workdir).policy
+
+
+def evaluated_agent(path: str, workdir: str) -> Any:
+    """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
+    view: --show-classes, --show-vars), nothing actuated."""
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     import io
@@ -179,7 +185,10 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
     agent = Agent(AgentOptions(file=path, workdir=workdir), Output("critical", stream=io.StringIO()))
     install_facts(agent)
     load(agent)
-    return agent.policy
+    for bundle in agent.policy.bundles:
+        if bundle.type == "common":
+            agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+    return agent
 
 
 def report_errors(diags: list[Diagnostic]) -> None:

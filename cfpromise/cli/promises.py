@@ -36,6 +36,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="print the language description")
     ap.add_argument("--graph", nargs="?", const="dot", choices=("dot", "json"),
                     help="print the plan of the bundlesequence (Graphviz dot, or JSON)")
+    ap.add_argument("--show-classes", nargs="?", const=".*", metavar="REGEX",
+                    help="show the classes, including those common bundles define")
+    ap.add_argument("--show-vars", nargs="?", const=".*", metavar="REGEX",
+                    help="show the variables, including those common bundles define")
     ap.add_argument("-I", "--inform", action="store_true", help="report what is checked")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("-w", "--workdir", help="the work directory")
@@ -110,6 +114,20 @@ def main(argv: list[str] | None = None) -> int:
         _report(errors)
         print("   error: Policy failed validation", file=sys.stderr)
         return EXIT_ERROR
+    if args.show_classes is not None or args.show_vars is not None:
+        from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
+        from cfpromise.eval.hardclasses import default_workdir
+        try:
+            agent = evaluated_agent(path, args.workdir or default_workdir())
+        except (LoadError, PolicyError) as exc:
+            _report(exc.diagnostics)
+            return EXIT_ERROR
+        agent.out.stream = sys.stdout
+        if args.show_classes is not None:
+            show_classes(agent, args.show_classes)
+        if args.show_vars is not None:
+            show_vars(agent, args.show_vars)
+        return EXIT_OK
     if args.graph:
         from cfpromise.agent.plan import build_plan, render
         plan = build_plan(policy, path=path, unresolved=[] if complete else loaded.unresolved)

@@ -118,3 +118,14 @@ def test_committed_lexer_table_matches_the_rules() -> None:
     assert {s: [p for p, _ in e] for s, e in stored.items()} == \
         {s: [p for p, _ in e] for s, e in built.items()}, \
         "lexer rules changed: regenerate with `python -m cfpromise.syntax.parser`"
+
+
+def test_show_classes_and_vars_evaluate_common_bundles(tmp_path: Path) -> None:
+    write(tmp_path, 'bundle common g { classes: "myc" expression => "linux|!linux"; '
+                    'vars: "v" string => "x"; }\nbundle agent a { vars: "no" string => "y"; }\n')
+    proc = run("--show-classes=myc", "--show-vars=default:[ga]\\.", "-f", "p.cf", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("Class name") and lines[1].split() == ["myc", "source=promise"]
+    assert lines[2].startswith("Variable name")
+    assert [line.split()[:2] for line in lines[3:]] == [["default:g.v", "x"]]
