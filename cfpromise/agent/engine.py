@@ -103,6 +103,8 @@ class Agent:
         self.custom_types: tuple[str, ...] = ()
         self.locks: Any = None
         self.actuated: set[str] = set()       # identities of promises actuated in this run
+        self.static_cache: dict[int, bool] = {}
+        self.var_names: dict[int, set[str]] = {}  # bundle -> variables defined more than once
         self.current_step: Step | None = None
         self.observers: list[Any] = []
         self.changes: list[dict[str, Any]] = []    # noted by handlers for the current step
@@ -204,8 +206,11 @@ class Agent:
                 return
         last = run.pass_no == PASSES
         frame = run.frame
-        base_this = {"promise_filename": promise.coord.file,
-                     "promise_dirname": os.path.dirname(promise.coord.file),
+        filename = promise.coord.file
+        if not os.path.isabs(filename):
+            filename = os.path.join(os.getcwd(), filename)     # cf-agent keeps the "./"
+        base_this = {"promise_filename": filename,
+                     "promise_dirname": os.path.dirname(filename),
                      "promise_linenumber": str(promise.coord.line),
                      "bundle": run.bundle.name, "namespace": run.bundle.namespace}
         for bindings in self.iterations(promise):
@@ -249,11 +254,31 @@ class Agent:
             if outcome is None:
                 continue
             if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED:
-                if ptype != "vars":
+                if ptype != "vars" or (outcome is Outcome.KEPT and self.static_var(run, promise)):
                     run.done.add(key)
             if outcome is Outcome.SKIPPED:
                 continue
             self.record(run, step, outcome)
+
+    def static_var(self, run: BundleRun, promise: ast.Promise) -> bool:
+        """A vars promise whose value cannot change (no reference, no function call) and
+        whose variable no other promise of the bundle defines: evaluating it again in
+        later passes would give the same result, so it is done once defined."""
+        cache = self.static_cache
+        found = cache.get(id(promise))
+        if found is None:
+            names = self.var_names.get(id(run.bundle))
+            if names is None:
+                counts: dict[str, int] = {}
+                section = run.bundle.section("vars")
+                for p in section.promises if section is not None else ():
+                    counts[p.promiser] = counts.get(p.promiser, 0) + 1
+                names = self.var_names[id(run.bundle)] = {n for n, c in counts.items() if c > 1}
+            found = promise.promiser not in names and not any(
+                "$" in t or "@" in t for t in _texts(promise)) and not any(
+                isinstance(r, ast.FnCall) for c in promise.constraints for r in ast.walk_rval(c.rval))
+            cache[id(promise)] = found
+        return found
 
     def iterations(self, promise: ast.Promise) -> Iterator[dict[str, str]]:
         texts = list(_texts(promise))

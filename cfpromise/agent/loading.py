@@ -114,7 +114,7 @@ def load(agent: Any) -> None:
     Relative inputs are looked up in the entry file's directory (as cf-agent does,
     whichever file names them).  An input that does not resolve yet is retried
     after more files (and their common bundles) are loaded; one that never
-    resolves is an error."""
+    resolves is reported as an error and left out, as cf-agent does."""
     entry = agent.options.file
     base = os.path.dirname(entry)
     first = _read(agent, entry, entry=True)
@@ -159,8 +159,9 @@ def load(agent: Any) -> None:
                 queue.append(included)
         pending = still
     for rval, naming in pending:
-        missing.append(Diagnostic(rval.coord if rval.coord.line else _coord(naming),
-                                  "Unresolved variable in input list: the input cannot be found"))
+        # cf-agent and cf-promises report it and go on without that input
+        written = rval.value if isinstance(rval, ast.Scalar) else _written(rval)
+        agent.out.log("error", f"Unresolved variable '{written}' in input list, cannot parse")
     if missing:
         raise LoadError(missing)
     problems = policy_diagnostics(agent.policy)
@@ -181,14 +182,20 @@ def evaluated_agent(path: str, workdir: str) -> Any:
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     import io
-    path = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)   # as cf-agent does
     agent = Agent(AgentOptions(file=path, workdir=workdir), Output("critical", stream=io.StringIO()))
     install_facts(agent)
-    load(agent)
-    for bundle in agent.policy.bundles:
-        if bundle.type == "common":
-            agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+    load(agent)                 # evaluates the common bundles as it loads their files
     return agent
+
+
+def _written(rval: ast.Rval) -> str:
+    if isinstance(rval, ast.List):
+        return ", ".join(_written(i) for i in rval.items)
+    if isinstance(rval, ast.Scalar):
+        return rval.value
+    if isinstance(rval, ast.FnCall):
+        return f"{rval.name}(...)"
+    return ""
 
 
 def report_errors(diags: list[Diagnostic]) -> None:

@@ -83,45 +83,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or directory)",
               file=sys.stderr)
         return EXIT_ERROR
-    from cfpromise.schema.check import lint_diagnostics, policy_diagnostics
-    from cfpromise.syntax.loader import load
+    from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
+    from cfpromise.eval.hardclasses import default_workdir
+    # Load as the agent does (common bundles evaluated so that inputs held in
+    # variables resolve); each file is parsed once.  Nothing is actuated.
     try:
-        loaded = load(path)
+        agent = evaluated_agent(path, args.workdir or default_workdir())
     except PolicyError as exc:
         _report(exc.diagnostics)
         print("   error: There are syntax errors in policy files", file=sys.stderr)
         return EXIT_ERROR
-    errors = list(loaded.errors)
-    policy, complete = loaded.policy, not loaded.unresolved
-    if not complete and not errors:
-        # inputs hold variables: load as the agent does, evaluating common bundles
-        from cfpromise.agent.loading import LoadError, evaluated_policy
-        from cfpromise.eval.hardclasses import default_workdir
-        try:
-            policy, complete = evaluated_policy(path, args.workdir or default_workdir()), True
-        except (LoadError, PolicyError) as exc:
-            errors += exc.diagnostics
-    if complete and not errors:
-        errors += (lint_diagnostics if args.full else policy_diagnostics)(policy)
-    if args.full:
-        from cfpromise.schema.depends import check_dependencies
-        errors += check_dependencies(policy, complete=complete)
-    if not complete and (args.full or args.inform):
-        for filename, rval in loaded.unresolved:
-            print(f"   info: {filename}: inputs not resolvable; references into them are not "
-                  "checked", file=sys.stderr)
-    if errors:
-        _report(errors)
+    except LoadError as exc:
+        _report(exc.diagnostics)
         print("   error: Policy failed validation", file=sys.stderr)
         return EXIT_ERROR
-    if args.show_classes is not None or args.show_vars is not None:
-        from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
-        from cfpromise.eval.hardclasses import default_workdir
-        try:
-            agent = evaluated_agent(path, args.workdir or default_workdir())
-        except (LoadError, PolicyError) as exc:
-            _report(exc.diagnostics)
+    policy = agent.policy
+    if args.full:
+        from cfpromise.schema.check import lint_diagnostics
+        from cfpromise.schema.depends import check_dependencies
+        errors = [d for d in lint_diagnostics(policy)] + check_dependencies(policy)
+        if errors:
+            _report(errors)
+            print("   error: Policy failed validation", file=sys.stderr)
             return EXIT_ERROR
+    if args.show_classes is not None or args.show_vars is not None:
         agent.out.stream = sys.stdout
         if args.show_classes is not None:
             show_classes(agent, args.show_classes)
@@ -130,14 +115,17 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     if args.graph:
         from cfpromise.agent.plan import build_plan, render
-        plan = build_plan(policy, path=path, unresolved=[] if complete else loaded.unresolved)
+        plan = build_plan(policy, path=path, unresolved=[])
         sys.stdout.write(render(plan, args.graph))
-    elif args.policy_output_format == "json":
-        from cfpromise.syntax import jsonout
-        sys.stdout.write(jsonout.dumps(loaded.entry))
-    elif args.policy_output_format == "cf":
-        from cfpromise.syntax.format import format_policy
-        sys.stdout.write(format_policy(loaded.entry))
+    elif args.policy_output_format in ("json", "cf"):
+        from cfpromise.syntax.parser import parse_file
+        entry = parse_file(path)             # as written: __main__ is not renamed here
+        if args.policy_output_format == "json":
+            from cfpromise.syntax import jsonout
+            sys.stdout.write(jsonout.dumps(entry))
+        else:
+            from cfpromise.syntax.format import format_policy
+            sys.stdout.write(format_policy(entry))
     return EXIT_OK
 
 
