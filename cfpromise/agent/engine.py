@@ -103,6 +103,8 @@ class Agent:
         self.custom_types: tuple[str, ...] = ()
         self.locks: Any = None
         self.actuated: set[str] = set()       # identities of promises actuated in this run
+        from cfpromise.agent.persistence import PersistentClasses
+        self.persistent = PersistentClasses(options.workdir)
         self.static_cache: dict[int, bool] = {}
         self.var_names: dict[int, set[str]] = {}  # bundle -> variables defined more than once
         self.current_step: Step | None = None
@@ -493,11 +495,23 @@ class Agent:
                 names += _list(body.get("repair_failed"))
             cancel = _list(body.get("cancel_notkept"))
         ns = step.run.bundle.namespace
+        persist = _minutes(body.get("persist_time"))
         for name in names:
-            self.ctx.define_class(_canon(name), scope="bundle" if scope == "bundle" else "namespace",
+            name = _canon(name)
+            if persist > 0:
+                if body.get("scope") != "namespace":
+                    self.out.log("info", f"Automatically promoting context scope for '{name}' "
+                                         "to namespace visibility, due to persistence")
+                self.out.log("verbose", f"C:    + persistent outcome class '{name}'")
+                self.ctx.define_class(name, ("source=persistent",), "namespace", ns)
+                self.out.log("verbose", f"Updating persistent class '{name}'")
+                self.persistent.remember(name, persist, (), ns)
+                continue
+            self.ctx.define_class(name, scope="bundle" if scope == "bundle" else "namespace",
                                   namespace=ns)
         for name in cancel:
             self.ctx.undefine_class(_canon(name), ns)
+            self.persistent.forget(_canon(name))
 
     def check_abort(self) -> None:
         """abortclasses / abortbundleclasses are regexes matched against defined classes."""

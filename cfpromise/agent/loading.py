@@ -80,6 +80,7 @@ def install_facts(agent: Any) -> None:
                          ("def", facts.def_vars), ("mon", facts.mon_vars)):
         for name, (type_, value, tags) in table.items():
             ctx.set_var("default", scope, name, type_, value, tags)
+    agent.persistent.load(ctx, agent.out)
     for name in agent.options.negate:
         for cls in name.split(","):
             if cls:
@@ -327,6 +328,11 @@ def failsafe(agent: Any) -> int:
 def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
     if agent.locks is not None:
         agent.locks.close()
+    if not agent.options.dry_run:
+        try:
+            agent.persistent.save()
+        except OSError as exc:
+            agent.out.log("error", f"Could not save the persistent classes: {exc.strerror}")
     counts = agent.counts
     total = sum(n for o, n in counts.items() if o is not Outcome.SKIPPED)
     if total and agent.out.enabled("verbose"):

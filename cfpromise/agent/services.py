@@ -23,7 +23,13 @@ class Services:
     def define_class(self, name: str, *, scope: str = "namespace", namespace: str = "default",
                      bundle: str | None = None, tags: tuple[str, ...] = (),
                      persist_minutes: int = 0) -> None:
-        self._agent.ctx.define_class(canonify(name), scope=scope, namespace=namespace, tags=tags)
+        name = canonify(name)
+        if persist_minutes > 0:
+            self._agent.ctx.define_class(name, tuple(tags) + ("source=persistent",), "namespace",
+                                         namespace)
+            self._agent.persistent.remember(name, persist_minutes, tuple(tags), namespace)
+            return
+        self._agent.ctx.define_class(name, scope=scope, namespace=namespace, tags=tags)
 
     def undefine_class(self, name: str, *, namespace: str = "default") -> None:
         self._agent.ctx.undefine_class(canonify(name), namespace)

@@ -97,6 +97,17 @@ def evaluate(step: Step) -> Outcome | None:
     scope = ev.text(scope_c.rval.value) if scope_c is not None else \
         ("namespace" if run.bundle.type == "common" else "bundle")
     tags = ("source=promise",) + meta_tags(step)
+    persist_c = step.promise.get("persistence")
+    minutes = 0
+    if persist_c is not None:
+        text = ev.text(getattr(persist_c.rval, "value", "0"))
+        minutes = int(text) if text.strip().isdigit() else 0
     for cls in defined:
+        if minutes > 0:
+            step.log("verbose", f"C:     +  Persistent class: '{cls}' ({minutes} minutes)")
+            ctx.define_class(cls, tags + ("source=persistent",), "namespace", run.bundle.namespace)
+            step.log("verbose", f"Updating persistent class '{cls}'")
+            step.agent.persistent.remember(cls, minutes, tags, run.bundle.namespace)
+            continue
         ctx.define_class(cls, scope=scope, namespace=run.bundle.namespace, tags=tags)
     return Outcome.KEPT

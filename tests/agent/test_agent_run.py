@@ -164,3 +164,27 @@ def test_missing_bundle_in_sequence_is_fatal(tmp_path: Path) -> None:
                            'bundle agent main { reports: "x"; }')
     assert proc.returncode == 1
     assert "Bundle 'nope' listed in the bundlesequence is not a defined bundle" in proc.stderr
+
+
+def test_persistent_classes_outlive_the_run(tmp_path: Path) -> None:
+    define = """
+bundle agent main
+{
+  classes:
+      "kept_for_a_while" expression => "any", persistence => "10";
+  commands:
+      "/bin/true" classes => later;
+}
+body classes later { promise_repaired => { "from_body" }; persist_time => "5"; }
+"""
+    assert agent(tmp_path, define).returncode == 0
+    check = """
+bundle agent main
+{
+  reports:
+    kept_for_a_while.from_body::
+      "both persisted";
+}
+"""
+    assert reports(agent(tmp_path, check)) == ["both persisted"]
+    assert reports(agent(tmp_path, check, "-v")) == ["both persisted"]

@@ -1,0 +1,76 @@
+"""Persistent classes: classes that outlive the run for a number of minutes.
+
+Defined by ``classes:`` promises with ``persistence => "N"``, by classes bodies
+with ``persist_time``, and by the module protocol's ``^persistence``.  They are
+kept in ``WORKDIR/state/persistent_classes.json`` (name -> expiry time and tags),
+written atomically once at the end of the run, and defined again at the start of
+every run until they expire, tagged ``source=persistent``.  Messages are
+cf-agent's.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from typing import Any
+
+FILENAME = "persistent_classes.json"
+
+
+class PersistentClasses:
+    def __init__(self, workdir: str) -> None:
+        self.path = os.path.join(workdir, "state", FILENAME)
+        self.entries: dict[str, dict[str, Any]] = {}
+        self.dirty = False
+
+    def load(self, ctx: Any, out: Any, now: float | None = None) -> None:
+        """Define every persistent class that has not expired yet."""
+        now = time.time() if now is None else now
+        out.log("verbose", "Loading persistent classes")
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                stored = json.load(fh)
+        except (OSError, ValueError):
+            stored = {}
+        for name, entry in stored.items() if isinstance(stored, dict) else ():
+            expires = entry.get("expires", 0) if isinstance(entry, dict) else 0
+            if expires <= now:
+                self.dirty = True
+                continue
+            self.entries[name] = entry
+            minutes = int((expires - now) // 60) + (1 if (expires - now) % 60 else 0)
+            out.log("verbose", f"Persistent class '{name}' for {minutes} more minutes")
+            tags = tuple(t for t in entry.get("tags", []) if t != "source=persistent")
+            ctx.define_class(name, tags + ("source=persistent",), "namespace",
+                             entry.get("namespace", "default"))
+
+    def remember(self, name: str, minutes: int, tags: tuple[str, ...] = (),
+                 namespace: str = "default", now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        self.entries[name] = {"expires": now + minutes * 60, "tags": list(tags),
+                              "namespace": namespace}
+        self.dirty = True
+
+    def forget(self, name: str) -> None:
+        if self.entries.pop(name, None) is not None:
+            self.dirty = True
+
+    def save(self) -> None:
+        """Write the store atomically (temporary file beside it, then rename)."""
+        if not self.dirty:
+            return
+        directory = os.path.dirname(self.path)
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".persistent.", dir=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(self.entries, fh, sort_keys=True)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except OSError:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        self.dirty = False
