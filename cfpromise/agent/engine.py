@@ -169,7 +169,7 @@ class Agent:
                         # cf-agent evaluates the vars again once the classes are known
                         self.eval_section(run, bundle.section("vars"))
         except AbortBundle as exc:
-            self.out.log("notice", f"Bundle {bundle.name} aborted on defined class '{exc}'")
+            self.out.log("verbose", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
             ctx.pop()
             for observer in self.observers:
@@ -514,15 +514,24 @@ class Agent:
             self.persistent.forget(_canon(name))
 
     def check_abort(self) -> None:
-        """abortclasses / abortbundleclasses are regexes matched against defined classes."""
+        """abortclasses / abortbundleclasses: a regex matched against the defined classes,
+        or (written with . & | ! or parentheses) a class expression that now holds."""
         if not self.abortclasses and not self.abortbundleclasses:
             return
         names = [name for name, _ in self.ctx.classes_items()]
         for patterns, exc in ((self.abortclasses, AbortRun), (self.abortbundleclasses, AbortBundle)):
             for pattern in patterns:
+                if any(op in pattern for op in ".&|!()") and self.ctx.eval_class_expr(pattern):
+                    if exc is AbortBundle:
+                        self.out.log("error", f"Setting abort for '{pattern}' when setting class "
+                                              f"'{self.ctx.last_defined}'")
+                    raise exc(self.ctx.last_defined or pattern)
                 rx = _regex(pattern)
                 for name in names:
                     if rx is not None and rx.fullmatch(name):
+                        if exc is AbortBundle:
+                            self.out.log("error", f"Setting abort for '{pattern}' when setting "
+                                                  f"class '{name}'")
                         raise exc(name)
 
     # -- the run --------------------------------------------------------------------

@@ -120,6 +120,7 @@ def load(agent: Any) -> None:
     base = os.path.dirname(entry)
     first = _read(agent, entry, entry=True)
     agent.add_policy(first)
+    control_bodies(agent)         # ignore_missing_inputs is needed while loading
     seen = {os.path.realpath(entry)}
     queue: list[ast.Policy] = [first]
     pending: list[tuple[ast.Rval, str]] = [(ast.Scalar(n), entry) for n in augments.load(agent, entry)]

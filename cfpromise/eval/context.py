@@ -57,6 +57,7 @@ class EvalContext:
         self._log = log or (lambda level, msg: None)
         self.bundle_index: list[Bundle] = []
         self.persistent: dict[str, tuple[str, ...]] = {}
+        self.last_defined = ""
 
     # -- frames ----------------------------------------------------------------
     @property
@@ -88,6 +89,7 @@ class EvalContext:
             self.frame.local_classes[key] = tags
         else:
             self.class_table[key] = tags
+        self.last_defined = key
         return True
 
     def undefine_class(self, name: str, namespace: str | None = None) -> None:
