@@ -42,6 +42,7 @@ class RvalEvaluator:
         self.ctx = ctx
         self.bindings = bindings or {}
         self.unresolved = False
+        self.failed_call = False          # a function in a list could not run
         self.errors: list[str] = []
 
     # -- strings ---------------------------------------------------------------
@@ -100,6 +101,7 @@ class RvalEvaluator:
             value = self.value(item)
             if value is UNRESOLVED:
                 self.unresolved = True
+                self.failed_call = True
                 continue
             if isinstance(value, list):
                 out.extend(v if isinstance(v, str) else as_text(v) for v in value)
@@ -121,6 +123,13 @@ class RvalEvaluator:
             args = [self._raw(a) for a in call.args]
         else:
             args = [self.value(a, want_list=True) for a in call.args]
+            if any(isinstance(a, list) for a in args) and not _collecting(name):
+                # a list given to a function that does not collect is spread into its
+                # arguments: not(splitstring("x", ",", 9)) is not("x"), as in cf-agent
+                spread: list[Any] = []
+                for value in args:
+                    spread.extend(value if isinstance(value, list) else [value])
+                args = spread
         unresolved_args = self.unresolved or any(a is UNRESOLVED for a in args)
         self.unresolved = before
         if unresolved_args and not fn.unresolved_ok:
@@ -151,6 +160,12 @@ class RvalEvaluator:
         if isinstance(rval, ast.List):
             return [self._raw(i) for i in rval.items]
         return self.value(rval, want_list=True)
+
+
+def _collecting(name: str) -> bool:
+    from cfpromise.schema import schema
+    sig = schema().functions.get(name)
+    return bool(sig is not None and sig.collecting)
 
 
 def _known() -> frozenset[str]:

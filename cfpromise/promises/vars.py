@@ -71,7 +71,8 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         if step.last:
             step.log("verbose", f"{message} (in {step.where()})")
     ev.errors.clear()
-    if value is UNRESOLVED:
+    if value is UNRESOLVED or ev.failed_call:
+        # a function that cannot run leaves the variable undefined (even inside a list)
         return None if not step.last else Outcome.SKIPPED
     if ev.unresolved and not step.last:
         return None
