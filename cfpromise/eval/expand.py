@@ -59,7 +59,8 @@ def scalar_text(value: Any) -> str | None:
 def iterable_values(var: Variable) -> list[str] | None:
     """The values a reference to ``var`` iterates over, or None if it is not iterable."""
     if var.type in LIST_TYPES:
-        return [v if isinstance(v, str) else str(v) for v in var.value]
+        # "cf_null" marks an element that iteration skips
+        return [v if isinstance(v, str) else str(v) for v in var.value if v != "cf_null"]
     if var.type == "data" and isinstance(var.value, list):
         out = []
         for item in var.value:
