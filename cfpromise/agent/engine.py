@@ -420,7 +420,7 @@ class Agent:
         was already actuated in this run: cf-agent actuates it once, even with -K."""
         bundle = step.run.bundle
         identity = "\0".join((step.ptype, bundle.namespace, bundle.name, step.promiser,
-                               _digest(attributes)))
+                               _canonical(attributes)))
         if identity in self.actuated:
             self.out.log("verbose", f"Skipping {step.where()}: an identical promise was "
                                     "already actuated in this run")
@@ -580,11 +580,15 @@ def _minutes(*candidates: Any) -> int:
     return 0
 
 
-def _digest(attributes: dict[str, Any]) -> str:
-    import hashlib
+def _canonical(attributes: dict[str, Any]) -> str:
     import json
-    text = json.dumps(attributes, sort_keys=True, default=str)
-    return hashlib.md5(text.encode()).hexdigest()[:16]
+    return json.dumps(attributes, sort_keys=True, default=str)
+
+
+def _digest(attributes: dict[str, Any]) -> str:
+    """A short stable digest (lock names persist across runs)."""
+    import hashlib
+    return hashlib.md5(_canonical(attributes).encode()).hexdigest()[:16]
 
 
 def _regex(pattern: str) -> Any:

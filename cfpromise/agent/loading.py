@@ -38,6 +38,9 @@ class LoadError(Exception):
 
 
 def prepare_workdir(workdir: str) -> None:
+    """Create the work directory's layout on first use (cheap when it exists)."""
+    if os.path.isdir(os.path.join(workdir, WORKDIR_DIRS[-1])):
+        return
     for sub in WORKDIR_DIRS:
         os.makedirs(os.path.join(workdir, sub), mode=0o700, exist_ok=True)
 
