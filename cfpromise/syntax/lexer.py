@@ -22,6 +22,7 @@ the true line (for error messages).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
 import ply.lex as lex
@@ -66,6 +67,8 @@ NAKEDVAR_RE = (rf"[$@]\({_VAR_INNER}\)|[$@]\{{{_VAR_INNER}\}}"
 CLASS_RE = _cls(".|&!():") + _cls("\t .|&!():") + "*::"
 SYMBOL_RE = f"{_ID}+:{_ID}+"
 IDENTIFIER_RE = f"{_ID}+"
+_NEWLINE = re.compile("\n")
+_CRLF = re.compile("\r\n")
 _WHITESPACE_IN_CLASS = re.compile(r".*[_A-Za-z0-9][ \t]+[_A-Za-z0-9].*")
 _VERSION = re.compile(r"\d+(?:\.\d+)*")
 
@@ -147,9 +150,13 @@ class Lexer:
         self.reset()
 
     def reset(self) -> None:
-        self.line = 1          # the true line
-        self.cfline = 1        # CFEngine's count (skips ignored macro regions)
-        self.line_start = 0    # lexpos where the current line starts
+        # Lines come from an index of the text's newlines (bisect), so whitespace
+        # needs no callback; CFEngine's count differs only by the newlines of
+        # ignored @if regions (``skipped``) and its double count of CRLF.
+        self.newlines: list[int] = [m.start() for m in _NEWLINE.finditer(self.text)]
+        self.crlfs: list[int] = ([m.start() for m in _CRLF.finditer(self.text)]
+                                 if "\r\n" in self.text else [])
+        self.skipped = 0
         self.if_depth = 0
         self.namespace = "default"      # parser state: `body file control` namespace
         self.body_classes: str | None = "any"   # parser state: the guard inside a body
@@ -173,46 +180,56 @@ class Lexer:
             self.error(len(self.text), f"EOF seen while @if was waiting for @endif {state}")
 
     # -- positions -----------------------------------------------------------
+    def line_of(self, lexpos: int) -> tuple[int, int]:
+        """(1-based line, offset where that line starts) of ``lexpos``."""
+        index = bisect_left(self.newlines, lexpos)
+        return index + 1, (self.newlines[index - 1] + 1 if index else 0)
+
+    def cfline_of(self, lexpos: int, line: int) -> int:
+        """CFEngine's line for a position on real ``line``."""
+        extra = bisect_left(self.crlfs, lexpos) if self.crlfs else 0
+        return line + extra - self.skipped
+
     def coord(self, lexpos: int) -> Coord:
-        return Coord(self.filename, self.line, lexpos - self.line_start + 1)
+        line, start = self.line_of(lexpos)
+        return Coord(self.filename, line, lexpos - start + 1)
+
+    def token_coord(self, lexpos: int, end: int) -> Coord:
+        """Where a token starts, with CFEngine's line at its last character ``end``."""
+        line, start = self.line_of(lexpos)
+        end_line = line if end <= lexpos or "\n" not in self.text[lexpos:end] \
+            else self.line_of(end)[0]
+        return Coord(self.filename, line, lexpos - start + 1, self.cfline_of(end, end_line))
 
     def error(self, lexpos: int, message: str) -> None:
         coord = self.coord(lexpos)
         raise PolicyError.at(coord, message, source_line_of(self.text, coord.line))
 
     def at_line_start(self, lexpos: int) -> bool:
-        return lexpos == self.line_start
-
-
-def _stamp(t: Any, start_line: int, start_col_pos: int) -> Any:
-    """Attach coordinates to token ``t``: where it starts, and CFEngine's line at its end."""
-    owner: Lexer = t.lexer.owner
-    t.coord = Coord(owner.filename, start_line, start_col_pos, owner.cfline)
-    return t
+        return lexpos == 0 or self.text[lexpos - 1] == "\n"
 
 
 def _simple(t: Any) -> Any:
+    """Attach the coordinates of a one-line token."""
     owner: Lexer = t.lexer.owner
-    t.coord = Coord(owner.filename, owner.line, t.lexpos - owner.line_start + 1, owner.cfline)
+    lexpos = t.lexpos
+    newlines = owner.newlines
+    index = bisect_left(newlines, lexpos)
+    start = newlines[index - 1] + 1 if index else 0
+    cfline = index + 1 - owner.skipped
+    if owner.crlfs:
+        cfline += bisect_left(owner.crlfs, lexpos)
+    t.coord = Coord(owner.filename, index + 1, lexpos - start + 1, cfline)
     return t
 
 
 # --- rules for the INITIAL state ---------------------------------------------
 # (PLY orders function rules by their line in this file: keep the order.)
 
-def t_space(t: Any) -> None:
-    r"[ \t\r\n]+"
-    value = t.value
-    n = value.count("\n")
-    if n:
-        owner: Lexer = t.lexer.owner
-        owner.line += n
-        owner.cfline += n + value.count("\r\n")    # flex counts a CRLF twice
-        owner.line_start = t.lexpos + value.rindex("\n") + 1
-
-
-def t_comment(t: Any) -> None:
-    r"\#[^\n]*"
+# Whitespace and comments are discarded by PLY itself (no callback): lines come
+# from the newline index.
+t_ignore_SPACE = r"[ \t\r\n]+"
+t_ignore_COMMENT = r"\#[^\n]*"
 
 
 def t_MACRO_IF(t: Any) -> None:
@@ -253,10 +270,9 @@ def t_MACRO_ENDIF(t: Any) -> None:
 def t_VARCLASS(t: Any) -> Any:
     r"(\"[^\"\x00]*\"|'[^'\x00]*')::"
     owner: Lexer = t.lexer.owner
-    start_line, col = owner.line, t.lexpos - owner.line_start + 1
-    _count_lines(t)
+    t.coord = owner.token_coord(t.lexpos, t.lexpos + len(t.value) - 1)
     t.value = t.value[1:-3]
-    return _stamp(t, start_line, col)
+    return t
 
 
 @TOKEN(CLASS_RE)
@@ -303,13 +319,14 @@ def t_ARROW(t: Any) -> Any:
 
 def t_QSTRING(t: Any) -> Any:
     r"\"(?:\\(?:.|\n)|[^\"\\])*\"|'(?:\\(?:.|\n)|[^'\\])*'|`[^`]*`"
-    owner: Lexer = t.lexer.owner
-    start_line, col = owner.line, t.lexpos - owner.line_start + 1
     raw = t.value
-    _count_lines(t)
+    if "\n" in raw:
+        t.coord = t.lexer.owner.token_coord(t.lexpos, t.lexpos + len(raw) - 1)
+    else:
+        _simple(t)
     t.quote = raw[0]
     t.value = deescape(raw[1:-1])
-    return _stamp(t, start_line, col)
+    return t
 
 
 @TOKEN(NAKEDVAR_RE)
@@ -331,15 +348,6 @@ def t_error(t: Any) -> None:
     return _simple(t)
 
 
-def _count_lines(t: Any) -> None:
-    owner: Lexer = t.lexer.owner
-    n = t.value.count("\n")
-    if n:
-        owner.line += n
-        owner.cfline += n
-        owner.line_start = t.lexpos + t.value.rindex("\n") + 1
-
-
 # --- rules for the skipping state (inside a false @if) ---------------------------
 
 def t_skipping_MACRO_ELSE(t: Any) -> None:
@@ -359,8 +367,7 @@ def t_skipping_MACRO_ENDIF(t: Any) -> None:
 def t_skipping_newline(t: Any) -> None:
     r"\r?\n"
     owner: Lexer = t.lexer.owner
-    owner.line += 1           # the true line moves on; CFEngine's count does not
-    owner.line_start = t.lexpos + len(t.value)
+    owner.skipped += 2 if t.value == "\r\n" else 1   # CFEngine does not count these lines
 
 
 def t_skipping_line(t: Any) -> None:

@@ -355,8 +355,7 @@ def p_error(tok: Any) -> None:
         lexer = _CURRENT_LEXER[-1]
         lexer.check_end()
         pos = len(lexer.text)
-        lexer.line_start = lexer.text.rfind("\n", 0, pos) + 1
-        coord = Coord(lexer.filename, lexer.text.count("\n", 0, pos) + 1, pos - lexer.line_start + 1)
+        coord = lexer.coord(pos)
         msg = "Unexpected end of file"
         if expected:
             msg += f", expected {_one_of(expected)}"
