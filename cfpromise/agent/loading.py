@@ -19,6 +19,7 @@ from cfpromise.agent import augments
 from cfpromise.agent.order import PRE_EVALUATION
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.context import Frame
+from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
 from cfpromise.schema.check import policy_diagnostics
 from cfpromise.schema.validate import diagnostics
@@ -313,6 +314,9 @@ def run_agent(agent: Any) -> int:
     except FatalError as exc:
         agent.out.log("error", f"Fatal error: {exc}")
         return finish(agent, EXIT_FATAL)
+    except FatalFunctionError as exc:
+        agent.out.log("error", f"Fatal CFEngine error: {exc}")
+        return finish(agent, EXIT_ABORTED)
     return finish(agent, EXIT_OK)
 
 

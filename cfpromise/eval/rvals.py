@@ -19,7 +19,7 @@ import json
 import re
 from typing import Any
 
-from cfpromise.eval.functions.api import REGISTRY, FunctionError, Variable
+from cfpromise.eval.functions.api import REGISTRY, FatalFunctionError, FunctionError, Variable
 from cfpromise.syntax import ast
 
 UNRESOLVED = object()
@@ -136,6 +136,8 @@ class RvalEvaluator:
             self.unresolved = True
             return UNRESOLVED
         args = [None if a is UNRESOLVED else a for a in args]
+        if not fn.lazy:
+            _check_ranges(name, args)
         key = None
         if fn.cached:
             key = (name, json.dumps(args, sort_keys=True, default=str))
@@ -160,6 +162,22 @@ class RvalEvaluator:
         if isinstance(rval, ast.List):
             return [self._raw(i) for i in rval.items]
         return self.value(rval, want_list=True)
+
+
+def _check_ranges(name: str, args: list[Any]) -> None:
+    """Integer arguments against the ranges the function declares (fatal, as in cf-agent)."""
+    from cfpromise.schema import schema
+    from cfpromise.schema.values import ValueError_, check_int
+    sig = schema().functions.get(name)
+    if sig is None:
+        return
+    for value, (ptype, prange, _desc) in zip(args, sig.params):
+        if ptype == "int" and isinstance(value, str) and prange and "$(" not in value:
+            try:
+                check_int(value, prange)
+            except ValueError_ as exc:
+                raise FatalFunctionError(f"In function '{name}', error in variable '{value}', "
+                                         f"'{exc}'") from None
 
 
 def _collecting(name: str) -> bool:

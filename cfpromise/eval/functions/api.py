@@ -49,6 +49,11 @@ class FunctionError(Exception):
     """A built-in function failed; the message is shown against the promise."""
 
 
+class FatalFunctionError(Exception):
+    """An argument outside the range the function declares: cf-agent stops the run
+    ("Fatal CFEngine error: In function ...")."""
+
+
 class NotSupported(FunctionError):
     """The function exists in CFEngine but not in cf-lite (Enterprise hub, LDAP)."""
 

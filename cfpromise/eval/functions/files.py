@@ -44,8 +44,14 @@ def chop_last_node(path: str) -> str:
 
 @builtin("dirname")
 def dirname(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    """The path without its last component; repeated slashes collapse (cf-agent 3.21:
+    ``dirname("//a///b////c///")`` is ``/a/b``)."""
     (path,) = argv("dirname", args, 1)
-    return chop_last_node(path)
+    import re
+    collapsed = re.sub("/+", "/", path)
+    if collapsed in ("/", ""):
+        return "/" if collapsed else ""
+    return chop_last_node(collapsed)
 
 
 def c_basename(path: str) -> str:
