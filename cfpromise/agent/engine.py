@@ -88,6 +88,7 @@ class Agent:
         self.out = out
         self.ctx = EvalContext(options.workdir, options.file, dry_run=options.dry_run,
                                log=out.log)
+        self.ctx.inform = out.enabled("info")
         self.schema = schema()
         self.policy = ast.Policy()
         self.bundles: dict[tuple[str, str], list[ast.Bundle]] = {}

@@ -58,6 +58,7 @@ class EvalContext:
         self.bundle_index: list[Bundle] = []
         self.persistent: dict[str, tuple[str, ...]] = {}
         self.last_defined = ""
+        self.inform = False               # -I or more verbose: some built-ins show output
 
     # -- frames ----------------------------------------------------------------
     @property

@@ -214,6 +214,9 @@ def evaluate_math(text: str) -> float:
 def eval_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     values = argv("eval", args, 1, 3)
     mode = values[1] if len(values) > 1 else "math"
+    if values[0].strip() == "":
+        result = 0.0                      # cf-agent: an empty expression is 0
+        return False if mode == "class" else fmt_real(result)
     try:
         result = evaluate_math(values[0])
     except ValueError as exc:

@@ -143,7 +143,10 @@ def returnszero(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         import subprocess
         argv_ = ["/bin/sh", "-c", command] if shell == "useshell" else split_command(command)
         try:
-            return subprocess.run(argv_, stdin=subprocess.DEVNULL, check=False).returncode == 0
+            # the command's own output shows only at inform level and above (as cf-agent)
+            out = None if getattr(ctx, "inform", False) else subprocess.DEVNULL
+            return subprocess.run(argv_, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                  check=False).returncode == 0
         except (OSError, ValueError, subprocess.SubprocessError):
             return False
 
