@@ -59,6 +59,7 @@ class EvalContext:
         self.persistent: dict[str, tuple[str, ...]] = {}
         self.last_defined = ""
         self.inform = False               # -I or more verbose: some built-ins show output
+        self.current_bindings: dict[str, str] = {}   # the iteration a built-in runs in
 
     # -- frames ----------------------------------------------------------------
     @property
@@ -169,7 +170,10 @@ class EvalContext:
         return self.vars.key(ns, scope, name), var
 
     def expander(self, bindings: dict[str, str] | None = None, iterate: bool = False) -> Expander:
-        return Expander(self.resolve_ref, bindings, iterate)
+        """An expander; without explicit bindings it sees those of the promise iteration
+        being evaluated (so built-ins expanding their own arguments see the wheels)."""
+        return Expander(self.resolve_ref, self.current_bindings if bindings is None else bindings,
+                        iterate)
 
     def set_var(self, ns: str, scope: str, name: str, type_: str, value: Any,
                 tags: tuple[str, ...] = ()) -> None:

@@ -155,12 +155,18 @@ class Expander:
         if not isinstance(value, str):
             return str(value)
         if "$" in value and key not in self.active and len(self.active) < 20:
-            # a value holding references is expanded again where it is used (cf-agent does)
+            # A value holding references is expanded again where it is used (cf-agent
+            # does); what does not resolve there stays as written without making the
+            # whole unresolved (mapdata's "key = $(this.k)" templates), and lists inside
+            # a value do not start an iteration.
             self.active.add(key)
+            unresolved, iterate = self.unresolved, self.iterate
+            self.iterate = False
             try:
                 value = self.expand(value)
             finally:
                 self.active.discard(key)
+                self.unresolved, self.iterate = unresolved, iterate
         return value
 
 

@@ -143,6 +143,8 @@ class RvalEvaluator:
             key = (name, json.dumps(args, sort_keys=True, default=str))
             if key in self.ctx.cache:
                 return self.ctx.cache[key]
+        saved = self.ctx.current_bindings
+        self.ctx.current_bindings = self.bindings
         try:
             result = fn.impl(self.ctx, args)
         except FunctionError as exc:
@@ -152,6 +154,8 @@ class RvalEvaluator:
             self.errors.append(str(exc) or f"Function '{name}' failed")
             self.unresolved = True
             return UNRESOLVED
+        finally:
+            self.ctx.current_bindings = saved
         if key is not None:
             self.ctx.cache[key] = result
         return result
