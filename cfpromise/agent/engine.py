@@ -182,10 +182,10 @@ class Agent:
             for promise in section.promises:
                 self.eval_promise(run, section.name, promise)
 
-    def pre_evaluate_vars(self) -> None:
+    def pre_evaluate_vars(self, bundles: Any = None) -> None:
         """cf-agent resolves the vars of every bundle before the run ("pass 0"), so a
         bundle's variables can be read before it runs; unresolved values wait."""
-        for bundle in self.policy.bundles:
+        for bundle in self.policy.bundles if bundles is None else bundles:
             if bundle.type == "common" or bundle.section("vars") is None:
                 continue
             if bundle.args:

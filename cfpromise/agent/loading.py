@@ -136,7 +136,10 @@ def load(agent: Any) -> None:
             for bundle in policy.bundles:
                 if bundle.type == "common":
                     agent.run_bundle(bundle, [], types=PRE_EVALUATION)
-            pending += [(rval, policy.path) for rval in input_rvals(policy)]
+            agent.pre_evaluate_vars(policy.bundles)
+            for rval in input_rvals(policy):
+                items = rval.items if isinstance(rval, ast.List) else (rval,)
+                pending += [(item, policy.path) for item in items]
         still: list[tuple[ast.Rval, str]] = []
         progress = False
         for rval, naming in pending:

@@ -131,9 +131,8 @@ class RvalEvaluator:
                     spread.extend(value if isinstance(value, list) else [value])
                 args = spread
         unresolved_args = self.unresolved or any(a is UNRESOLVED for a in args)
-        self.unresolved = before
+        self.unresolved = before or unresolved_args   # the result waits like its arguments
         if unresolved_args and not fn.unresolved_ok:
-            self.unresolved = True
             return UNRESOLVED
         args = [None if a is UNRESOLVED else a for a in args]
         if not fn.lazy:
