@@ -554,6 +554,8 @@ def _rval_texts(rval: ast.Rval) -> Iterator[str]:
         for item in rval.items:
             yield from _rval_texts(item)
     elif isinstance(rval, ast.FnCall):
+        if "$" in rval.name:
+            yield rval.name           # $(bundles)("z"): the called name iterates too
         fn = REGISTRY.get(rval.name)
         if fn is not None and fn.lazy:
             return
