@@ -250,6 +250,10 @@ class Agent:
                 continue
             step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
             evaluator = EVALUATORS.get(ptype)
+            if ptype not in _QUIET_TYPES and self.out.enabled("verbose"):
+                comment = promise.get("comment")
+                if comment is not None and isinstance(comment.rval, ast.Scalar):
+                    self.out.log("verbose", f"P:    Comment:  {ev.text(comment.rval.value)}")
             self.changes = []
             started = time.perf_counter()
             outcome = evaluator(step) if evaluator is not None else self.actuate(step)
@@ -531,8 +535,8 @@ class Agent:
                 for name in names:
                     if rx is not None and rx.fullmatch(name):
                         if exc is AbortBundle:
-                            self.out.log("error", f"Setting abort for '{pattern}' when setting "
-                                                  f"class '{name}'")
+                            self.out.log("error", f"Bundle '{self.ctx.frame.bundle}' aborted on "
+                                                  f"defined class '{name}'")
                         raise exc(name)
 
     # -- the run --------------------------------------------------------------------
@@ -561,6 +565,9 @@ def _rval_texts(rval: ast.Rval) -> Iterator[str]:
             return
         for arg in rval.args:
             yield from _rval_texts(arg)
+
+
+_QUIET_TYPES = frozenset({"vars", "classes", "meta", "defaults"})
 
 
 class _SkippedStep:

@@ -33,9 +33,10 @@ WORKDIR_DIRS = ("inputs", "outputs", "state", "modules", "bin", "ppkeys", "tmp",
 
 
 class LoadError(Exception):
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, diagnostics: list[Diagnostic], parse_time: bool = False) -> None:
         super().__init__("policy failed validation")
         self.diagnostics = diagnostics
+        self.parse_time = parse_time     # found while reading a file: cf-agent says "syntax errors"
 
 
 def prepare_workdir(workdir: str) -> None:
@@ -84,11 +85,16 @@ def install_facts(agent: Any) -> None:
                          ("def", facts.def_vars), ("mon", facts.mon_vars)):
         for name, (type_, value, tags) in table.items():
             ctx.set_var("default", scope, name, type_, value, tags)
-    agent.persistent.load(ctx, agent.out)
-    for name in agent.options.negate:
-        for cls in name.split(","):
-            if cls:
-                ctx.negated.add(cls)
+    # -N keeps persistent classes of those names from being loaded (cf-agent 3.21's
+    # only effect of it: classes defined by -D or by promises are not affected)
+    negated = {c for item in agent.options.negate for c in item.split(",") if c}
+    agent.persistent.load(ctx, agent.out, skip=negated)
+    # cf-agent's own classes for its switches
+    out = agent.out
+    for cls, on in (("inform_mode", out.enabled("info")), ("verbose_mode", out.enabled("verbose")),
+                    ("debug_mode", out.enabled("debug")), ("opt_dry_run", agent.options.dry_run)):
+        if on:
+            ctx.define_class(cls, ("source=agent", "hardclass"))
     for name in agent.options.define:
         for cls in name.split(","):
             if cls:
@@ -104,7 +110,7 @@ def _read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
         policy = as_entry(policy)
     problems = diagnostics(policy, entry=entry)
     if problems:
-        raise LoadError(problems)
+        raise LoadError(problems, parse_time=True)
     return policy
 
 
@@ -271,9 +277,28 @@ def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
 
 
 def run_agent(agent: Any) -> int:
-    from cfpromise.agent.engine import AbortRun, FatalError
+    """The whole run; fatal errors and aborts end it the same way wherever they happen
+    (common bundles are already evaluated while the policy loads)."""
+    from cfpromise.agent.engine import AbortBundle, AbortRun, FatalError
     prepare_workdir(agent.options.workdir)
     install_facts(agent)
+    try:
+        return _run(agent)
+    except AbortRun as exc:
+        agent.out.log("notice", f"cf-agent aborted on defined class '{exc}'")
+        return finish(agent, EXIT_ABORTED)
+    except AbortBundle as exc:            # an abortbundleclasses class outside any bundle
+        agent.out.log("verbose", f"Aborted on defined class '{exc}'")
+        return finish(agent, EXIT_OK)
+    except FatalError as exc:
+        agent.out.log("error", f"Fatal error: {exc}")
+        return finish(agent, EXIT_FATAL)
+    except FatalFunctionError as exc:
+        agent.out.log("error", f"Fatal CFEngine error: {exc}")
+        return finish(agent, EXIT_ABORTED)
+
+
+def _run(agent: Any) -> int:
     try:
         load(agent)
     except PolicyError as exc:
@@ -282,7 +307,8 @@ def run_agent(agent: Any) -> int:
         return failsafe(agent)
     except LoadError as exc:
         report_errors(exc.diagnostics)
-        print("   error: Policy failed validation", file=sys.stderr)
+        print("   error: There are syntax errors in policy files" if exc.parse_time else
+              "   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     control_bodies(agent)
     from cfpromise.schema.depends import check_dependencies
@@ -297,29 +323,19 @@ def run_agent(agent: Any) -> int:
         return EXIT_FATAL
     for observer in agent.observers:
         observer.run_started(agent)
-    try:
-        for bundle in list(agent.policy.bundles):
-            if bundle.type == "common":
-                agent.run_bundle(bundle, [], types=PRE_EVALUATION)
-        agent.pre_evaluate_vars()
-        for name, args in sequence:
-            bundle = agent.find_bundle(name, "default")
-            if bundle is None:
-                continue
-            if len(bundle.args) != len(args):
-                agent.out.log("error", f"Bundle '{name}' expects {len(bundle.args)} argument(s), "
-                                       f"{len(args)} given in the bundlesequence")
-                continue
-            agent.run_bundle(bundle, args)
-    except AbortRun as exc:
-        agent.out.log("notice", f"cf-agent aborted on defined class '{exc}'")
-        return finish(agent, EXIT_ABORTED)
-    except FatalError as exc:
-        agent.out.log("error", f"Fatal error: {exc}")
-        return finish(agent, EXIT_FATAL)
-    except FatalFunctionError as exc:
-        agent.out.log("error", f"Fatal CFEngine error: {exc}")
-        return finish(agent, EXIT_ABORTED)
+    for bundle in list(agent.policy.bundles):
+        if bundle.type == "common":
+            agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+    agent.pre_evaluate_vars()
+    for name, args in sequence:
+        bundle = agent.find_bundle(name, "default")
+        if bundle is None:
+            continue
+        if len(bundle.args) != len(args):
+            agent.out.log("error", f"Bundle '{name}' expects {len(bundle.args)} argument(s), "
+                                   f"{len(args)} given in the bundlesequence")
+            continue
+        agent.run_bundle(bundle, args)
     return finish(agent, EXIT_OK)
 
 
@@ -376,8 +392,9 @@ def show_classes(agent: Any, pattern: str) -> None:
     rows = sorted((name, tags) for name, tags in agent.ctx.classes_items() if match(name))
     write = agent.out.stream.write
     write(f"{'Class name':<60} {'Meta tags':<40} {'Comment':<40}\n")
+    comments = agent.ctx.comments
     for name, tags in rows:
-        write(f"{name:<60} {','.join(tags):<40} {'':<40}\n")
+        write(f"{name:<60} {','.join(tags):<40} {comments.get(name, ''):<40}\n")
 
 
 def show_vars(agent: Any, pattern: str) -> None:
@@ -396,4 +413,5 @@ def show_vars(agent: Any, pattern: str) -> None:
             text = json.dumps(value, separators=(",", ":"))
         else:
             text = str(value)
-        write(f"{key:<40} {text:<60} {','.join(var.tags):<40} {'':<40}\n")
+        write(f"{key:<40} {text:<60} {','.join(var.tags):<40} "
+              f"{agent.ctx.comments.get(key, ''):<40}\n")

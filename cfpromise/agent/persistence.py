@@ -24,8 +24,10 @@ class PersistentClasses:
         self.entries: dict[str, dict[str, Any]] = {}
         self.dirty = False
 
-    def load(self, ctx: Any, out: Any, now: float | None = None) -> None:
-        """Define every persistent class that has not expired yet."""
+    def load(self, ctx: Any, out: Any, now: float | None = None,
+             skip: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+        """Define every persistent class that has not expired yet (but those in ``skip``:
+        the classes negated with -N)."""
         now = time.time() if now is None else now
         out.log("verbose", "Loading persistent classes")
         try:
@@ -39,6 +41,8 @@ class PersistentClasses:
                 self.dirty = True
                 continue
             self.entries[name] = entry
+            if name in skip:
+                continue
             minutes = int((expires - now) // 60) + (1 if (expires - now) % 60 else 0)
             out.log("verbose", f"Persistent class '{name}' for {minutes} more minutes")
             tags = tuple(t for t in entry.get("tags", []) if t != "source=persistent")

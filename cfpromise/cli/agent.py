@@ -27,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
                                  epilog=__doc__.split("\n\n", 1)[1],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-f", "--file", help="policy file (a bare name is looked up in WORKDIR/inputs)")
+    ap.add_argument("policy", nargs="?", help="policy file, as with -f (cf-agent accepts both)")
     ap.add_argument("-b", "--bundlesequence", action="append", help="bundles to run, comma separated")
     ap.add_argument("-D", "--define", action="append", default=[], help="classes to define")
     ap.add_argument("-N", "--negate", action="append", default=[], help="classes to negate")
@@ -65,6 +66,28 @@ def _report_spec(text: str) -> str:
     return path
 
 
+def _getopt_values(argv: list[str]) -> list[str]:
+    """Give -f/--file its next word even when that word starts with '-', as getopt
+    does (cf-agent -Kf -f FILE): argparse would refuse it."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        takes_file = word in ("-f", "--file") or (
+            word.startswith("-") and not word.startswith("--") and len(word) > 2
+            and word.endswith("f") and "f" not in word[1:-1])
+        if takes_file and i + 1 < len(argv) and argv[i + 1].startswith("-"):
+            flags = word[:-1] if word not in ("-f", "--file") else ""
+            if flags and flags != "-":
+                out.append(flags)
+            out.append(f"--file={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(word)
+        i += 1
+    return out
+
+
 def default_workdir() -> str:
     from cfpromise.eval.hardclasses import default_workdir as discover_default
     return discover_default()
@@ -79,7 +102,9 @@ def resolve_file(name: str | None, workdir: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(_getopt_values(sys.argv[1:] if argv is None else argv))
+    if args.policy:
+        args.file = args.policy
     if args.version:
         from cfpromise import CFENGINE_COMPAT_VERSION, __version__
         print(f"cf-lite-agent {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")

@@ -60,6 +60,7 @@ class EvalContext:
         self.last_defined = ""
         self.inform = False               # -I or more verbose: some built-ins show output
         self.current_bindings: dict[str, str] = {}   # the iteration a built-in runs in
+        self.comments: dict[str, str] = {}   # class name or variable key -> its promise's comment
 
     # -- frames ----------------------------------------------------------------
     @property
@@ -208,8 +209,14 @@ class EvalContext:
         return None if exp.unresolved else result
 
     def evaluate(self, arg: Any, extra: dict[str, Value] | None = None) -> Value:
-        """A lazy built-in's argument evaluated as a normal one (None if unresolved)."""
+        """A lazy built-in's argument evaluated as a normal one (None if unresolved).
+        Plain values (a nested call's result) come back as they are; text is expanded."""
         from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
+        from cfpromise.syntax import ast
+        if isinstance(arg, str):
+            return self.expand(arg, extra)
+        if not isinstance(arg, (ast.Scalar, ast.List, ast.FnCall, ast.Data)):
+            return arg
         saved = self._bind_extra(extra)
         try:
             ev = RvalEvaluator(self)

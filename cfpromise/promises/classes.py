@@ -16,7 +16,7 @@ from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.rvals import UNRESOLVED, as_text
 from cfpromise.promises.evaluators import Step, evaluator
-from cfpromise.promises.vars import meta_tags
+from cfpromise.promises.vars import meta_tags, promise_comment
 
 COMBINATORS = ("expression", "and", "or", "xor", "not", "dist", "select_class")
 
@@ -110,4 +110,9 @@ def evaluate(step: Step) -> Outcome | None:
             step.agent.persistent.remember(cls, minutes, tags, run.bundle.namespace)
             continue
         ctx.define_class(cls, scope=scope, namespace=run.bundle.namespace, tags=tags)
+    comment = promise_comment(step)
+    if comment is not None:
+        for cls in defined:
+            ctx.comments[ctx.class_key(cls, run.bundle.namespace)] = comment
+            step.log("verbose", f"Added class '{cls}' with comment '{comment}'")
     return Outcome.KEPT

@@ -84,7 +84,7 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     if type_c.lval in LIST_TYPES and isinstance(type_c.rval, ast.FnCall) \
             and not isinstance(value, list):
         from cfpromise.agent.engine import FatalError
-        raise FatalError(f"Variable '{run.bundle.namespace}:{scope}.{step.promiser}' expected a "
+        raise FatalError(f"Variable '{step.run.bundle.namespace}:{scope}.{step.promiser}' expected a "
                          f"variable of type '{type_c.lval}', but was given incompatible value "
                          f"'{as_text(value)}'")
     converted = convert(type_c.lval, value)
@@ -96,7 +96,19 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     run = step.run
     step.ctx.set_var(run.bundle.namespace, scope, name, type_c.lval, converted,
                      ("source=promise",) + meta_tags(step))
+    comment = promise_comment(step)
+    if comment is not None:
+        step.ctx.comments[f"{run.bundle.namespace}:{scope}.{name}"] = comment
+        step.log("verbose", f"Added variable '{name}' with comment '{comment}'")
     return Outcome.KEPT
+
+
+def promise_comment(step: Step) -> str | None:
+    """The promise's comment, expanded (None without one)."""
+    c = step.promise.get("comment")
+    if c is None or not isinstance(c.rval, ast.Scalar):
+        return None
+    return step.ev.text(c.rval.value)
 
 
 @evaluator("vars")

@@ -114,7 +114,7 @@ bundle agent main
     assert reports(proc) == ["first", "second"]
 
 
-def test_if_unless_and_define_negate(tmp_path: Path) -> None:
+def test_if_unless_and_define(tmp_path: Path) -> None:
     policy = """
 bundle agent main
 {
@@ -126,8 +126,8 @@ bundle agent main
       "soft is set" if => "soft";
 }
 """
-    # -N stops a class from being defined by policy (as in cf-agent, hard classes stay)
-    assert reports(agent(tmp_path, policy, "-D", "mine", "-N", "soft")) == ["with_d"]
+    # as in cf-agent 3.21, -N does not stop -D or promises from defining a class
+    assert reports(agent(tmp_path, policy, "-D", "mine", "-N", "soft")) == ["with_d", "soft is set"]
     assert reports(agent(tmp_path, policy)) == ["without", "soft is set"]
 
 
@@ -188,3 +188,4 @@ bundle agent main
 """
     assert reports(agent(tmp_path, check)) == ["both persisted"]
     assert reports(agent(tmp_path, check, "-v")) == ["both persisted"]
+    assert reports(agent(tmp_path, check, "-N", "from_body")) == []     # -N: not loaded
