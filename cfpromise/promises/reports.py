@@ -54,4 +54,6 @@ def _file_lines(step: Step, path: str, count: object) -> list[str]:
         step.log("error", f"Printfile '{path}' could not be opened")
         return []
     with open(path, encoding="utf-8", errors="replace") as fh:
+        if limit < 0:                     # the last lines of the file
+            return [line.rstrip("\n") for line in fh.readlines()[limit:]]
         return [line.rstrip("\n") for _, line in zip(range(limit), fh)]
