@@ -233,6 +233,18 @@ def control_bodies(agent: Any) -> None:
                 target.update(agent.resolver.resolve(body_type, "control", [], "default", {}))
     finally:
         agent.ctx.pop()
+    domain = agent.control.get("domain")
+    if isinstance(domain, str) and domain:
+        # body common control domain overrides the discovered one (sys.domain, fqhost)
+        from cfpromise.eval.canon import canonify
+        ctx = agent.ctx
+        host = ctx.lookup("sys.host")
+        ctx.set_var("default", "sys", "domain", "string", domain, ("source=agent",))
+        if host is not None and isinstance(host.value, str):
+            ctx.set_var("default", "sys", "fqhost", "string", f"{host.value}.{domain}",
+                        ("inventory", "source=agent", "attribute_name=Host name"))
+            ctx.define_class(canonify(f"{host.value}.{domain}"), ("source=agent", "hardclass"))
+        ctx.define_class(canonify(domain), ("source=agent", "hardclass"))
     agent.abortclasses = _strings(agent.agent_control.get("abortclasses"))
     agent.abortbundleclasses = _strings(agent.agent_control.get("abortbundleclasses"))
 

@@ -47,6 +47,11 @@ def evaluate(step: Step) -> Outcome | None:
         step.log("error", f"Bundle '{name}' expects {len(bundle.args)} argument(s), "
                           f"{len(args)} given ({step.where()})")
         return Outcome.FAILED
+    action = attributes.get("action") if isinstance(attributes.get("action"), dict) else {}
+    if action.get("action_policy") in ("warn", "nop"):
+        step.log("warning", f"Bundle '{bundle.name}' should be invoked, but only a warning was "
+                            f"promised ({step.where()})")
+        return Outcome.WARN
     inherit = attributes.get("inherit") in ("true", "yes", "on")
     sub = agent.run_bundle(bundle, list(args), inherit=run.frame if inherit else None)
     outcome = merge(sub.outcomes)
