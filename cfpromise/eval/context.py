@@ -165,6 +165,8 @@ class EvalContext:
             if value is not None:
                 return f"this.{name}", value if isinstance(value, Variable) else \
                     Variable("string", value)
+            # $(this.x) that is not a promise variable is the bundle's own x (cf-agent)
+            ns, scope = frame.namespace, frame.bundle
         var = self.vars.get(ns, scope, name)
         if var is None:
             return None
