@@ -245,6 +245,8 @@ def control_bodies(agent: Any) -> None:
                         ("inventory", "source=agent", "attribute_name=Host name"))
             ctx.define_class(canonify(f"{host.value}.{domain}"), ("source=agent", "hardclass"))
         ctx.define_class(canonify(domain), ("source=agent", "hardclass"))
+    for name in _strings(agent.agent_control.get("addclasses")):
+        agent.ctx.define_class(name, ("source=agent",))
     agent.abortclasses = _strings(agent.agent_control.get("abortclasses"))
     agent.abortbundleclasses = _strings(agent.agent_control.get("abortbundleclasses"))
 
