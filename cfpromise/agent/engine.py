@@ -104,6 +104,7 @@ class Agent:
         self.custom_types: tuple[str, ...] = ()
         self.locks: Any = None
         self.actuated: set[str] = set()       # identities of promises actuated in this run
+        self.last_identity = ""
         from cfpromise.agent.persistence import PersistentClasses
         self.persistent = PersistentClasses(options.workdir)
         self.static_cache: dict[int, bool] = {}
@@ -412,11 +413,15 @@ class Agent:
         key = self.lock(step, run)
         if key is False:
             return Outcome.SKIPPED
-        self.current_step = step
+        previous, self.current_step = self.current_step, step
+        outcome: Outcome | None = None
         try:
-            return handler(run)
+            outcome = handler(run)
+            return outcome
         finally:
-            self.current_step = None
+            self.current_step = previous
+            if outcome is None:
+                self.actuated.discard(self.last_identity)   # "try again next pass"
             if isinstance(key, str):
                 self.locks.release(key, time.time())
 
@@ -424,13 +429,16 @@ class Agent:
         """True when an identical promise (type, bundle, expanded promiser and attributes)
         was already actuated in this run: cf-agent actuates it once, even with -K."""
         bundle = step.run.bundle
+        edit = step.run.frame.edit
+        where = getattr(edit, "filename", None) or getattr(edit, "path", "") if edit is not None else ""
         identity = "\0".join((step.ptype, bundle.namespace, bundle.name, step.promiser,
-                               _canonical(attributes)))
+                               _canonical(attributes), str(where)))
         if identity in self.actuated:
             self.out.log("verbose", f"Skipping {step.where()}: an identical promise was "
                                     "already actuated in this run")
             return True
         self.actuated.add(identity)
+        self.last_identity = identity
         return False
 
     def lock(self, step: Step, run: PromiseRun) -> str | bool:

@@ -60,10 +60,11 @@ class Services:
         if bundle is None:
             self.log("error", f"Undefined bundle {call.name} with type {bundle_type}")
             return None
-        if len(bundle.args) != len(call.args):
+        if len(call.args) > len(bundle.args):
             self.log("error", f"Bundle {call.name} expects {len(bundle.args)} argument(s), "
                               f"{len(call.args)} given")
             return None
+        # fewer arguments than parameters: the missing ones stay undefined (cf-agent)
         agent.ctx.set_var("default", "edit", "filename", "string", filename)
         caller = agent.ctx.frame
         sub = agent.run_bundle(bundle, list(call.args), inherit=caller, edit=buffer)

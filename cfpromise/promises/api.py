@@ -127,6 +127,11 @@ HANDLERS: dict[str, Handler] = {}
 # is actuated, so a run pays only for the promise types its policy uses.
 HANDLER_MODULES: dict[str, str] = {
     "commands": "cfpromise.promises.commands",
+    "files": "cfpromise.promises.files.handler",
+    "delete_lines": "cfpromise.promises.edit.delete_lines",
+    "insert_lines": "cfpromise.promises.edit.insert_lines",
+    "field_edits": "cfpromise.promises.edit.field_edits",
+    "replace_patterns": "cfpromise.promises.edit.replace_patterns",
 }
 
 

@@ -125,4 +125,5 @@ def test_show_classes_and_vars_evaluate_common_bundles(tmp_path: Path) -> None:
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("Class name") and lines[1].split() == ["myc", "source=promise"]
     assert lines[2].startswith("Variable name")
-    assert [line.split()[:2] for line in lines[3:]] == [["default:g.v", "x"]]
+    # as cf-promises: agent bundles' vars are evaluated too (without their classes)
+    assert [line.split()[:2] for line in lines[3:]] == [["default:a.no", "y"], ["default:g.v", "x"]]

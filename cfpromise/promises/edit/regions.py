@@ -1,0 +1,104 @@
+"""``select_region``: the part of the file an edit promise works on (SelectRegion).
+
+The region is found by scanning from the top: the first line matching
+``select_start`` opens it, then the first later line matching ``select_end``
+closes it.  Lines are addressed by index; ``begin``/``end`` are the indices of
+the delimiter lines themselves (None when absent) and each promise type decides
+whether the delimiters belong to the region (``include_start_delimiter``,
+``include_end_delimiter``).  Without ``select_end`` -- or when it is not found
+and ``select_end_match_eof`` allows it -- the region runs to the end of the file.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from cfpromise.promises.edit import matching
+from cfpromise.promises.edit.buffer import boolean
+from cfpromise.promises.files import bridge
+
+
+@attrs.frozen(slots=True)
+class Region:
+    start: str | None = None
+    end: str | None = None
+    include_start: bool = False
+    include_end: bool = False
+    end_match_eof: bool = False
+
+    @property
+    def present(self) -> bool:
+        return self.start is not None or self.end is not None
+
+
+NO_REGION = Region()
+
+
+def read_region(body: dict[str, Any], agent: Any) -> Region:
+    """The select_region body; ``select_end_match_eof`` defaults to body agent control's."""
+    if not body:
+        return NO_REGION
+    default_eof = boolean(bridge.agent_control(agent).get("select_end_match_eof"), False)
+    start = body.get("select_start")
+    end = body.get("select_end")
+    return Region(
+        start=str(start) if start not in (None, "") else None,
+        end=str(end) if end not in (None, "") else None,
+        include_start=boolean(body.get("include_start_delimiter"), False),
+        include_end=boolean(body.get("include_end_delimiter"), False),
+        end_match_eof=boolean(body.get("select_end_match_eof"), default_eof))
+
+
+@attrs.frozen(slots=True)
+class Selection:
+    """What SelectRegion found: indices of the delimiter lines."""
+
+    ok: bool
+    begin: int | None = None
+    end: int | None = None
+    reason: str = ""
+
+
+def select(lines: list[str], region: Region, filename: str) -> Selection:
+    """SelectRegion over ``lines``."""
+    beg: int | None = None
+    end: int | None = None
+    n = len(lines)
+    for i in range(n):
+        line = lines[i]
+        if region.start is not None and beg is None and matching.full(region.start, line):
+            if not region.include_start and i == n - 1:
+                return Selection(False, reason=(
+                    f"The promised start pattern '{region.start}' found an empty region at "
+                    f"the end of file '{filename}'"))
+            beg = i
+            continue
+        if region.end is not None and beg is not None and end is None \
+                and matching.full(region.end, line):
+            end = i
+            break
+    if beg is None and region.start is not None:
+        return Selection(False, reason=(
+            f"The promised start pattern '{region.start}' was not found when selecting edit "
+            f"region in '{filename}'"))
+    return Selection(True, beg, end)
+
+
+def end_missing(selection: Selection, region: Region) -> bool:
+    """The region has a select_end that was not found and may not run to the end of file."""
+    return selection.end is None and region.end is not None and not region.end_match_eof
+
+
+def body_span(selection: Selection, region: Region, count: int) -> tuple[int, int]:
+    """[first, stop) of the lines strictly inside the region, delimiters included as asked
+    (the span delete_lines, replace_patterns and field_edits work on)."""
+    if selection.begin is None:
+        first = 0
+    else:
+        first = selection.begin if region.include_start else selection.begin + 1
+    if selection.end is None:
+        stop = count
+    else:
+        stop = selection.end + 1 if region.include_end else selection.end
+    return first, max(first, stop)

@@ -1,0 +1,248 @@
+"""Safe writes: a changed file is either its old or its new content, never torn.
+
+:func:`replace_file` is cf-agent's SaveAsFile done crash-safe: the new content
+goes to a temporary file beside the target (``<file>.cf-after-edit``), is
+fsync'd, gets the original's mode, owner and group, and is renamed over the
+target; the directory is fsync'd last.  Before the rename the original is
+hard-linked (or copied) to its backup, which is kept, timestamped, rotated or
+dropped as ``edit_defaults``/``copy_backup`` ask, or moved to the repository.
+A symlinked target is edited through the link.
+
+A process killed at any moment leaves the target with its old content (before
+the rename) or its new content (after it); at worst a stray temporary file.
+The new file is fsync'd before the rename, so that after a power loss the name
+holds a whole file too; the directory itself is not fsync'd (that would only
+make the rename itself durable, at a cost per file).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import time
+from typing import Callable
+
+from cfpromise.eval.canon import canonify
+
+_START = time.time()          # cf-agent's CFSTARTTIME, for timestamped backups
+
+
+def start_time() -> int:
+    return int(_START)
+
+
+def timestamp_suffix(now: float | None = None) -> str:
+    """``_<start time>_<canonified ctime>`` as cf-agent appends to timestamped backups."""
+    when = time.time() if now is None else now
+    return f"_{start_time()}_{canonify(time.ctime(when))}"
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_new(path: str, data: bytes, mode: int = 0o600) -> None:
+    """Write ``data`` to ``path`` (created exclusively, a leftover removed first), fsync'd."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags, mode)
+    except FileExistsError:
+        os.unlink(path)
+        fd = os.open(path, flags, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def copy_permissions(st: os.stat_result, path: str) -> None:
+    """CopyFilePermissionsDisk: mode, owner and group of ``st`` onto ``path``."""
+    try:
+        os.chown(path, st.st_uid, st.st_gid)
+    except OSError:
+        pass
+    os.chmod(path, stat.S_IMODE(st.st_mode))
+
+
+def resolve_links(path: str) -> str:
+    """SaveAsFile follows symlinks to the file it edits."""
+    seen = 0
+    while seen < 32:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return path
+        if not stat.S_ISLNK(st.st_mode):
+            return path
+        target = os.readlink(path)
+        path = target if os.path.isabs(target) else os.path.join(os.path.dirname(path), target)
+        seen += 1
+    return path
+
+
+def rotate_files(name: str, number: int, rotated: set[str] | None = None) -> None:
+    """RotateFiles: name.N-1 -> name.N ..., then name -> name.1 (copied), name emptied."""
+    if rotated is not None:
+        if name in rotated:
+            return
+        rotated.add(name)
+    try:
+        st = os.stat(name)
+    except OSError:
+        return
+    for i in range(number - 1, 0, -1):
+        for ext in ("", ".gz", ".Z", ".bz", ".bz2"):
+            try:
+                os.rename(f"{name}.{i}{ext}", f"{name}.{i + 1}{ext}")
+            except OSError:
+                pass
+    to = f"{name}.1"
+    try:
+        shutil.copyfile(name, to)
+    except OSError:
+        return
+    try:
+        os.chmod(to, stat.S_IMODE(st.st_mode))
+        os.chown(to, st.st_uid, st.st_gid)
+    except OSError:
+        pass
+    try:
+        os.chmod(name, 0o600)
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, stat.S_IMODE(st.st_mode))
+        try:
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+        finally:
+            os.close(fd)
+        os.chown(name, st.st_uid, st.st_gid)
+    except OSError:
+        pass
+
+
+def archive_to_repository(path: str, repository: str | None, log: Callable[[str, str], None]
+                          ) -> bool:
+    """ArchiveToRepository: copy ``path`` into the repository as its canonified full path.
+    True when archived (the caller then removes the local copy)."""
+    if not repository:
+        return False
+    if not os.path.isabs(repository):
+        return False
+    name = path.replace("/", "_")
+    dest = os.path.join(repository, name)
+    try:
+        os.makedirs(repository, exist_ok=True)
+        st = os.stat(path)
+        tmp = dest + ".cfnew"
+        shutil.copyfile(path, tmp)
+        copy_permissions(st, tmp)
+        os.rename(tmp, dest)
+    except OSError as exc:
+        log("error", f"Failed to archive '{path}' to repository '{repository}'. "
+                     f"({exc.strerror})")
+        return False
+    log("verbose", f"Moved '{path}' to repository location '{dest}'")
+    return True
+
+
+def backup_name(path: str, option: str, suffix: str) -> str:
+    name = path
+    if option == "timestamp":
+        name += timestamp_suffix()
+    return name + suffix
+
+
+def replace_file(path: str, data: bytes, *, backup: str = "true", rotate: int = 0,
+                 repository: str | None = None,
+                 log: Callable[[str, str], None] = lambda level, msg: None,
+                 rotated: set[str] | None = None) -> str:
+    """SaveAsFile: put ``data`` in place of the file ``path`` (which must exist).
+
+    Returns the path written (the symlink target when ``path`` is a link); raises
+    OSError after logging cf-agent's error when the save fails (the original is then
+    untouched)."""
+    target = resolve_links(path)
+    pretty = f"'{target}'" if target == path else f"'{target}' (from symlink '{path}')"
+    try:
+        st = os.lstat(target)
+    except OSError as exc:
+        log("error", f"Can no longer access file {pretty}, which needed editing. "
+                     f"(lstat: {exc.strerror})")
+        raise
+    new = target + ".cf-after-edit"
+    try:
+        write_new(new, data, 0o600)
+        copy_permissions(st, new)
+    except OSError as exc:
+        log("error", f"Unable to open destination file '{new}' for writing. "
+                     f"(fopen: {exc.strerror})")
+        _discard(new)
+        raise
+    if backup != "false" or rotate:
+        bak = backup_name(target, backup, ".cf-before-edit")
+        try:
+            try:
+                os.link(target, bak)
+            except FileExistsError:
+                _discard(bak)
+                os.link(target, bak)
+        except OSError:
+            try:
+                shutil.copyfile(target, bak)
+                copy_permissions(st, bak)
+            except OSError as exc:
+                log("error", f"Can't copy {pretty} to '{bak}' - so promised edits could not be "
+                             "moved into place.")
+                _discard(new)
+                raise exc
+        if backup == "rotate":
+            rotate_files(bak, rotate, rotated)
+            _discard(bak)
+        elif archive_to_repository(bak, repository, log):
+            _discard(bak)
+    try:
+        os.rename(new, target)
+    except OSError as exc:
+        log("error", f"Can't rename '{new}' to {pretty} - so promised edits could not be moved "
+                     f"into place. (rename: {exc.strerror})")
+        _discard(new)
+        raise
+    return target
+
+
+def _discard(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def file_digest(path: str, algorithm: str = "md5") -> bytes | None:
+    import hashlib
+    try:
+        h = hashlib.new(algorithm)
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 16), b""):
+                h.update(chunk)
+        return h.digest()
+    except (OSError, ValueError):
+        return None

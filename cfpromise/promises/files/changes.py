@@ -1,0 +1,240 @@
+"""``changes``: file integrity monitoring, the "tripwire" use (files_changes.c).
+
+The state lives in ``WORKDIR/state/cf_lite_changes.json``: per file the content
+hash of each algorithm used and the stat fields cf-agent compares (mode, uid,
+gid, device, inode, mtime), per directory searched the names seen.  Every
+change is also appended to ``WORKDIR/state/file_changes.log`` as cf-agent does
+(``time,handle,file,N|R|C|S,message``).
+
+* ``report_changes`` ``content``/``all``: the file's hash (``hash``: md5, sha1,
+  sha224, sha256, sha384, sha512, or ``best`` = md5 and sha1) is compared with
+  the stored one.  A file seen for the first time is stored (repaired); a
+  changed hash is reported, defines ``checksum_alerts``, and is stored again
+  with ``update_hashes`` (repaired) or left (not kept).
+* ``stats``/``all``: permission, owner, group, device, inode and mtime changes
+  are reported (and stored again with ``update_hashes``).
+* with ``depth_search``, files new to a directory and files gone from it are
+  reported.
+* ``report_diffs`` is a CFEngine Enterprise feature: accepted, no diffs kept.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import time
+from typing import Any
+
+from cfpromise.promises.files import bridge
+from cfpromise.promises.files.context import FileRun
+
+_DB_NAME = "cf_lite_changes.json"
+_LOG_NAME = "file_changes.log"
+
+
+class ChangesDB:
+    """The changes database, loaded once per run and written back after each change."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.data: dict[str, dict[str, Any]] = {"H": {}, "S": {}, "D": {}}
+        try:
+            with open(path, encoding="utf-8") as fh:
+                loaded = json.load(fh)
+            for key in ("H", "S", "D"):
+                if isinstance(loaded.get(key), dict):
+                    self.data[key] = loaded[key]
+        except (OSError, ValueError):
+            pass
+
+    def save(self) -> None:
+        tmp = self.path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(self.data, fh, sort_keys=True)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, self.path)
+
+
+def _db(fr: FileRun) -> ChangesDB:
+    state = bridge.run_state(fr.agent, "changes")
+    db = state.get("db")
+    if db is None:
+        db = ChangesDB(fr.agent.state_path(_DB_NAME))
+        state["db"] = db
+    return db
+
+
+def log_change(fr: FileRun, path: str, kind: str, message: str) -> None:
+    """FileChangesLogChange."""
+    fname = fr.agent.state_path(_LOG_NAME)
+    handle = fr.run.handle or ""
+    try:
+        with open(fname, "a", encoding="utf-8") as fh:
+            fh.write(f"{int(time.time())},{handle},{path},{kind},{message}\n")
+        os.chmod(fname, 0o600)
+    except OSError as exc:
+        fr.log("error", f"Could not write to the hash change log. (fopen: {exc.strerror})")
+
+
+def _hash_file(path: str, algorithm: str) -> str | None:
+    try:
+        h = hashlib.new(algorithm)
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 16), b""):
+                h.update(chunk)
+        return h.hexdigest()
+    except (OSError, ValueError):
+        return None
+
+
+def _label(algorithm: str) -> str:
+    return "MD5" if algorithm == "md5" else "SHA"
+
+
+def check_hash(fr: FileRun, path: str, algorithm: str) -> bool:
+    """FileChangesCheckAndUpdateHash: True when the content changed."""
+    digest = _hash_file(path, algorithm)
+    if digest is None:
+        return False
+    db = _db(fr)
+    key = f"{algorithm}\0{path}"
+    stored = db.data["H"].get(key)
+    update = fr.a.changes is not None and fr.a.changes.update
+    if stored == digest:
+        fr.kept(f"File hash for {path} is correct")
+        return False
+    if stored is not None:
+        fr.log("info", f"Hash '{algorithm}' for '{path}' changed!")
+        if fr.run.attributes.get("comment"):
+            fr.log("verbose", f"Preceding promise '{fr.run.attributes.get('comment')}'")
+    if (stored is None or update) and not fr.dry_run:
+        action = "Updated" if stored is not None else "Stored"
+        db.data["H"][key] = digest
+        db.save()
+        fr.change(f"{action} {algorithm} hash for '{path}' ({_label(algorithm)}={digest})")
+        return stored is not None
+    fr.fail(f"Hash for file '{path}' changed", level="notice")
+    return True
+
+
+def verify_integrity(fr: FileRun, path: str) -> None:
+    """VerifyFileIntegrity: content hashes (report_changes content/all)."""
+    changes = fr.a.changes
+    assert changes is not None
+    if changes.report_changes not in ("content", "all"):
+        return
+    if fr.dry_run:
+        return
+    algorithms = ["md5", "sha1"] if changes.hash == "best" else [changes.hash]
+    changed = False
+    for algorithm in algorithms:
+        if check_hash(fr, path, algorithm):
+            changed = True
+    if changed:
+        fr.agent.define_class("checksum_alerts", namespace="default")
+        log_change(fr, path, "C", "Content changed")
+        fr.log("info", f"Recorded integrity changes in '{path}'")
+
+
+_STAT_FIELDS = ("mode", "uid", "gid", "dev", "ino", "mtime")
+
+
+def _stat_record(st: os.stat_result) -> list[int]:
+    return [st.st_mode, st.st_uid, st.st_gid, st.st_dev, st.st_ino, int(st.st_mtime)]
+
+
+def verify_stats(fr: FileRun, path: str, st: os.stat_result) -> None:
+    """FileChangesCheckAndUpdateStats (report_changes stats/all)."""
+    changes = fr.a.changes
+    assert changes is not None
+    if changes.report_changes not in ("stats", "all"):
+        return
+    db = _db(fr)
+    new = _stat_record(st)
+    old = db.data["S"].get(path)
+    if old is None:
+        if not fr.dry_run:
+            db.data["S"][path] = new
+            db.save()
+            fr.log("info", f"Wrote stat information for '{path}' to database")
+        return
+    if list(old) == new:
+        return
+    if old[0] != new[0]:
+        fr.log("notice", f"Permissions for '{path}' changed {old[0]:04o} -> {new[0]:04o}")
+        log_change(fr, path, "S", f"Permission: {old[0]:04o} -> {new[0]:04o}")
+        fr.log("info", f"Recorded permissions changes in '{path}'")
+    if old[1] != new[1]:
+        fr.log("notice", f"Owner for '{path}' changed {old[1]} -> {new[1]}")
+        log_change(fr, path, "S", f"Owner: {old[1]} -> {new[1]}")
+        fr.log("info", f"Recorded ownership changes in '{path}'")
+    if old[2] != new[2]:
+        fr.log("notice", f"Group for '{path}' changed {old[2]} -> {new[2]}")
+        log_change(fr, path, "S", f"Group: {old[2]} -> {new[2]}")
+        fr.log("info", f"Recorded group changes in '{path}'")
+    if old[3] != new[3]:
+        fr.log("notice", f"Device for '{path}' changed {old[3]} -> {new[3]}")
+        log_change(fr, path, "S", f"Device: {old[3]} -> {new[3]}")
+    if old[4] != new[4]:
+        fr.log("notice", f"inode for '{path}' changed {old[4]} -> {new[4]}")
+    if old[5] != new[5]:
+        before = time.ctime(old[5])
+        after = time.ctime(new[5])
+        fr.log("notice", f"Last modified time for '{path}' changed '{before}' -> '{after}'")
+        log_change(fr, path, "S", f"Modified time: {before} -> {after}")
+        fr.log("info", f"Recorded modification time changes in '{path}'")
+    if changes.update and not fr.dry_run:
+        db.data["S"][path] = new
+        db.save()
+        fr.log("info", f"Wrote stat information changes for '{path}' to database")
+
+
+def verify_file_changes(fr: FileRun, path: str, st: os.stat_result) -> None:
+    """The changes checks of VerifyFileAttributes for one file."""
+    if stat.S_ISREG(st.st_mode):
+        verify_integrity(fr, path)
+    verify_stats(fr, path, st)
+
+
+def directory_list(fr: FileRun, directory: str) -> list[str]:
+    return list(_db(fr).data["D"].get(directory, []))
+
+
+def log_new_file(fr: FileRun, path: str) -> None:
+    fr.log("notice", f"New file '{path}' found")
+    log_change(fr, path, "N", "New file found")
+
+
+def check_directory(fr: FileRun, directory: str, seen: list[str], known: list[str]) -> None:
+    """FileChangesCheckAndUpdateDirectory: report files gone from ``directory``."""
+    db = _db(fr)
+    current = sorted(set(seen))
+    changed = False
+    for name in sorted(set(known) - set(current)):
+        path = f"{directory.rstrip('/')}/{name}"
+        fr.log("notice", f"File '{path}' no longer exists")
+        log_change(fr, path, "R", "File removed")
+        for key in [k for k in db.data["H"] if k.split("\0", 1)[-1] == path]:
+            del db.data["H"][key]
+        db.data["S"].pop(path, None)
+        fr.log("info", f"Removal of '{path}' recorded")
+        changed = True
+    if set(current) - set(known):
+        changed = True
+    if not changed:
+        fr.kept()
+        return
+    update = fr.a.changes is not None and fr.a.changes.update
+    if (update or not known) and not fr.dry_run:
+        if current:
+            db.data["D"][directory] = current
+        else:
+            db.data["D"].pop(directory, None)
+        db.save()
+        fr.change(f"Recorded directory listing for '{directory}'")
+    else:
+        db.save()
+        fr.fail(f"Directory listing of '{directory}' changed", level="verbose")

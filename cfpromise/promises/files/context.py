@@ -1,0 +1,141 @@
+"""The state of one files promise actuation: its attributes, results and messages.
+
+cf-agent reports every result of a files promise as it reaches it (cfPS): the
+message at its level, and the promise's outcome classes for that result.  A
+promise that finds a file present (kept) and fixes its mode (repaired) sets
+both its kept and its repaired classes.  :class:`FileRun` does the same
+through ``AgentServices.record_result``; the handler returns the merged
+outcome, which the engine records as usual.
+
+Warn-only promises (``-n`` or ``action_policy => "warn"``) say what they
+would do in cf-agent's words: ``Should ...`` under ``-n``, ``Should ..., but
+only warning promised`` under warn.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+
+from cfpromise.agent.outcome import Outcome, merge
+from cfpromise.promises.api import PromiseRun
+from cfpromise.promises.files.attributes import FileAttrs
+
+
+@attrs.define(slots=True, eq=False)
+class FileRun:
+    run: PromiseRun
+    a: FileAttrs
+    results: list[Outcome] = attrs.Factory(list)
+    path: str = ""                        # the file being handled (the promiser, or a match)
+    verbose: bool = False                 # verbose messages are shown (else not even built)
+    dry_run: bool = False                 # -n (or dryrun in body agent control)
+    _stats: dict[tuple[bool, str], Any] = attrs.Factory(dict)
+
+    def __attrs_post_init__(self) -> None:
+        from cfpromise.promises.files import bridge
+        self.verbose = bridge.level_enabled(self.run.agent, "verbose")
+        self.dry_run = bridge.dry_run(self.run.agent)
+
+    # -- stat, once per file until something changes ----------------------------------
+    def lstat(self, path: str) -> Any:
+        """os.lstat (None when missing), remembered until the next change."""
+        key = (False, path)
+        if key not in self._stats:
+            try:
+                self._stats[key] = os.lstat(path)
+            except OSError:
+                self._stats[key] = None
+        return self._stats[key]
+
+    def stat(self, path: str) -> Any:
+        """os.stat (None when missing), remembered until the next change."""
+        key = (True, path)
+        if key not in self._stats:
+            try:
+                self._stats[key] = os.stat(path)
+            except OSError:
+                self._stats[key] = None
+        return self._stats[key]
+
+    def forget(self) -> None:
+        self._stats.clear()
+
+    # -- basics ---------------------------------------------------------------------
+    @property
+    def agent(self) -> Any:
+        return self.run.agent
+
+    @property
+    def warn_only(self) -> bool:
+        """-n or action_policy warn/nop: inspect and report, change nothing."""
+        return self.dry_run or self.a.action_warn
+
+    def log(self, level: str, message: str) -> None:
+        self.run.agent.log(level, message)
+
+    def _result(self, outcome: Outcome) -> None:
+        if outcome is not Outcome.KEPT:
+            self._stats.clear()
+        self.results.append(outcome)
+        self.run.agent.record_result(self.run, outcome)
+
+    # -- results (cfPS) ---------------------------------------------------------------
+    def kept(self, message: str | None = None, level: str = "verbose") -> Outcome:
+        if message:
+            self.log(level, message)
+        self._result(Outcome.KEPT)
+        return Outcome.KEPT
+
+    def change(self, message: str, level: str = "info") -> Outcome:
+        self.log(level, message)
+        self._result(Outcome.REPAIRED)
+        return Outcome.REPAIRED
+
+    def fail(self, message: str, level: str = "error",
+             outcome: Outcome = Outcome.FAILED) -> Outcome:
+        self.log(level, message)
+        self._result(outcome)
+        return outcome
+
+    def interrupted(self, message: str, level: str = "error") -> Outcome:
+        return self.fail(message, level, Outcome.INTERRUPTED)
+
+    def denied(self, message: str, level: str = "error") -> Outcome:
+        return self.fail(message, level, Outcome.DENIED)
+
+    def should(self, message: str) -> Outcome:
+        """RecordWarning: what would be done."""
+        if self.dry_run:
+            self.log("warning", message)
+        else:
+            self.log("warning", f"{message}, but only warning promised")
+        self._result(Outcome.WARN)
+        return Outcome.WARN
+
+    def warning(self, message: str) -> Outcome:
+        """A warning result with a message of its own."""
+        self.log("warning", message)
+        self._result(Outcome.WARN)
+        return Outcome.WARN
+
+    def promise_ref(self, level: str = "error") -> None:
+        c = self.run.promise.coord
+        self.log(level, f"Promise belongs to bundle '{self.run.bundle}' in file '{c.file}' "
+                        f"near line {c.line}")
+
+    @property
+    def outcome(self) -> Outcome:
+        return merge(self.results)
+
+    def summary(self) -> None:
+        """The closing line cf-agent 3.21 prints for a files promise that did not go well."""
+        outcome = self.outcome
+        who = f"files promise '{self.run.promiser}'"
+        if outcome is Outcome.WARN:
+            self.log("warning", f"Warnings encountered when actuating {who}")
+        elif outcome.not_kept:
+            self.log("error", f"Errors encountered when actuating {who}")
+        elif outcome is Outcome.KEPT:
+            self.log("verbose", f"No changes done for the {who}")

@@ -1,0 +1,50 @@
+"""``delete``: remove the file, link or (with ``rmdirs``) empty directory (VerifyDelete).
+
+Non-empty directories are never deleted (skipped quietly); the base directory
+of a depth_search is never deleted by that promise.  Symlinks are removed
+themselves, never what they point to.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+from cfpromise.promises.files.context import FileRun
+
+
+def verify_delete(fr: FileRun, path: str, st: os.stat_result) -> None:
+    fr.log("verbose", f"Verifying file deletions for '{path}'")
+    is_dir = stat.S_ISDIR(st.st_mode)
+    kind = "directory" if is_dir else "file"
+    delete = fr.a.delete
+    assert delete is not None
+    if is_dir:
+        if not delete.rmdirs:
+            fr.kept(f"Keeping directory '{path}' since 'rmdirs' attribute was not specified")
+            return
+        if "depth_search" in fr.run.attributes and \
+                path.rstrip("/") == fr.run.promiser.rstrip("/"):
+            fr.log("debug", f"Skipping deletion of parent directory for recursive promise "
+                            f"'{path}', you must specify separate promise for deleting")
+            return
+    if fr.warn_only:
+        fr.should(f"Should delete {kind} '{path}'")
+        return
+    if not is_dir:
+        try:
+            os.unlink(path)
+        except OSError as exc:
+            fr.fail(f"Couldn't unlink '{path}' tidying. (unlink: {exc.strerror})")
+            return
+        fr.change(f"Deleted file '{path}'")
+        return
+    try:
+        os.rmdir(path)
+    except OSError as exc:
+        if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
+            fr.kept(f"Delete directory '{path}' not empty, skipping")
+            return
+        fr.fail(f"Delete directory '{path}' failed (rmdir: {exc.strerror})")
+        return
+    fr.change(f"Deleted directory '{path}'")

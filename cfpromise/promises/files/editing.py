@@ -1,0 +1,214 @@
+"""Editing a file's content: edit_line bundles, templates, and saving the result once.
+
+ScheduleEditOperation + FinishEditContext of cf-agent:
+
+1. the file is loaded into an :class:`EditBuffer` (refused when it is not a
+   plain file or is larger than ``max_file_size``); ``empty_file_before_editing``
+   (implied by a CFEngine template) starts from no lines;
+2. the edit_line bundle runs against the buffer (its promises count their
+   edits), a CFEngine template is applied as insert_lines promises, a mustache
+   template is rendered;
+3. if something was edited and the lines differ from the file, the file is
+   written once, crash-safe (:mod:`.atomic`), with the backup ``edit_defaults``
+   asks for; the queued change messages are printed, then ``Edited file``.
+   Under ``-n``/warn nothing is written: cf-agent's ``Should edit file`` warning
+   (with its per-line notes) and a unified diff at info level.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from cfpromise.promises.edit.buffer import EditBuffer, join_continuations, join_lines, split_lines
+from cfpromise.promises.files import atomic, bridge, diff, template
+from cfpromise.promises.files.context import FileRun
+
+
+def load_lines(fr: FileRun, path: str) -> list[str] | None:
+    """LoadFileAsItemList (messages as cf-agent's); None when the file cannot be edited."""
+    edits = fr.a.edits
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        fr.log("verbose", f"The proposed file '{path}' could not be loaded. (stat: {exc.strerror})")
+        return None
+    if edits.max_file_size and st.st_size > edits.max_file_size:
+        fr.log("info", f"File '{path}' is bigger than the edit limit. max_file_size = "
+                       f"{st.st_size} > {edits.max_file_size} bytes")
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        fr.log("info", f"{path} is not a plain file")
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        fr.log("info", f"Couldn't read file '{path}' for editing. (fopen: {exc.strerror})")
+        return None
+    lines = split_lines(data.decode("utf-8", "surrogateescape"))
+    if edits.joinlines:
+        lines = join_continuations(lines)
+    return lines
+
+
+def schedule_edit(fr: FileRun, path: str) -> None:
+    """ScheduleEditOperation for ``path``."""
+    a = fr.a
+    if not os.path.isabs(path):
+        fr.log("error", f"Relative file name '{path}' was marked for editing but has no "
+                        "invariant meaning")
+        fr.fail(f"File '{path}' was marked for editing but could not be opened")
+        return
+    mustache = a.template_method in ("mustache", "inline_mustache") and \
+        (a.edit_template is not None or a.edit_template_string is not None)
+    needs_lines = a.edit_line is not None or (a.template_method == "cfengine"
+                                              and a.edit_template is not None)
+    loaded: list[str] = []
+    if needs_lines or a.edit_xml is not None:
+        got = load_lines(fr, path)
+        if got is None:
+            fr.fail(f"File '{path}' was marked for editing but could not be opened")
+            return
+        loaded = got
+    empty = a.edits.empty_before_use or (a.template_method == "cfengine"
+                                         and a.edit_template is not None)
+    if empty and needs_lines:
+        fr.log("verbose", "Build file model from a blank slate (emptying)")
+    buffer = EditBuffer(path, [] if empty else list(loaded), original=loaded,
+                        dry_run=fr.dry_run)
+    failed = False
+    if a.edit_line is not None:
+        fr.log("verbose", f"Handling file edits in edit_line bundle '{a.edit_line.name}'")
+        result = bridge.run_edit_bundle(fr.agent, a.edit_line, buffer, fr.run.namespace, path)
+        if result is None:
+            fr.log("error", f"Did not find bundle '{a.edit_line.name}' for edit operation")
+    if a.edit_xml is not None:
+        fr.fail(f"cf-lite does not support edit_xml yet: not editing '{path}' with bundle "
+                f"'{a.edit_xml.name}'")
+        failed = True
+    if a.template_method == "cfengine" and a.edit_template is not None:
+        fr.log("verbose", f"Rendering '{path}' using template '{a.edit_template}' with method "
+                          f"'{a.template_method}'")
+        outcome = template.render_cfengine(fr, buffer, a.edit_template)
+        failed = failed or outcome.not_kept
+    elif mustache:
+        render_mustache(fr, path)
+        return
+    if failed:
+        return
+    finish_edit(fr, buffer)
+
+
+def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:
+    """FinishEditContext: save the buffer if it differs from the file."""
+    path = buffer.filename
+    if fr.warn_only:
+        changed = buffer.edits > 0 and buffer.lines != buffer.original
+        if not changed:
+            fr.kept(f"No edit changes to file '{path}' need saving")
+            return
+        if not fr.dry_run:
+            for line in diff.item_warnings(buffer.original, buffer.lines):
+                fr.log("warning", line)
+        diff.report(fr.log, path, buffer.original, buffer.lines)
+        if fr.dry_run and not buffer.forced:
+            # -n: the edit promises said what they would do (cf-agent adds nothing here)
+            fr.kept()
+            return
+        fr.should(f"Should edit file '{path}'")
+        return
+    if buffer.edits <= 0 or buffer.lines == buffer.original:
+        fr.kept(f"No edit changes to file '{path}' need saving")
+        return
+    data = join_lines(buffer.lines).encode("utf-8", "surrogateescape")
+    edits = fr.a.edits
+    try:
+        atomic.replace_file(path, data, backup=edits.backup, rotate=edits.rotate,
+                            repository=fr.a.repository, log=fr.log)
+    except OSError:
+        fr.fail(f"Unable to save file '{path}' after editing")
+        return
+    for level, message in buffer.messages:
+        fr.log(level, message)
+    fr.change(f"Edited file '{path}'")
+
+
+def render_mustache(fr: FileRun, path: str) -> None:
+    """RenderTemplateMustache: render and replace the file when the output differs."""
+    text, name = template.mustache_source(fr)
+    if text is None:
+        return
+    data = template.template_data(fr)
+    rendered = template.render_mustache_text(text, data, fr.log)
+    if rendered is None:
+        fr.fail(f"Error rendering mustache template '{fr.a.edit_template}'")
+        return
+    new = rendered.encode("utf-8", "surrogateescape")
+    old = atomic.read_bytes(path)
+    if old == new:
+        fr.kept(f"No edit changes to file '{path}' need saving")
+        return
+    if fr.warn_only:
+        if old is not None:
+            diff.report(fr.log, path, split_lines(old.decode("utf-8", "surrogateescape")),
+                        split_lines(rendered))
+        fr.should(f"Should update rendering of '{fr.run.promiser}' from mustache template "
+                  f"'{name}'")
+        return
+    edits = fr.a.edits
+    try:
+        atomic.replace_file(path, new, backup=edits.backup, rotate=edits.rotate,
+                            repository=fr.a.repository, log=fr.log)
+    except OSError:
+        fr.fail(f"Failed to update rendering of '{fr.run.promiser}' from mustache template "
+                f"'{name}'")
+        return
+    fr.change(f"Updated rendering of '{fr.run.promiser}' from mustache template '{name}'")
+
+
+def validate_template(fr: FileRun) -> str | None:
+    """An error that keeps a template promise from creating its file by default."""
+    a = fr.a
+    if a.template_method == "cfengine" and a.edit_template is not None:
+        return template.validate_cfengine(a.edit_template)
+    if a.template_method in ("mustache", "inline_mustache"):
+        if a.has_template_data and not template.data_is_container(a.template_data):
+            return f"No template data for the promise '{fr.run.promiser}'"
+        if a.template_method == "inline_mustache":
+            text = a.edit_template_string
+        else:
+            if a.edit_template is None:
+                return None
+            raw = atomic.read_bytes(a.edit_template)
+            if raw is None:
+                return f"Template file '{a.edit_template}' could not be opened for reading"
+            text = raw.decode("utf-8", "surrogateescape")
+        if text is None:
+            return None
+        if template.render_mustache_text(text, template.template_data(fr)) is None:
+            return f"Error rendering mustache template '{a.edit_template}'"
+    return None
+
+
+def write_content(fr: FileRun, path: str) -> None:
+    """WriteContentFromString: the file's whole content is the ``content`` attribute."""
+    content = fr.a.content or ""
+    data = content.encode("utf-8", "surrogateescape")
+    old = atomic.read_bytes(path)
+    if old == data:
+        fr.kept(f"Content of '{path}' as promised")
+        return
+    if fr.warn_only:
+        if old is not None:
+            diff.report(fr.log, path, split_lines(old.decode("utf-8", "surrogateescape")),
+                        split_lines(content))
+        fr.should(f"Should update file '{path}' with content '{content}'")
+        return
+    try:
+        if old is None:
+            atomic.write_new(path, data, 0o600)
+        else:
+            atomic.replace_file(path, data, backup="false", log=fr.log)
+    except OSError:
+        fr.fail(f"Failed to update file '{path}' with content '{content}'")
+        return
+    fr.change(f"Updated file '{path}' with content '{content}'")

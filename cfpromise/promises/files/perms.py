@@ -1,0 +1,300 @@
+"""``perms``: mode (octal or symbolic), owners, groups, rxdirs, bsdflags.
+
+:func:`parse_mode` is cf-agent's ParseModeString: a mode is a comma separated
+list of clauses, each either an octal number (``0644``: set exactly those
+bits) or symbolic (``u+rwx``, ``go-w``, ``a=r``, ``u+s``, ``+t``...).  The
+result is a pair of masks: bits to add and bits to remove.
+
+:func:`verify_file_attributes` is VerifyFileAttributes: the new mode is the
+current one plus/minus the masks (directories also get ``x`` wherever they get
+``r`` when ``rxdirs`` is true); owner and group are left alone when the file
+already belongs to one of the promised users/groups, otherwise set to the
+first promised one that exists.  Symlinks are never chmod'ed.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any, Callable
+
+from cfpromise.promises.files.attributes import SAME, UNKNOWN, Perms
+
+Log = Callable[[str, str], None]
+
+# BSD file flags (chflags(2)), for systems that have them.
+_BSD_FLAGS = {
+    "arch": 0x00010000, "archived": 0x00010000, "nodump": 0x00000001,
+    "opaque": 0x00000008, "sappnd": 0x00040000, "sappend": 0x00040000,
+    "schg": 0x00020000, "schange": 0x00020000, "simmutable": 0x00020000,
+    "sunlnk": 0x00100000, "sunlink": 0x00100000, "uappnd": 0x00000004,
+    "uappend": 0x00000004, "uchg": 0x00000002, "uchange": 0x00000002,
+    "uimmutable": 0x00000002, "uunlnk": 0x00000010, "uunlink": 0x00000010,
+}
+CHFLAGS_MASK = 0xFFFFFFFF
+
+
+def parse_bsdflags(items: list[str]) -> tuple[int, int]:
+    plus = minus = 0
+    for item in items:
+        if item.startswith("-"):
+            minus |= _BSD_FLAGS.get(item[1:], 0)
+        else:
+            plus |= _BSD_FLAGS.get(item.lstrip("+"), 0)
+    return plus, minus
+
+
+def _set_mask(action: str, value: int, affected: int, masks: list[int]) -> None:
+    if action == "+":
+        masks[0] |= value
+    elif action == "-":
+        masks[1] |= value
+    else:
+        masks[0] |= value
+        masks[1] |= (~value) & 0o7777 & affected
+
+
+def parse_mode(text: str, log: Log | None = None) -> tuple[int, int] | None:
+    """ParseModeString: (plus, minus) masks, or None (after an error) when invalid."""
+    def error(message: str) -> None:
+        if log is not None:
+            log("error", message)
+
+    masks = [0, 0]
+    affected = value = 0
+    action = "="
+    gotaction = False
+    state = "wild"
+    i, n = 0, len(text)
+    while True:
+        ch = text[i] if i < n else "\0"
+        if ch in "augo":
+            affected |= {"a": 0o7777, "u": 0o4700, "g": 0o2070, "o": 0o0007}[ch]
+        elif ch in "+-=":
+            if gotaction:
+                error("Too many +-= in mode string")
+                return None
+            action = ch
+            state = "which"
+            gotaction = True
+        elif ch in "rwxst":
+            value |= {"r": 0o444 & affected, "w": 0o222 & affected, "x": 0o111 & affected,
+                      "s": 0o6000 & affected, "t": 0o1000}[ch]
+        elif ch in "01234567":
+            j = i
+            while j < n and text[j].isdigit():
+                j += 1
+            try:
+                value = int(text[i:j], 8)
+            except ValueError:
+                error(f"Invalid mode string ({text})")
+                return None
+            gotaction = True
+            state = "which"
+            affected = 0o7777
+            if value > 0o7777:
+                if log is not None:
+                    log("info", f"Mode-Value is not entirely within the mode mask "
+                                f"({value & ~0o7777:04o})")
+                value &= 0o7777
+            i = j - 1
+        elif ch == ",":
+            _set_mask(action, value, affected, masks)
+            action, affected, value, gotaction, state = "=", 0, 0, False, "who"
+        elif ch == "\0":
+            if state == "who" or value == 0:
+                if text not in ("0000", "000"):
+                    error("mode string is incomplete")
+                    return None
+            _set_mask(action, value, affected, masks)
+            return masks[0], masks[1]
+        else:
+            error(f"Invalid mode string ({text})")
+            return None
+        i += 1
+
+
+def new_mode(perms: Perms, st: os.stat_result) -> int:
+    """The mode the file should have (07777 bits)."""
+    mode = stat.S_IMODE(st.st_mode)
+    if perms.has_mode:
+        assert perms.plus is not None and perms.minus is not None
+        mode |= perms.plus
+        mode &= ~perms.minus
+        if stat.S_ISDIR(st.st_mode) and perms.rxdirs:
+            if mode & stat.S_IRUSR:
+                mode |= stat.S_IXUSR
+            if mode & stat.S_IRGRP:
+                mode |= stat.S_IXGRP
+            if mode & stat.S_IROTH:
+                mode |= stat.S_IXOTH
+    return mode & 0o7777
+
+
+def creation_mode(perms: Perms | None) -> int:
+    """The mode a new file gets: the promised one, else 0600."""
+    if perms is None or not perms.has_mode or perms.mode_text is None:
+        return 0o600
+    assert perms.plus is not None and perms.minus is not None
+    return perms.plus & ~perms.minus & 0o7777
+
+
+def rxdirs_warning(fr: Any) -> None:
+    """cf-agent 3.21 warns when a mode with read bits relies on the rxdirs default."""
+    perms = fr.a.perms
+    if perms is None or perms.rxdirs_given or not perms.has_mode or not perms.mode_text:
+        return
+    if perms.plus & 0o444:
+        c = fr.run.promise.coord
+        fr.log("warning", f"Using the default value 'false' for attribute rxdirs (promiser: "
+                          f"{fr.run.promiser}, file: {c.file}:{c.line}), please set it "
+                          "explicitly")
+
+
+def unknown_ids(fr: Any) -> bool:
+    perms = fr.a.perms
+    return perms is not None and (UNKNOWN in perms.owners or UNKNOWN in perms.groups)
+
+
+def log_unknown_ids(fr: Any) -> None:
+    """cf-agent's notes on promised owners/groups that do not exist (it prints them each
+    time it reads the promise's attributes)."""
+    if unknown_ids(fr):
+        _unknown_ids_logged(fr)
+
+
+def _unknown_ids_logged(fr: Any) -> None:
+    perms = fr.a.perms
+    c = fr.run.promise.coord
+    ref = f"Promise belongs to bundle '{fr.run.bundle}' in file '{c.file}' near line {c.line}"
+    for uid, name in zip(perms.owners, perms.owner_names):
+        if uid == UNKNOWN:
+            fr.log("info", f"Could not get UID for user '{name}', (getpwnam: not found)")
+            fr.log("info", ref)
+    for gid, name in zip(perms.groups, perms.group_names):
+        if gid == UNKNOWN:
+            fr.log("info", f"Could not get GID for group '{name}', (getgrnam: not found)")
+            fr.log("info", ref)
+
+
+def verify_owner(fr: Any, path: str, st: os.stat_result, perms: Perms,
+                 owners: tuple[int, ...] | None = None,
+                 groups: tuple[int, ...] | None = None) -> None:
+    """VerifyOwner."""
+    owners = perms.owners if owners is None else owners
+    groups = perms.groups if groups is None else groups
+    if any(u == UNKNOWN for u in owners) or any(g == UNKNOWN for g in groups):
+        _unknown_ids_logged(fr)
+    uid: int = SAME
+    if not any(u == SAME or u == st.st_uid for u in owners):
+        known = [u for u in owners if u != UNKNOWN]
+        if known:
+            uid = known[0]
+        else:
+            fr.fail(f"None of the promised owners for '{path}' exist -- see INFO logs for more")
+    gid: int = SAME
+    if not any(g == SAME or g == st.st_gid for g in groups):
+        known = [g for g in groups if g != UNKNOWN]
+        if known:
+            gid = known[0]
+        else:
+            fr.fail(f"None of the promised groups for '{path}' exist -- see INFO logs for more")
+    if uid == SAME and gid == SAME:
+        return
+    if fr.warn_only:
+        if uid != SAME and gid != SAME:
+            fr.should(f"Should change owner and group of '{path}' to '{uid}:{gid}'")
+        elif uid != SAME:
+            fr.should(f"Should change owner of '{path}' to '{uid}'")
+        else:
+            fr.should(f"Should change group of '{path}' to '{gid}'")
+        return
+    try:
+        os.lchown(path, uid if uid != SAME else -1, gid if gid != SAME else -1)
+    except OSError as exc:
+        kind = "link" if stat.S_ISLNK(st.st_mode) else "file"
+        fr.denied(f"Cannot set ownership on {kind} '{path}'. (chown: {exc.strerror})",
+                  level="info")
+        return
+    if uid != SAME:
+        fr.change(f"Owner of '{path}' was {st.st_uid}, set to {uid}")
+    if gid != SAME:
+        fr.change(f"Group of '{path}' was {st.st_gid}, set to {gid}")
+
+
+def verify_setuid(fr: Any, path: str, st: os.stat_result, mode: int) -> None:
+    """VerifySetUidGid: removing a root setuid/setgid bit is reported."""
+    if st.st_uid != 0:
+        return
+    if st.st_mode & stat.S_ISUID and not mode & stat.S_ISUID:
+        if fr.warn_only:
+            fr.warning(f"Need to remove setuid (root) flag on '{path}'")
+        else:
+            fr.change(f"Removing setuid (root) flag from '{path}'")
+    if st.st_mode & stat.S_ISGID and not mode & stat.S_ISGID and not stat.S_ISDIR(st.st_mode):
+        if fr.warn_only:
+            fr.warning(f"Need to remove setgid (root) flag on '{path}'")
+        else:
+            fr.change(f"Removing setgid (root) flag from '{path}'")
+
+
+def verify_file_attributes(fr: Any, path: str, st: os.stat_result,
+                           perms: Perms | None = None) -> None:
+    """VerifyFileAttributes for ``path`` (``st`` from lstat)."""
+    perms = perms if perms is not None else fr.a.perms
+    if perms is None:
+        from cfpromise.promises.files.attributes import Perms as _Perms
+        perms = _Perms(plus=0, minus=0)
+    mode = new_mode(perms, st)
+    if stat.S_ISLNK(st.st_mode):
+        verify_owner(fr, path, st, perms)
+        return
+    verify_setuid(fr, path, st, mode)
+    verify_owner(fr, path, st, perms)
+    if fr.a.changes is not None:
+        from cfpromise.promises.files import changes
+        changes.verify_file_changes(fr, path, st)
+    current = stat.S_IMODE(st.st_mode)
+    if mode == current:
+        fr.kept(f"File permissions on '{path}' as promised")
+    elif fr.warn_only:
+        fr.should(f"Should change permissions of '{path}' from {current:04o} to {mode:04o}")
+    else:
+        try:
+            os.chmod(path, mode, follow_symlinks=False)
+        except (OSError, NotImplementedError) as exc:
+            if isinstance(exc, NotImplementedError):
+                try:
+                    os.chmod(path, mode)
+                except OSError as exc2:
+                    fr.fail(f"chmod failed on '{path}'. (chmod: {exc2.strerror})")
+                    return
+            else:
+                fr.fail(f"chmod failed on '{path}'. (chmod: {exc.strerror})")
+                return
+        fr.change(f"Object '{path}' had permissions {current:04o}, changed it to {mode:04o}")
+    _verify_bsdflags(fr, path, st, perms)
+    if fr.a.touch:
+        try:
+            os.utime(path)
+        except OSError as exc:
+            fr.denied(f"Touching file '{path}' failed. (utime: {exc.strerror})", level="info")
+        else:
+            fr.change(f"Touched file '{path}'")
+
+
+def _verify_bsdflags(fr: Any, path: str, st: os.stat_result, perms: Perms) -> None:
+    flags = getattr(st, "st_flags", None)
+    if flags is None or not hasattr(os, "chflags"):
+        return
+    new = (flags | perms.bsd_plus) & ~perms.bsd_minus & CHFLAGS_MASK
+    if new == flags & CHFLAGS_MASK:
+        return
+    if fr.warn_only:
+        fr.should(f"Should change flags of '{path}' from {flags:o} to {new:o}")
+        return
+    try:
+        os.chflags(path, new)
+    except OSError as exc:
+        fr.denied(f"Failed setting BSD flags '{new:x}' on '{path}'. (chflags: {exc.strerror})")
+        return
+    fr.change(f"'{path}' had flags {flags:o}, changed it to {new:o}")
