@@ -105,6 +105,7 @@ class Agent:
         self.locks: Any = None
         self.actuated: set[str] = set()       # identities of promises actuated in this run
         self.last_identity = ""
+        self._services: Any = None
         from cfpromise.agent.persistence import PersistentClasses
         self.persistent = PersistentClasses(options.workdir)
         self.static_cache: dict[int, bool] = {}
@@ -473,8 +474,10 @@ class Agent:
 
     @property
     def services(self) -> Any:
-        from cfpromise.agent.services import Services
-        return Services(self)
+        if self._services is None:
+            from cfpromise.agent.services import Services
+            self._services = Services(self)
+        return self._services
 
     def record(self, run: BundleRun, step: Step, outcome: Outcome) -> None:
         run.outcomes.append(outcome)
