@@ -40,6 +40,7 @@ from cfpromise.promises.api import BundleCall, PromiseRun, handler_for
 from cfpromise.promises.evaluators import EVALUATORS, Step
 from cfpromise.schema import schema
 from cfpromise.syntax import ast
+from cfpromise.syntax.names import find_block
 
 
 class AbortRun(Exception):
@@ -129,16 +130,7 @@ class Agent:
 
     def find_bundle(self, name: str, namespace: str,
                     types: tuple[str, ...] = ("agent", "common")) -> ast.Bundle | None:
-        if ":" in name:
-            ns, _, short = name.partition(":")
-            keys = [(ns, short)]
-        else:
-            keys = [(namespace, name), ("default", name)]
-        for key in keys:
-            for b in self.bundles.get(key, []):
-                if b.type in types:
-                    return b
-        return None
+        return find_block(self.bundles, name, namespace, types)
 
     # -- running bundles ----------------------------------------------------------
     def run_bundle(self, bundle: ast.Bundle, args: list[Any], *, inherit: Frame | None = None,

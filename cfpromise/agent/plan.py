@@ -47,6 +47,7 @@ import attrs
 from cfpromise.agent.order import PASSES, PRE_EVALUATION, order_for
 from cfpromise.schema.values import is_unexpanded
 from cfpromise.syntax import ast
+from cfpromise.syntax.names import find_block
 
 # lval -> the bundle types it calls (as cfpromise.schema.check.BUNDLE_LVALS)
 CALL_LVALS: dict[str, tuple[str, ...]] = {
@@ -226,16 +227,7 @@ class _Builder:
         self.in_sequence: set[str] = set()
 
     def find(self, name: str, namespace: str, types: tuple[str, ...]) -> ast.Bundle | None:
-        if ":" in name:
-            ns, _, short = name.partition(":")
-            keys = [(ns, short)]
-        else:
-            keys = [(namespace, name), ("default", name)]
-        for key in keys:
-            for b in self.index.get(key, []):
-                if b.type in types:
-                    return b
-        return None
+        return find_block(self.index, name, namespace, types)
 
     def node(self, id_: str, kind: NodeKind, label: str) -> str:
         if id_ not in self.node_ids:

@@ -23,6 +23,7 @@ from typing import Iterator, NamedTuple
 from cfpromise.schema import Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast
+from cfpromise.syntax.names import candidates
 from cfpromise.syntax.errors import Coord, Diagnostic
 
 # lval -> the bundle types it may name
@@ -54,12 +55,7 @@ class Index:
 
     def find(self, ref: Reference) -> ast.Body | ast.Bundle | None:
         table = self.bodies if ref.kind == "body" else self.bundles
-        if ":" in ref.name:
-            ns, _, short = ref.name.partition(":")
-            candidates = [(ns, short)]
-        else:
-            candidates = [(ref.namespace, ref.name), ("default", ref.name)]
-        for key in candidates:
+        for key in candidates(ref.name, ref.namespace):
             by_type = table.get(key, {})
             for t in ref.types:
                 if t in by_type:

@@ -42,9 +42,15 @@ def _change(d: Path) -> None:
     (d / "dd" / "sub" / "s2").write_text("t\n")
 
 
+# Whether a run reports a changed modification time depends on whether the edit between
+# runs crossed a second boundary (for cf-agent too): those lines are left out.
+_TIMING = ("Last modified time for", "Recorded modification time changes")
+
+
 def _lines(out: str, d: Path) -> list[str]:
     keep = ("    info: ", "  notice: ", " warning: ", "   error: ")
-    return [line.replace(str(d), "{d}") for line in out.splitlines() if line.startswith(keep)]
+    return [line.replace(str(d), "{d}") for line in out.splitlines()
+            if line.startswith(keep) and not any(t in line for t in _TIMING)]
 
 
 def _three_runs(base: Path, runner: str) -> list[list[str]]:

@@ -26,27 +26,11 @@ import attrs
 
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun
+from cfpromise.promises.files.attributes import as_list, boolean  # noqa: F401  (shared helpers)
 
-_TRUE = frozenset({"true", "yes", "on"})
 
 # The name cf-agent uses in its closing message for each edit promise type.
 _DISPLAY = {"field_edits": "fields_edit"}
-
-
-def boolean(value: Any, default: bool = False) -> bool:
-    if value is None or value == "":
-        return default
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in _TRUE
-
-
-def as_list(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value]
-    return [str(value)]
 
 
 def split_lines(text: str) -> list[str]:
