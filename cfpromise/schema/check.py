@@ -26,6 +26,11 @@ from cfpromise.syntax import ast
 from cfpromise.syntax.names import candidates
 from cfpromise.syntax.errors import Coord, Diagnostic
 
+# Functions that need a CFEngine Enterprise hub or LDAP: reported by -c.
+NOT_SUPPORTED = {name: "a CFEngine Enterprise hub" for name in (
+    "hubknowledge", "remoteclassesmatching", "remotescalar", "hostswithclass")}
+NOT_SUPPORTED.update({name: "LDAP" for name in ("ldaparray", "ldaplist", "ldapvalue", "regldap")})
+
 # lval -> the bundle types it may name
 BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),
                 "edit_xml": ("edit_xml",), "home_bundle": ("agent", "common"),
@@ -191,6 +196,10 @@ def lint_diagnostics(policy: ast.Policy, sch: Schema | None = None) -> list[Diag
     for call in _calls(policy, sch):
         sig = sch.functions.get(call.name)
         if sig is None:
+            continue
+        if call.name in NOT_SUPPORTED:
+            out.append(Diagnostic(call.coord, f"Function '{call.name}' needs {NOT_SUPPORTED[call.name]}"
+                                              ": not supported by cf-lite"))
             continue
         for arg, (ptype, prange, _desc) in zip(call.args, sig.params):
             if isinstance(arg, ast.Scalar) and not is_unexpanded(arg.value) \

@@ -127,3 +127,12 @@ def test_show_classes_and_vars_evaluate_common_bundles(tmp_path: Path) -> None:
     assert lines[2].startswith("Variable name")
     # as cf-promises: agent bundles' vars are evaluated too (without their classes)
     assert [line.split()[:2] for line in lines[3:]] == [["default:a.no", "y"], ["default:g.v", "x"]]
+
+
+def test_full_check_names_enterprise_functions_as_not_supported(tmp_path: Path) -> None:
+    write(tmp_path, 'bundle agent main { vars: "x" string => remotescalar("id", "hub", "no"); }\n')
+    assert run("-f", "p.cf", cwd=tmp_path).returncode == 0
+    proc = run("-c", "-f", "p.cf", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "p.cf:1:41: error: Function 'remotescalar' needs a CFEngine Enterprise hub: " \
+           "not supported by cf-lite" in proc.stderr
