@@ -248,9 +248,12 @@ class Agent:
                 comment = promise.get("comment")
                 if comment is not None and isinstance(comment.rval, ast.Scalar):
                     self.out.log("verbose", f"P:    Comment:  {ev.text(comment.rval.value)}")
-            self.changes = []
+            outer, self.changes = self.changes, []     # nested steps (edit bundles) keep their own
             started = time.perf_counter()
-            outcome = evaluator(step) if evaluator is not None else self.actuate(step)
+            try:
+                outcome = evaluator(step) if evaluator is not None else self.actuate(step)
+            finally:
+                step_changes, self.changes = self.changes, outer
             step.seconds = time.perf_counter() - started
             if outcome is None:
                 continue
@@ -259,7 +262,7 @@ class Agent:
                     run.done.add(key)
             if outcome is Outcome.SKIPPED:
                 continue
-            self.record(run, step, outcome)
+            self.record(run, step, outcome, step_changes)
 
     def static_var(self, run: BundleRun, promise: ast.Promise) -> bool:
         """A vars promise whose value cannot change (no reference, no function call) and
@@ -471,7 +474,8 @@ class Agent:
             self._services = Services(self)
         return self._services
 
-    def record(self, run: BundleRun, step: Step, outcome: Outcome) -> None:
+    def record(self, run: BundleRun, step: Step, outcome: Outcome,
+               changes: list[dict[str, Any]] | None = None) -> None:
         run.outcomes.append(outcome)
         if step.ptype not in ("vars", "classes", "meta", "defaults"):
             self.counts[outcome] = self.counts.get(outcome, 0) + 1
@@ -484,7 +488,8 @@ class Agent:
         if body:
             self.outcome_classes(body, outcome, step)
         for observer in self.observers:
-            observer.promise_done(self, step, outcome, step.seconds, self.changes)
+            observer.promise_done(self, step, outcome, step.seconds,
+                                  self.changes if changes is None else changes)
         self.check_abort()
 
     def outcome_classes(self, body: dict[str, Any], outcome: Outcome, step: Step) -> None:

@@ -189,3 +189,26 @@ bundle agent main
     assert reports(agent(tmp_path, check)) == ["both persisted"]
     assert reports(agent(tmp_path, check, "-v")) == ["both persisted"]
     assert reports(agent(tmp_path, check, "-N", "from_body")) == []     # -N: not loaded
+
+
+def test_run_report_records_file_changes(tmp_path: Path) -> None:
+    import json
+    target = tmp_path / "f.txt"
+    target.write_text("")
+    target.chmod(0o644)
+    proc = agent(tmp_path, f"""
+bundle agent main
+{{
+  files:
+      "{target}" perms => m("600"), edit_line => add;
+}}
+bundle edit_line add {{ insert_lines: "hello"; }}
+body perms m(x) {{ mode => "$(x)"; rxdirs => "false"; }}
+""", "--report", f"json={tmp_path / 'r.json'}")
+    assert proc.returncode == 0, proc.stderr
+    record = next(p for p in json.loads((tmp_path / "r.json").read_text())["promises"]
+                  if p["promise_type"] == "files")
+    kinds = {c["kind"]: c for c in record["changes"]}
+    assert (kinds["perms"]["old_mode"], kinds["perms"]["new_mode"]) == ("0644", "0600")
+    assert kinds["content"]["diff"].endswith("+hello")
+    assert target.read_text() == "hello\n"

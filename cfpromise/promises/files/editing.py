@@ -98,6 +98,13 @@ def schedule_edit(fr: FileRun, path: str) -> None:
     finish_edit(fr, buffer)
 
 
+def note_change(fr: FileRun, **info: object) -> None:
+    """Tell the run report what changed (AgentServices.note_change), when the agent can."""
+    agent = fr.run.agent
+    if hasattr(agent, "note_change"):
+        agent.note_change(fr.run, **info)
+
+
 def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:
     """FinishEditContext: save the buffer if it differs from the file."""
     path = buffer.filename
@@ -129,6 +136,8 @@ def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:
         return
     for level, message in buffer.messages:
         fr.log(level, message)
+    note_change(fr, kind="content", path=path,
+                diff=diff.unified(path, buffer.original, buffer.lines))
     fr.change(f"Edited file '{path}'")
 
 
@@ -211,4 +220,7 @@ def write_content(fr: FileRun, path: str) -> None:
     except OSError:
         fr.fail(f"Failed to update file '{path}' with content '{content}'")
         return
+    old_lines = split_lines(old.decode("utf-8", "surrogateescape")) if old is not None else []
+    note_change(fr, kind="content", path=path,
+                diff=diff.unified(path, old_lines, split_lines(content)))
     fr.change(f"Updated file '{path}' with content '{content}'")
