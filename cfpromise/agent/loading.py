@@ -99,6 +99,7 @@ def install_facts(agent: Any) -> None:
         for cls in name.split(","):
             if cls:
                 ctx.define_class(cls, tags=("source=environment",))
+    augments.load(agent, agent.options.file)    # host-specific data, def.json: before the policy
 
 
 def _read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
@@ -133,7 +134,7 @@ def load(agent: Any) -> None:
     control_bodies(agent)         # ignore_missing_inputs is needed while loading
     seen = {os.path.realpath(entry)}
     queue: list[ast.Policy] = [first]
-    pending: list[tuple[ast.Rval, str]] = [(ast.Scalar(n), entry) for n in augments.load(agent, entry)]
+    pending: list[tuple[ast.Rval, str]] = []
     missing: list[Diagnostic] = []
     progress = True
     while queue or (pending and progress):
@@ -191,15 +192,19 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
     return evaluated_agent(path, workdir).policy
 
 
-def evaluated_agent(path: str, workdir: str) -> Any:
+def evaluated_agent(path: str, workdir: str, out: Any = None) -> Any:
     """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
-    view: --show-classes, --show-vars), nothing actuated."""
+    view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
+    receives what loading logs.  A missing ``path`` loads nothing but the host data
+    (discovery and augments), as cf-promises does before it looks for the policy."""
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     import io
-    agent = Agent(AgentOptions(file=path, workdir=workdir), Output("critical", stream=io.StringIO()))
+    agent = Agent(AgentOptions(file=path, workdir=workdir),
+                  out or Output("critical", stream=io.StringIO()))
     install_facts(agent)
-    load(agent)                 # evaluates the common bundles as it loads their files
+    if os.path.exists(path):
+        load(agent)             # evaluates the common bundles as it loads their files
     return agent
 
 
@@ -424,8 +429,10 @@ def show_vars(agent: Any, pattern: str) -> None:
         if var.type in ("slist", "ilist", "rlist"):
             text = " {" + ",".join(json.dumps(v) for v in value) + "}"
         elif var.type == "data":
-            text = json.dumps(value, separators=(",", ":"))
+            text = json.dumps(value, separators=(",", ":"), sort_keys=True)
         else:
             text = str(value)
+            if not all(" " <= c <= "~" for c in text):
+                text = "<non-printable>"
         write(f"{key:<40} {text:<60} {','.join(var.tags):<40} "
               f"{agent.ctx.comments.get(key, ''):<40}\n")

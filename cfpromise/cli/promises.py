@@ -1,6 +1,6 @@
 """cf-lite-promises: check policy, print it parsed (JSON or canonical CFEngine), print the syntax.
 
-    cf-lite-promises -f FILE            syntax and parse-time checks (exit 0 or 1)
+    cf-lite-promises [-f] FILE          syntax and parse-time checks (exit 0 or 1)
     cf-lite-promises -c -f FILE         the full check (references, arity, duplicates, types)
     cf-lite-promises -p json -f FILE    the parsed file as cf-promises -p json prints it
     cf-lite-promises -p cf -f FILE      the canonical layout (a formatter)
@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 from cfpromise.syntax.errors import Diagnostic, PolicyError
 
@@ -28,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="cf-lite-promises", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-f", "--file", help="the policy file (default: WORKDIR/inputs/promises.cf)")
+    ap.add_argument("policy", nargs="?", help="policy file, as with -f (cf-promises accepts both)")
     ap.add_argument("-c", "--check", "--full-check", action="store_true", dest="full",
                     help="full check: undefined bodies and bundles, arity, argument types")
     ap.add_argument("-p", "--policy-output-format", choices=("none", "cf", "json"),
@@ -63,6 +65,13 @@ def _report(diagnostics: list[Diagnostic]) -> None:
         print(d.render(), file=sys.stderr)
 
 
+def _output(args: argparse.Namespace) -> Any:
+    """Where loading logs go: errors by default, more with -I or -v (stdout, as cf-promises)."""
+    from cfpromise.agent.output import Output
+    return Output("verbose" if args.verbose else "info" if args.inform else "warning",
+                  stream=sys.stdout)
+
+
 def default_policy(workdir: str | None) -> str:
     from cfpromise.eval.hardclasses import default_workdir
     return os.path.join(workdir or default_workdir(), "inputs", "promises.cf")
@@ -70,6 +79,8 @@ def default_policy(workdir: str | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.policy and not args.file:
+        args.file = args.policy
     if args.version:
         from cfpromise import CFENGINE_COMPAT_VERSION, __version__
         print(f"cf-lite-promises {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")
@@ -78,17 +89,19 @@ def main(argv: list[str] | None = None) -> int:
         from cfpromise.schema import schema
         print(json.dumps(schema().to_json(), indent=2, sort_keys=True))
         return EXIT_OK
+    args.workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir
     path = args.file or default_policy(args.workdir)
-    if not os.path.exists(path):
-        print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or directory)",
-              file=sys.stderr)
-        return EXIT_ERROR
     from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
     from cfpromise.eval.hardclasses import default_workdir
-    # Load as the agent does (common bundles evaluated so that inputs held in
-    # variables resolve); each file is parsed once.  Nothing is actuated.
+    # Load as the agent does (host data and augments first, then common bundles
+    # evaluated so that inputs held in variables resolve); each file is parsed once.
+    # Nothing is actuated.
     try:
-        agent = evaluated_agent(path, args.workdir or default_workdir())
+        agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args))
+        if not os.path.exists(path):
+            print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or "
+                  "directory)", file=sys.stderr)
+            return EXIT_ERROR
     except PolicyError as exc:
         _report(exc.diagnostics)
         print("   error: There are syntax errors in policy files", file=sys.stderr)
