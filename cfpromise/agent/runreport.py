@@ -21,13 +21,8 @@ meta, defaults); compliance is kept plus repaired over all actuated ones;
 promises skipped (failed or missing dependency) are counted apart and are not
 part of it.
 
-Waiting promises are found at the end of each full bundle call: a promise
-with a literal ``depends_on`` that did not run in the call, whose class guard
-holds (evaluated in the bundle's frame, so bundle-scoped classes count), and
-one of whose literal handles has no outcome yet.  A ``depends_on`` written
-with variables cannot be judged afterwards and is left out.  When the engine
-tells such promises itself (``promise_waiting``, called on the last pass),
-that is used instead and nothing is counted twice.
+Waiting promises are found by :class:`~cfpromise.agent.waiting.WaitingTracker`,
+which the recorder extends: each is told and recorded as skipped.
 
 The JSON report (``"format": "cf-lite-run-report"``, ``"version": 1``) holds
 ``policy``, ``workdir``, ``started``, ``dry_run``, ``aborted``, ``fatal``,
@@ -46,7 +41,6 @@ from __future__ import annotations
 import enum
 import json
 import os
-import sys
 import tempfile
 import time
 from typing import Any, Callable, TextIO
@@ -54,10 +48,8 @@ from typing import Any, Callable, TextIO
 import attrs
 
 from cfpromise.agent.loading import EXIT_ABORTED, EXIT_FATAL
-from cfpromise.agent.observer import Observer
-from cfpromise.agent.order import PASSES, order_for
 from cfpromise.agent.outcome import Outcome, merge
-from cfpromise.schema.depends import needed_handles
+from cfpromise.agent.waiting import Waiting, WaitingTracker
 
 NOT_COUNTED = frozenset({"vars", "classes", "meta", "defaults"})
 TOP = 10
@@ -113,7 +105,7 @@ class PromiseRecord:
         out: dict[str, Any] = {
             "bundle": self.bundle, "promise_type": self.ptype, "promiser": self.promiser,
             "handle": self.handle, "file": self.file, "line": self.line, "pass": self.pass_no,
-            "outcome": self.outcome.value, "changes": self.changes,
+            "outcome": self.outcome.value, "changes": [_details(c) for c in self.changes],
             "seconds": round(self.seconds, 6), "counted": self.counted}
         if self.reason:
             out["reason"] = self.reason
@@ -235,11 +227,12 @@ def write_atomically(path: str, text: str) -> None:
         raise
 
 
-class RunRecorder(Observer):
+class RunRecorder(WaitingTracker):
     """Records a run through the observer events; reports at its end (module docstring)."""
 
     def __init__(self, options: ReportOptions | None = None, *,
                  stream: TextIO | None = None, clock: Callable[[], float] = time.perf_counter) -> None:
+        super().__init__()
         self.options = options or ReportOptions()
         self.stream = stream
         self.clock = clock
@@ -247,25 +240,18 @@ class RunRecorder(Observer):
         self.started_at = time.time()
         self.records: list[PromiseRecord] = []
         self.bundles: list[BundleRecord] = []
-        self.running = False
         self.exit_code: int | None = None
-        # per open bundle call (id of its BundleRun): iteration key -> record, and the
-        # ids of promises that ran or were reported skipped in it
+        # per open bundle call (id of its BundleRun): iteration key -> record
         self._open: dict[int, dict[Any, PromiseRecord]] = {}
-        self._ran: dict[int, set[int]] = {}
 
     # -- events ----------------------------------------------------------------------
-    def run_started(self, agent: Any) -> None:
-        self.running = True
-
     def promise_done(self, agent: Any, step: Any, outcome: Outcome, seconds: float,
                      changes: list[dict[str, Any]]) -> None:
         if not self.running:
             return
-        run = step.run
+        super().promise_done(agent, step, outcome, seconds, changes)
         key = (id(step.promise), step.promiser, _bindings(step))
-        table = self._open.setdefault(id(run), {})
-        self._ran.setdefault(id(run), set()).add(id(step.promise))
+        table = self._open.setdefault(id(step.run), {})
         record = table.get(key)
         if record is not None:          # vars and classes: evaluated again in a later pass
             record.outcome = merge([record.outcome, outcome])
@@ -284,32 +270,24 @@ class RunRecorder(Observer):
     def promise_skipped(self, agent: Any, step: Any, reason: str) -> None:
         if not self.running:
             return
-        self._ran.setdefault(id(step.run), set()).add(id(step.promise))
+        super().promise_skipped(agent, step, reason)
         record = self._record(step, Outcome.SKIPPED, 0.0)
         record.reason = reason
         self.records.append(record)
 
-    def promise_waiting(self, agent: Any, step: Any, handle: str) -> None:
-        """The engine's own report (when it has the hook): ``step`` ended its bundle call's
-        last pass still waiting for ``handle``, which has no outcome."""
-        if not self.running:
-            return
-        self._ran.setdefault(id(step.run), set()).add(id(step.promise))
-        record = self._record(step, Outcome.SKIPPED, 0.0)
-        record.reason = waiting_reason(handle, step.run.bundle.name)
-        record.waiting = True
-        self.records.append(record)
+    def waited(self, entry: Waiting) -> None:
+        super().waited(entry)
+        self.records.append(PromiseRecord(*entry[:7], Outcome.SKIPPED, reason=entry.reason,
+                                          waiting=True))
 
     def bundle_finished(self, agent: Any, bundle: Any, run: Any, seconds: float) -> None:
         self._open.pop(id(run), None)
-        ran = self._ran.pop(id(run), set())
+        super().bundle_finished(agent, bundle, run, seconds)
         if not self.running:
             return
         name = f"{bundle.namespace}:{bundle.name}"
         self.bundles.append(BundleRecord(name, bundle.type, bundle.coord.file, bundle.coord.line,
                                          seconds))
-        if getattr(run, "types", None) is None:
-            self._find_waiting(agent, bundle, run, ran)
         if self.options.timing_output:
             out = agent.out
             out.log("verbose", f"T: This measurement event, alias '{name}', measured at time "
@@ -319,10 +297,7 @@ class RunRecorder(Observer):
     def run_finished(self, agent: Any, exit_code: int) -> int:
         seconds = self.clock() - self.started
         summary = self.summary(seconds)
-        for r in self.records:
-            if r.waiting:
-                agent.out.log("notice", f"Promise '{r.promiser}' ({r.where}) never ran: "
-                                        f"{r.reason}")
+        super().run_finished(agent, exit_code)
         dry_run = bool(getattr(agent.options, "dry_run", False))
         final = exit_code
         if self.options.detailed_exitcodes:
@@ -398,30 +373,10 @@ class RunRecorder(Observer):
                      "(use measurement_class to track)", SEPARATOR):
             agent.out.log("verbose", text)
 
-    def _find_waiting(self, agent: Any, bundle: Any, run: Any, ran: set[int]) -> None:
-        ran = ran | {key[0] for key in getattr(run, "done", ())}
-        handles = getattr(agent, "handles", {})
-        for ptype in order_for(bundle.type, getattr(agent, "custom_types", ())):
-            section = bundle.section(ptype)
-            if section is None:
-                continue
-            for promise in section.promises:
-                if id(promise) in ran or promise.get("depends_on") is None:
-                    continue
-                missing = [h for h, _ in needed_handles(promise) if h not in handles]
-                if not missing or not _guard_holds(agent, run, promise):
-                    continue
-                handle_c = promise.get("handle")
-                handle = getattr(handle_c.rval, "value", None) if handle_c is not None else None
-                coord = promise.coord
-                self.records.append(PromiseRecord(
-                    f"{bundle.namespace}:{bundle.name}", ptype, promise.promiser, handle,
-                    coord.file, coord.line, PASSES, Outcome.SKIPPED,
-                    reason=waiting_reason(missing[0], bundle.name), waiting=True))
 
-
-def waiting_reason(handle: str, bundle: str) -> str:
-    return f"it depends on '{handle}', which got no outcome by the end of bundle '{bundle}'"
+def _details(change: dict[str, Any]) -> dict[str, Any]:
+    """A noted change with its costly details (given as functions, e.g. a diff) worked out."""
+    return {k: v() if callable(v) else v for k, v in change.items()}
 
 
 def _bindings(step: Any) -> tuple[tuple[str, str], ...]:
@@ -432,29 +387,3 @@ def _bindings(step: Any) -> tuple[tuple[str, str], ...]:
 def _short(text: str, width: int = 60) -> str:
     text = text.replace("\n", " ")
     return text if len(text) <= width else text[:width - 3] + "..."
-
-
-def _guard_holds(agent: Any, run: Any, promise: Any) -> bool:
-    """The promise's class guard, evaluated in its bundle's frame (its local classes)."""
-    if promise.classes == "any" and promise.varclass is None:
-        return True
-    ctx = agent.ctx
-    ctx.push(run.frame)
-    try:
-        if promise.classes != "any" and not ctx.eval_class_expr(promise.classes):
-            return False
-        if promise.varclass is not None:
-            exp = ctx.expander()
-            guard = exp.expand(promise.varclass)
-            if exp.unresolved or not ctx.eval_class_expr(guard):
-                return False
-        return True
-    finally:
-        ctx.pop()
-
-
-def stdout_is_terminal() -> bool:
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        return False

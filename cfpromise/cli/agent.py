@@ -18,7 +18,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cfpromise.agent.runreport import RunRecorder
+    from cfpromise.agent.observer import Observer
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -135,17 +135,29 @@ def main(argv: list[str] | None = None) -> int:
         out.flush()
 
 
-def _recorder(args: argparse.Namespace, workdir: str) -> RunRecorder:
-    """The observer behind --report, --summary, --timing, -t and --detailed-exitcodes; always
-    installed, so that promises waiting for ever are told."""
-    from cfpromise.agent.runreport import (ReportOptions, RunRecorder, default_report_path,
-                                           stdout_is_terminal)
+def _recorder(args: argparse.Namespace, workdir: str) -> Observer:
+    """The observer behind --report, --summary, --timing, -t and --detailed-exitcodes; without
+    them (or a terminal for the summary) just the tracker that tells promises waiting for
+    ever, which every run has."""
+    from cfpromise.agent.waiting import WaitingTracker
+    summary = args.summary or _stdout_is_terminal()
+    if args.report is None and not (summary or args.timing or args.timing_output
+                                    or args.detailed_exitcodes):
+        return WaitingTracker()
+    from cfpromise.agent.runreport import ReportOptions, RunRecorder, default_report_path
     report = None
     if args.report is not None:
         report = args.report or default_report_path(workdir)
     return RunRecorder(ReportOptions(
-        report=report, summary=args.summary or stdout_is_terminal(), timing=args.timing,
+        report=report, summary=summary, timing=args.timing,
         timing_output=args.timing_output, detailed_exitcodes=args.detailed_exitcodes))
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 if __name__ == "__main__":

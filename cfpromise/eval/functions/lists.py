@@ -103,35 +103,31 @@ def filter_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
                    int_arg(limit))[0]
 
 
-@builtin("every")
-def every(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    regex, source = argv("every", args, 2, raw=(1,))
-    _, matches, total = _filter(ctx, "every", regex, source, True, False, 2**63)
-    return matches == total and total > 0
+# Regex tests over a list: name -> (position of the list argument, verdict from the
+# number of matching elements and the list's length)
+MATCH_TESTS: dict[str, tuple[int, Callable[[int, int], bool]]] = {
+    "every": (1, lambda matches, total: matches == total and total > 0),
+    "some": (1, lambda matches, total: matches > 0),
+    "none": (1, lambda matches, total: matches == 0),
+    "reglist": (0, lambda matches, total: matches > 0),
+    "regarray": (0, lambda matches, total: matches > 0),
+}
 
 
-@builtin("some")
-def some(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    regex, source = argv("some", args, 2, raw=(1,))
-    return _filter(ctx, "some", regex, source, True, False, 2**63)[1] > 0
+def _match_test(name: str) -> Callable[[FunctionContext, Sequence[Value]], Value]:
+    position, verdict = MATCH_TESTS[name]
+
+    def impl(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+        values = argv(name, args, 2, raw=(position,))
+        source, regex = values[position], values[1 - position]
+        _, matches, total = _filter(ctx, name, regex, source, True, False, 2**63)
+        return verdict(matches, total)
+    impl.__name__ = name
+    return impl
 
 
-@builtin("none")
-def none(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    regex, source = argv("none", args, 2, raw=(1,))
-    return _filter(ctx, "none", regex, source, True, False, 2**63)[1] == 0
-
-
-@builtin("reglist")
-def reglist(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    source, regex = argv("reglist", args, 2, raw=(0,))
-    return _filter(ctx, "reglist", regex, source, True, False, 2**63)[1] > 0
-
-
-@builtin("regarray")
-def regarray(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    source, regex = argv("regarray", args, 2, raw=(0,))
-    return _filter(ctx, "regarray", regex, source, True, False, 2**63)[1] > 0
+for _name in MATCH_TESTS:
+    builtin(_name)(_match_test(_name))
 
 
 # ---------------------------------------------------------------------------

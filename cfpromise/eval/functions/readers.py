@@ -18,7 +18,7 @@ The text readers follow cf-agent's helpers:
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from cfpromise.eval.functions import jsondata, pcre
 from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
@@ -173,26 +173,6 @@ def _read_array(fn: str, ctx: FunctionContext, args: Sequence[Value], kind: str,
     return str(build_line_array(ctx, fn, array, text, split, int_arg(maxent), kind, int_index))
 
 
-@builtin("readstringarray")
-def readstringarray(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _read_array("readstringarray", ctx, args, "string", False)
-
-
-@builtin("readstringarrayidx")
-def readstringarrayidx(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _read_array("readstringarrayidx", ctx, args, "string", True)
-
-
-@builtin("readintarray")
-def readintarray(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _read_array("readintarray", ctx, args, "int", False)
-
-
-@builtin("readrealarray")
-def readrealarray(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _read_array("readrealarray", ctx, args, "real", False)
-
-
 def _parse_array(fn: str, ctx: FunctionContext, args: Sequence[Value], kind: str,
                  int_index: bool) -> str:
     array, text, comment, split, maxent, maxsize = argv(fn, args, 6)
@@ -203,24 +183,31 @@ def _parse_array(fn: str, ctx: FunctionContext, args: Sequence[Value], kind: str
     return str(build_line_array(ctx, fn, array, text, split, int_arg(maxent), kind, int_index))
 
 
-@builtin("parsestringarray")
-def parsestringarray(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _parse_array("parsestringarray", ctx, args, "string", False)
+# readstringarray & co. (from a file) and parsestringarray & co. (from a string):
+# name -> (reader, element kind, integer index)
+ARRAY_BUILTINS = {
+    "readstringarray": (_read_array, "string", False),
+    "readstringarrayidx": (_read_array, "string", True),
+    "readintarray": (_read_array, "int", False),
+    "readrealarray": (_read_array, "real", False),
+    "parsestringarray": (_parse_array, "string", False),
+    "parsestringarrayidx": (_parse_array, "string", True),
+    "parseintarray": (_parse_array, "int", False),
+    "parserealarray": (_parse_array, "real", False),
+}
 
 
-@builtin("parsestringarrayidx")
-def parsestringarrayidx(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _parse_array("parsestringarrayidx", ctx, args, "string", True)
+def _array_builtin(name: str) -> Callable[[FunctionContext, Sequence[Value]], Value]:
+    reader, kind, int_index = ARRAY_BUILTINS[name]
+
+    def impl(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+        return reader(name, ctx, args, kind, int_index)
+    impl.__name__ = name
+    return impl
 
 
-@builtin("parseintarray")
-def parseintarray(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _parse_array("parseintarray", ctx, args, "int", False)
-
-
-@builtin("parserealarray")
-def parserealarray(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _parse_array("parserealarray", ctx, args, "real", False)
+for _name in ARRAY_BUILTINS:
+    builtin(_name)(_array_builtin(_name))
 
 
 def _data_read(fn: str, ctx: FunctionContext, args: Sequence[Value], as_array: bool) -> Any:

@@ -177,18 +177,10 @@ def verify_column_edits(run: PromiseRun) -> Outcome | None:
         er.promise_ref()
         return er.outcome
     lines = buf.lines
-    region = regions.read_region(run.body("select_region"), run.agent)
-    if region.present:
-        sel = regions.select(lines, region, buf.filename)
-        if not sel.ok:
-            er.log("verbose", sel.reason)
-            er.log("error", f"The promised column edit '{run.promiser}' could not select an edit "
-                            f"region in '{buf.filename}'")
-            return er.retry_later(Outcome.INTERRUPTED)
-        first = sel.begin if sel.begin is not None else 0
-        stop = sel.end if sel.end is not None else len(lines)
-    else:
-        first, stop = 0, len(lines)
+    span = regions.whole_span(run, er, lines, buf.filename, "column edit")
+    if span is None:
+        return er.retry_later(Outcome.INTERRUPTED)
+    first, stop = span
     if matching.compile_or_none(run.promiser) is None:
         return er.finish()
     separator = spec["separator"]

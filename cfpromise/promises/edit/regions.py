@@ -102,3 +102,21 @@ def body_span(selection: Selection, region: Region, count: int) -> tuple[int, in
     else:
         stop = selection.end + 1 if region.include_end else selection.end
     return first, max(first, stop)
+
+
+def whole_span(run: Any, er: Any, lines: list[str], filename: str,
+               what: str) -> tuple[int, int] | None:
+    """[first, stop) of the lines field_edits and replace_patterns scan: from the region's
+    start line to its end line (the whole file without ``select_region``).  None, once
+    the failure is logged, when the region cannot be selected (the caller retries later)."""
+    region = read_region(run.body("select_region"), run.agent)
+    if not region.present:
+        return 0, len(lines)
+    sel = select(lines, region, filename)
+    if not sel.ok:
+        er.log("verbose", sel.reason)
+        er.log("error", f"The promised {what} '{run.promiser}' could not select an edit region "
+                        f"in '{filename}'")
+        return None
+    return (sel.begin if sel.begin is not None else 0,
+            sel.end if sel.end is not None else len(lines))

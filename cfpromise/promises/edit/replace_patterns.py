@@ -57,18 +57,10 @@ def verify_patterns(run: PromiseRun) -> Outcome | None:
         return er.outcome
     value = str(value)
     lines = buf.lines
-    region = regions.read_region(run.body("select_region"), run.agent)
-    if region.present:
-        sel = regions.select(lines, region, buf.filename)
-        if not sel.ok:
-            er.log("verbose", sel.reason)
-            er.log("error", f"The promised pattern replace '{run.promiser}' could not select an "
-                            f"edit region in '{buf.filename}'")
-            return er.retry_later(Outcome.INTERRUPTED)
-        first = sel.begin if sel.begin is not None else 0
-        stop = sel.end if sel.end is not None else len(lines)
-    else:
-        first, stop = 0, len(lines)
+    span = regions.whole_span(run, er, lines, buf.filename, "pattern replace")
+    if span is None:
+        return er.retry_later(Outcome.INTERRUPTED)
+    first, stop = span
     once = str(body.get("occurrences", "all")).strip() == "first"
     if once:
         er.log("warning", "Setting replace-occurrences policy to 'first' is not convergent")

@@ -88,7 +88,9 @@ class Perms:
         return self.plus is not None and self.minus is not None
 
 
-def _uids(names: list[str], log: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
+def _ids(names: list[str], lookup: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Numeric ids for user or group names (``lookup`` gives the id of a name, KeyError
+    when unknown): a number stays a number, an unknown name is UNKNOWN, none is SAME."""
     if not names:
         return (SAME,), ()
     out: list[int] = []
@@ -97,25 +99,18 @@ def _uids(names: list[str], log: Any) -> tuple[tuple[int, ...], tuple[str, ...]]
             out.append(int(name))
             continue
         try:
-            out.append(pwd.getpwnam(name).pw_uid)
+            out.append(lookup(name))
         except KeyError:
             out.append(UNKNOWN)
     return tuple(out), tuple(names)
 
 
-def _gids(names: list[str], log: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    if not names:
-        return (SAME,), ()
-    out: list[int] = []
-    for name in names:
-        if name.lstrip("-").isdigit():
-            out.append(int(name))
-            continue
-        try:
-            out.append(grp.getgrnam(name).gr_gid)
-        except KeyError:
-            out.append(UNKNOWN)
-    return tuple(out), tuple(names)
+def _uids(names: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    return _ids(names, lambda name: pwd.getpwnam(name).pw_uid)
+
+
+def _gids(names: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    return _ids(names, lambda name: grp.getgrnam(name).gr_gid)
 
 
 def read_perms(run: PromiseRun, body: dict[str, Any]) -> Perms:
@@ -136,8 +131,8 @@ def read_perms(run: PromiseRun, body: dict[str, Any]) -> Perms:
             plus, minus = None, None
         else:
             plus, minus = parsed
-    owners, owner_names = _uids(as_list(body.get("owners")), log)
-    groups, group_names = _gids(as_list(body.get("groups")), log)
+    owners, owner_names = _uids(as_list(body.get("owners")))
+    groups, group_names = _gids(as_list(body.get("groups")))
     bsd_plus, bsd_minus = parse_bsdflags(as_list(body.get("bsdflags")))
     return Perms(plus=plus, minus=minus, mode_text=mode, owners=owners, owner_names=owner_names,
                  groups=groups, group_names=group_names,

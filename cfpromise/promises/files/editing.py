@@ -16,8 +16,10 @@ ScheduleEditOperation + FinishEditContext of cf-agent:
 """
 from __future__ import annotations
 
+import functools
 import os
 import stat
+
 from cfpromise.promises.edit.buffer import EditBuffer, join_continuations, join_lines, split_lines
 from cfpromise.promises.files import atomic, bridge, diff, template
 from cfpromise.promises.files.context import FileRun
@@ -99,7 +101,9 @@ def schedule_edit(fr: FileRun, path: str) -> None:
 
 
 def note_change(fr: FileRun, **info: object) -> None:
-    """Tell the run report what changed (AgentServices.note_change), when the agent can."""
+    """Tell the run report what changed (AgentServices.note_change), when the agent can.
+    Costly details (a content diff) are given as functions, called only if a report
+    is written."""
     agent = fr.run.agent
     if hasattr(agent, "note_change"):
         agent.note_change(fr.run, **info)
@@ -137,7 +141,8 @@ def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:
     for level, message in buffer.messages:
         fr.log(level, message)
     note_change(fr, kind="content", path=path,
-                diff=diff.unified(path, buffer.original, buffer.lines))
+                diff=functools.partial(diff.unified, path, list(buffer.original),
+                                     list(buffer.lines)))
     fr.change(f"Edited file '{path}'")
 
 
@@ -222,5 +227,5 @@ def write_content(fr: FileRun, path: str) -> None:
         return
     old_lines = split_lines(old.decode("utf-8", "surrogateescape")) if old is not None else []
     note_change(fr, kind="content", path=path,
-                diff=diff.unified(path, old_lines, split_lines(content)))
+                diff=functools.partial(diff.unified, path, old_lines, split_lines(content)))
     fr.change(f"Updated file '{path}' with content '{content}'")
