@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, parameter_value
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.syntax import ast
 
@@ -122,12 +122,7 @@ class _ParamContext:
 
     def resolve_ref(self, ref: str) -> tuple[str, Variable] | None:
         if ref in self._params:
-            value = self._params[ref]
-            if isinstance(value, list):
-                return f"param:{ref}", Variable("slist", value)
-            if isinstance(value, (dict,)):
-                return f"param:{ref}", Variable("data", value)
-            return f"param:{ref}", Variable("string", value if isinstance(value, str) else str(value))
+            return f"param:{ref}", Variable(*parameter_value(self._params[ref]))
         return self._ctx.resolve_ref(ref)
 
     def expander(self, bindings: dict[str, str] | None = None, iterate: bool = False) -> Any:

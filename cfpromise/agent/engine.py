@@ -27,6 +27,7 @@ from typing import Any, Iterator
 import attrs
 
 from cfpromise.agent import loading
+from cfpromise.agent.actionlog import write_action_log
 from cfpromise.agent.bodies import BodyError, BodyResolver, InheritanceError, reference
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.agent.order import PASSES, PRE_EVALUATION, order_for
@@ -35,7 +36,7 @@ from cfpromise.agent.output import Output
 from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import REGISTRY, Variable
-from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, parameter_value
 from cfpromise.promises.api import BundleCall, PromiseRun, handler_for
 from cfpromise.promises.evaluators import EVALUATORS, Step
 from cfpromise.schema import schema
@@ -114,6 +115,11 @@ class Agent:
         self.current_step: Step | None = None
         self.observers: list[Any] = []
         self.changes: list[dict[str, Any]] = []    # noted by handlers for the current step
+        # this.promiser_uid/gid/pid/ppid: who runs the promises (this agent process)
+        self.promiser_identity = {"promiser_uid": str(os.getuid()),
+                                  "promiser_gid": str(os.getgid()),
+                                  "promiser_pid": str(os.getpid()),
+                                  "promiser_ppid": str(os.getppid())}
 
     def control_flag(self, name: str) -> bool:
         return self.control.get(name) in ("true", "yes", "on")
@@ -138,11 +144,16 @@ class Agent:
         frame = Frame(bundle.namespace, bundle.name, bundle, inherits=inherit, edit=edit)
         run = BundleRun(bundle, frame, types=types)
         ctx = self.ctx
+        # A bundle's variables outlive its call, as in cf-agent: a later call (or another
+        # bundle) still sees what an earlier call defined -- except its classic arrays,
+        # which each call starts afresh.  Its parameters are bound for the call and gone
+        # after it (restored for a recursive call).
         if bundle.type != "common":
-            ctx.vars.clear_scope(bundle.namespace, bundle.name)   # each call starts afresh
+            ctx.vars.clear_arrays(bundle.namespace, bundle.name)
+        saved = {param: ctx.vars.get(bundle.namespace, bundle.name, param)
+                 for param in bundle.args}
         for param, value in zip(bundle.args, args):
-            type_ = "slist" if isinstance(value, list) else "data" if isinstance(value, dict) \
-                else "string"
+            type_, value = parameter_value(value)
             ctx.set_var(bundle.namespace, bundle.name, param, type_, value)
         ctx.push(frame)
         started = time.perf_counter()
@@ -167,6 +178,11 @@ class Agent:
             self.out.log("verbose", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
             ctx.pop()
+            for param, previous in saved.items():
+                if previous is None:
+                    ctx.vars.remove(bundle.namespace, bundle.name, param)
+                else:
+                    ctx.vars.set(bundle.namespace, bundle.name, param, previous)
             for observer in self.observers:
                 observer.bundle_finished(self, bundle, run, time.perf_counter() - started)
         return run
@@ -177,18 +193,24 @@ class Agent:
                 self.eval_promise(run, section.name, promise)
 
     def pre_evaluate_vars(self, bundles: Any = None) -> None:
-        """cf-agent resolves the vars of every bundle before the run ("pass 0"), so a
-        bundle's variables can be read before it runs; unresolved values wait."""
+        """cf-agent resolves the meta tags and vars of every bundle before the run
+        ("pass 0"), so a bundle's variables can be read, and bundlesmatching() sees its
+        tags, before it runs; unresolved values wait.  The vars of a bundle with
+        parameters wait for its call (the parameters are only known then); its meta
+        tags do not."""
         for bundle in self.policy.bundles if bundles is None else bundles:
-            if bundle.type == "common" or bundle.section("vars") is None:
+            if bundle.type == "common":
                 continue
-            if bundle.args:
-                continue            # parameters are only known when the bundle is called
+            types = ("meta",) if bundle.args else ("meta", "vars")
+            sections = [sec for sec in map(bundle.section, types) if sec is not None]
+            if not sections:
+                continue
             frame = Frame(bundle.namespace, bundle.name, bundle)
             run = BundleRun(bundle, frame, pass_no=0)
             self.ctx.push(frame)
             try:
-                self.eval_section(run, bundle.section("vars"))
+                for section in sections:
+                    self.eval_section(run, section)
             finally:
                 self.ctx.pop()
 
@@ -196,11 +218,16 @@ class Agent:
         ctx = self.ctx
         if promise.classes != "any" and not ctx.eval_class_expr(promise.classes):
             return
+        iterated_guard = False
         if promise.varclass is not None:
-            exp = ctx.expander()
-            guard = exp.expand(promise.varclass)
-            if exp.unresolved or not ctx.eval_class_expr(guard):
-                return
+            exp = ctx.expander(iterate=True)
+            try:
+                guard = exp.expand(promise.varclass)
+            except NeedIteration:
+                iterated_guard = True       # "$(list).x":: is a guard per iteration
+            else:
+                if exp.unresolved or not ctx.eval_class_expr(guard):
+                    return
         last = run.pass_no == PASSES
         frame = run.frame
         filename = promise.coord.file
@@ -209,10 +236,13 @@ class Agent:
         base_this = {"promise_filename": filename,
                      "promise_dirname": os.path.dirname(filename),
                      "promise_linenumber": str(promise.coord.line),
-                     "bundle": run.bundle.name, "namespace": run.bundle.namespace}
-        for bindings in self.iterations(promise):
+                     "bundle": run.bundle.name, "namespace": run.bundle.namespace,
+                     **self.promiser_identity}
+        for bindings in self.iterations(promise, iterated_guard):
             key = (id(promise), tuple(sorted(bindings.items())))
             if key in run.done:
+                continue
+            if iterated_guard and not self.guard_holds(promise.varclass, bindings):
                 continue
             frame.this = dict(base_this)
             ev = RvalEvaluator(ctx, bindings)
@@ -284,8 +314,17 @@ class Agent:
             cache[id(promise)] = found
         return found
 
-    def iterations(self, promise: ast.Promise) -> Iterator[dict[str, str]]:
+    def guard_holds(self, varclass: str, bindings: dict[str, str]) -> bool:
+        """A quoted class guard holding a list, expanded with one iteration's bindings."""
+        exp = self.ctx.expander(bindings)
+        guard = exp.expand(varclass)
+        return not exp.unresolved and self.ctx.eval_class_expr(guard)
+
+    def iterations(self, promise: ast.Promise,
+                   with_guard: bool = False) -> Iterator[dict[str, str]]:
         texts = list(_texts(promise))
+        if with_guard and promise.varclass is not None:
+            texts.append(promise.varclass)
         if not any("$" in t for t in texts):
             yield {}
             return
@@ -376,9 +415,28 @@ class Agent:
                     except ValueError_ as exc:
                         raise FatalError(f"{c.coord.file}:{c.coord.line}: {exc}") from None
             out[c.lval] = value
+        for lval, attr in table.items():
+            if attr.type == "body" and lval not in out and step.promise.get(lval) is None:
+                default = self.default_body(step, lval)
+                if default is not None:
+                    out[lval] = default
         if ev.unresolved and not step.last:
             return None
         return out
+
+    def default_body(self, step: Step, lval: str) -> dict[str, Any] | None:
+        """The body ``bodydefault:<promise type>_<attribute>`` stands in for a body
+        attribute the promise does not set (cf-agent's default bodies)."""
+        name = f"{step.ptype}_{lval}"
+        if ("bodydefault", name, lval) not in self.bodies:
+            return None
+        self.out.log("verbose", f"Using the default body: {name}")
+        try:
+            return self.resolver.resolve(lval, f"bodydefault:{name}", [], "bodydefault",
+                                         step.bindings)
+        except BodyError as exc:
+            self.out.log("error", f"{exc} (in {step.where()})")
+            return None
 
     def body(self, body_type: str, rval: ast.Rval, step: Step) -> dict[str, Any] | None:
         ref = reference(rval, step.ev)
@@ -406,7 +464,7 @@ class Agent:
             return Outcome.SKIPPED
         run = PromiseRun(step.promise, ptype, step.promiser, attributes,
                          step.run.bundle.namespace, step.run.bundle.name, self.services)
-        key = self.lock(step, run)
+        key = self.lock(step, attributes)
         if key is False:
             return Outcome.SKIPPED
         previous, self.current_step = self.current_step, step
@@ -418,8 +476,7 @@ class Agent:
             self.current_step = previous
             if outcome is None:
                 self.actuated.discard(self.last_identity)   # "try again next pass"
-            if isinstance(key, str):
-                self.locks.release(key, time.time())
+            self.unlock(key)
 
     def seen_before(self, step: Step, attributes: dict[str, Any]) -> bool:
         """True when an identical promise (type, bundle, expanded promiser and attributes)
@@ -437,25 +494,34 @@ class Agent:
         self.last_identity = identity
         return False
 
-    def lock(self, step: Step, run: PromiseRun) -> str | bool:
-        """Take the promise's lock (ifelapsed/expireafter); False when it must be skipped.
-        -K and -n bypass locks, as in cf-agent."""
+    def lock(self, step: Step, attributes: dict[str, Any]) -> str | bool:
+        """Take the promise's lock (ifelapsed/expireafter); False when it must be skipped,
+        else a value for :meth:`unlock`.  -K and -n bypass locks, as in cf-agent.
+        Handlers get it from :meth:`actuate`; the methods and reports evaluators take it
+        themselves (cf-agent locks those too, not vars, classes, meta or defaults)."""
         if self.options.ignore_locks:
             return True
         from cfpromise.agent.locks import LockDB, LockDecision, lock_key
         if self.locks is None:
             self.locks = LockDB.open(self.options.workdir)
-        action = run.body("action")
+        action = attributes.get("action")
+        if not isinstance(action, dict):
+            action = {}
         ifelapsed = _minutes(action.get("ifelapsed"), self.agent_control.get("ifelapsed"), 1)
         expireafter = _minutes(action.get("expireafter"), self.agent_control.get("expireafter"),
                                120)
-        digest = _digest(run.attributes)
+        digest = _digest(attributes)
         key = lock_key(step.ptype, step.promiser, step.run.bundle.name, step.handle, digest)
         grant = self.locks.try_acquire(key, ifelapsed, expireafter, time.time())
         message = grant.message()
         if message is not None:
             self.out.log(*message)
         return key if grant.decision is LockDecision.ACQUIRED else False
+
+    def unlock(self, key: str | bool) -> None:
+        """Release a lock :meth:`lock` granted: the promise completed now."""
+        if isinstance(key, str):
+            self.locks.release(key, time.time())
 
     def unsupported(self, step: Step) -> Outcome:
         self.attributes(step)          # values are still checked, as cf-agent checks them
@@ -487,6 +553,9 @@ class Agent:
             body = self.body("classes", step.promise.get("classes").rval, step)
         if body:
             self.outcome_classes(body, outcome, step)
+        action = step.attributes.get("action") if step.attributes is not None else None
+        if isinstance(action, dict) and action:
+            write_action_log(action, outcome, self.out.log)
         for observer in self.observers:
             observer.promise_done(self, step, outcome, step.seconds,
                                   self.changes if changes is None else changes)

@@ -192,7 +192,7 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
     return evaluated_agent(path, workdir).policy
 
 
-def evaluated_agent(path: str, workdir: str, out: Any = None) -> Any:
+def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = ()) -> Any:
     """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
     view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
     receives what loading logs.  A missing ``path`` loads nothing but the host data
@@ -200,7 +200,7 @@ def evaluated_agent(path: str, workdir: str, out: Any = None) -> Any:
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     import io
-    agent = Agent(AgentOptions(file=path, workdir=workdir),
+    agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define)),
                   out or Output("critical", stream=io.StringIO()))
     install_facts(agent)
     if os.path.exists(path):

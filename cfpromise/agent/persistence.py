@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from typing import Any
 
@@ -66,6 +65,7 @@ class PersistentClasses:
             return
         directory = os.path.dirname(self.path)
         os.makedirs(directory, exist_ok=True)
+        import tempfile
         fd, tmp = tempfile.mkstemp(prefix=".persistent.", dir=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

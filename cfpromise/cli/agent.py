@@ -129,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.graph:
             from cfpromise.agent.plan import agent_graph
             return agent_graph(agent, args.graph)
+        from cfpromise.agent.validated import ValidationTagger
+        agent.observers.append(ValidationTagger(explicit_file=bool(args.file)))
         agent.observers.append(_recorder(args, workdir))
         return agent.run()
     finally:

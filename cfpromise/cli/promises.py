@@ -5,6 +5,8 @@
     cf-lite-promises -p json -f FILE    the parsed file as cf-promises -p json prints it
     cf-lite-promises -p cf -f FILE      the canonical layout (a formatter)
     cf-lite-promises -s json            the language description
+    cf-lite-promises -T DIR             check DIR/promises.cf and tag DIR as validated
+                                        (cf_promises_validated, cf_promises_release_id)
     cf-lite-promises --graph[=dot|json] -f FILE
                                         the plan: bundlesequence, normal order, calls and
                                         depends_on edges (see cfpromise.agent.plan)
@@ -42,6 +44,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="show the classes, including those common bundles define")
     ap.add_argument("--show-vars", nargs="?", const=".*", metavar="REGEX",
                     help="show the variables, including those common bundles define")
+    ap.add_argument("-T", "--tag-release", metavar="DIR",
+                    help="check DIR/promises.cf, then write DIR/cf_promises_validated and "
+                         "DIR/cf_promises_release_id (see cfpromise.agent.validated)")
+    ap.add_argument("-D", "--define", action="append", default=[], metavar="CLASSES",
+                    help="define these classes (comma-separated) before evaluation")
     ap.add_argument("-I", "--inform", action="store_true", help="report what is checked")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("-w", "--workdir", help="the work directory")
@@ -90,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(schema().to_json(), indent=2, sort_keys=True))
         return EXIT_OK
     args.workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir
+    if args.tag_release:
+        args.file = os.path.join(args.tag_release, "promises.cf")
     path = args.file or default_policy(args.workdir)
     from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
     from cfpromise.eval.hardclasses import default_workdir
@@ -97,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     # evaluated so that inputs held in variables resolve); each file is parsed once.
     # Nothing is actuated.
     try:
-        agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args))
+        agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args),
+                                define=args.define)
         if not os.path.exists(path):
             print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or "
                   "directory)", file=sys.stderr)
@@ -118,6 +128,12 @@ def main(argv: list[str] | None = None) -> int:
         if errors:
             _report(errors)
             print("   error: Policy failed validation", file=sys.stderr)
+            return EXIT_ERROR
+    if args.tag_release:
+        from cfpromise.agent.validated import tag_release_directory
+        if not tag_release_directory(args.tag_release, write_validated=True, write_release=True,
+                                     log=agent.out.log):
+            print("   error: The given directory could not be tagged, sorry.", file=sys.stderr)
             return EXIT_ERROR
     if args.show_classes is not None or args.show_vars is not None:
         agent.out.stream = sys.stdout

@@ -5,12 +5,15 @@ matching close (counting nested brackets of the same kind), expands the inside
 first (so ``$(a_$(b))`` and ``$(paths[$(i)])`` work), then resolves the
 reference:
 
-* a scalar (string, int, real) or a data primitive is substituted;
-* a list (slist/ilist/rlist, or a data array of primitives) is taken from the
-  iteration bindings; if it is not bound yet and iteration is allowed, the
-  expansion stops with :class:`NeedIteration` naming the list and its values;
-* anything undefined, or a data object, stays as written and the result is
-  marked unresolved;
+* a scalar (string, int, real) or a data primitive other than null is substituted;
+* a list (slist/ilist/rlist, or the primitives of a data array or object) is
+  taken from the iteration bindings; if it is not bound yet and iteration is
+  allowed, the expansion stops with :class:`NeedIteration` naming the list and
+  its values (nulls and nested containers are skipped);
+* anything undefined, or a data container outside iteration, stays as written
+  and the result is marked unresolved;
+* a JSON null is no value: while iterating it is an empty list (the promise is
+  skipped), otherwise it stays as written like an undefined reference;
 * a substituted value that itself holds references is expanded again, as
   cf-agent does (a variable never expands inside its own value).
 
@@ -42,7 +45,9 @@ class NeedIteration(Exception):
 
 
 def scalar_text(value: Any) -> str | None:
-    """A data primitive as CFEngine prints it inside a string; None for containers."""
+    """A data primitive as CFEngine prints it inside a string; None for containers
+    and for JSON null, which expands to nothing (the reference stays as written and an
+    iteration over a data array passes its nulls by, as cf-agent does)."""
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
@@ -51,19 +56,18 @@ def scalar_text(value: Any) -> str | None:
         return str(value)
     if isinstance(value, float):
         return json.dumps(value)
-    if value is None:
-        return "null"
     return None
 
 
 def iterable_values(var: Variable) -> list[str] | None:
     """The values a reference to ``var`` iterates over, or None if it is not iterable."""
     if var.type in LIST_TYPES:
-        # "cf_null" marks an element that iteration skips
-        return [v if isinstance(v, str) else str(v) for v in var.value if v != "cf_null"]
-    if var.type == "data" and isinstance(var.value, list):
-        out = []
-        for item in var.value:
+        # "cf_null" is an ordinary element here (CFEngine >= 3.10 iterates over it)
+        return [v if isinstance(v, str) else str(v) for v in var.value]
+    if var.type == "data" and isinstance(var.value, (list, dict)):
+        out = []       # an object iterates over its values, as an array over its items
+        items = var.value.values() if isinstance(var.value, dict) else var.value
+        for item in items:
             text = scalar_text(item)
             if text is not None:
                 out.append(text)
@@ -84,6 +88,16 @@ def _close(text: str, start: int, opening: str) -> int:
             if depth == 0:
                 return i
     return -1
+
+
+def naked_reference(text: str, sigil: str = "@") -> str | None:
+    """The inside of ``text`` when it is exactly one reference ``@(...)``/``@{...}``
+    (inner references allowed: ``@(a[$(k)])``); None otherwise."""
+    if len(text) < 4 or text[0] != sigil or text[1] not in "({":
+        return None
+    if _close(text, 1, text[1]) != len(text) - 1:
+        return None
+    return text[2:-1]
 
 
 class Expander:
@@ -134,7 +148,7 @@ class Expander:
             self.unresolved = True
             return f"${opening}{name}{closing}"
         key, var = found
-        if var.type in LIST_TYPES or (var.type == "data" and isinstance(var.value, list)):
+        if var.type in LIST_TYPES or (var.type == "data" and isinstance(var.value, (list, dict))):
             if key in self.bindings:
                 return self.bindings[key]
             values = iterable_values(var)
@@ -146,6 +160,10 @@ class Expander:
             self.unresolved = True
             return f"${opening}{name}{closing}"
         if var.type == "data":
+            if var.value is None and self.iterate:
+                # cf-agent iterates over a data reference; a null gives no value at
+                # all, so the promise is skipped (as over an empty list)
+                raise NeedIteration(key, [])
             text = scalar_text(var.value)
             if text is None:
                 self.unresolved = True

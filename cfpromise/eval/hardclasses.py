@@ -15,7 +15,8 @@ before it reads any policy.
    MACs of interfaces without IPv4) is read here from /proc and /sys, and only
    when /sbin/ifconfig exists, like cf-agent;
 3. /proc/net: ``sys.inet``, ``sys.inet6``, ``sys.interfaces_data`` and the
-   ``ipv4_gw_*`` class;
+   ``ipv4_gw_*`` class (read below ``$CFENGINE_TEST_OVERRIDE_PROCDIR`` when set,
+   cf-agent's test hook);
 4. cf-monitord's environment file (``mon`` variables and classes);
 5. built-in classes (``any``, ``cfengine_3_21_0`` and prefixes, features);
 6. OS classes: distribution release files (see distro.py), CPUs, crontab and
@@ -182,7 +183,8 @@ def discover(
         sink.classes.setdefault(name, tags)
     fqhost = _name_info(sink, live, dirs, seconds, tz, component_paths)
     _interfaces(sink, files, live, dirs, fqhost)
-    _networking(sink, files)
+    procdir = hostinfo.procdir_root()
+    _networking(sink, files if procdir == "/" else FileSource(procdir))
     mon_vars = _environment(sink, dirs, seconds)
     sink.put_class("any", SRC)
     _prefix_classes(sink, "cfengine_" + canonify(CFENGINE_COMPAT_VERSION), INV)

@@ -29,6 +29,17 @@ from typing import Any, Iterator
 # ---------------------------------------------------------------------------
 # Files under a root
 
+# cf-agent's test hook: /proc/net files are read below this directory instead of "/"
+# (GetRelocatedProcdirRoot); its value is a root, so "<root>/proc/net/route" is read.
+PROCDIR_OVERRIDE = "CFENGINE_TEST_OVERRIDE_PROCDIR"
+
+
+def procdir_root(environ: Any = None) -> str:
+    """The root the /proc/net files are read under: ``/`` unless relocated."""
+    value = (os.environ if environ is None else environ).get(PROCDIR_OVERRIDE, "")
+    return value or "/"
+
+
 
 class FileSource:
     """Read files below ``root``; every path is read (or stat'ed) once per instance."""

@@ -5,7 +5,8 @@ whether anything stayed unresolved (``.unresolved``) — the caller decides
 whether to wait for a later pass.  Rules:
 
 * a scalar is expanded; written whole as ``@(name)`` it stands for the list (or
-  data container) itself where a list may go (list items, function arguments);
+  data container) itself where a list may go (list items, function arguments,
+  bundle arguments); a data array comes as a :class:`DataArray`;
 * list items are spliced: ``{ "a", @(l), splitstring(...) }`` flattens;
 * a function is called with its arguments evaluated (lazy functions get them
   as written); if an argument is unresolved the function is not called
@@ -16,14 +17,30 @@ whether to wait for a later pass.  Rules:
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.functions.api import REGISTRY, FatalFunctionError, FunctionError, Variable
 from cfpromise.syntax import ast
 
 UNRESOLVED = object()
-_WHOLE_LIST = re.compile(r"@[({]([^(){}]+)[)}]")
+
+
+class DataArray(list):
+    """A data container's array given whole (``@(d)``) where a list may go: a list
+    that remembers it is data, so that a bundle or body parameter bound to it is a
+    data container (as in cf-agent), not an slist."""
+
+
+def parameter_value(value: Any) -> tuple[str, Any]:
+    """(variable type, value) of a bundle or body parameter bound to ``value``."""
+    if isinstance(value, DataArray):
+        return "data", list(value)
+    if isinstance(value, list):
+        return "slist", value
+    if isinstance(value, dict):
+        return "data", value
+    return "string", value if isinstance(value, str) else as_text(value)
 
 
 def as_text(value: Any) -> str:
@@ -55,10 +72,10 @@ class RvalEvaluator:
 
     def whole_list(self, value: str) -> Variable | None:
         """``@(name)`` -> the variable, when ``value`` is exactly such a reference."""
-        m = _WHOLE_LIST.fullmatch(value)
-        if not m:
+        inner = naked_reference(value)
+        if inner is None:
             return None
-        name = self.text(m.group(1))
+        name = self.text(inner)
         found = self.ctx.resolve_ref(name)
         if found is None:
             self.unresolved = True
@@ -71,8 +88,10 @@ class RvalEvaluator:
             if want_list and rval.value.startswith("@"):
                 var = self.whole_list(rval.value)
                 if var is not None:
+                    if var.type == "data" and isinstance(var.value, list):
+                        return DataArray(var.value)
                     return var.value
-                if _WHOLE_LIST.fullmatch(rval.value):
+                if naked_reference(rval.value) is not None:
                     return UNRESOLVED
             return self.text(rval.value)
         if isinstance(rval, ast.List):
@@ -83,10 +102,14 @@ class RvalEvaluator:
             return rval.value
         raise TypeError(rval)
 
-    def items(self, items: tuple[ast.Rval, ...]) -> list[Any]:
+    def items(self, items: tuple[ast.Rval, ...], drop_undefined: bool = False) -> list[Any]:
+        """A list's items, spliced.  ``drop_undefined`` (vars ``policy => "ifdefined"``)
+        leaves out an ``@(name)`` item that does not resolve instead of keeping it as
+        written (and waiting for it)."""
         out: list[Any] = []
         for item in items:
             if isinstance(item, ast.Scalar) and item.value.startswith("@"):
+                before = self.unresolved
                 var = self.whole_list(item.value)
                 if var is not None:
                     if isinstance(var.value, list):
@@ -95,7 +118,10 @@ class RvalEvaluator:
                     if isinstance(var.value, dict):
                         out.extend(as_text(v) for v in var.value.values())
                         continue
-                elif _WHOLE_LIST.fullmatch(item.value):
+                elif naked_reference(item.value) is not None:
+                    if drop_undefined:
+                        self.unresolved = before
+                        continue
                     out.append(item.value)
                     continue
             value = self.value(item)

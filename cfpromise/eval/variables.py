@@ -112,12 +112,14 @@ class VariableStore:
             if indices:
                 self.arrays.get(self.key(ns, scope, base), {}).pop(tuple(indices), None)
 
-    def clear_scope(self, ns: str, scope: str) -> None:
+    def clear_arrays(self, ns: str, scope: str) -> None:
+        """Forget the classic array elements (``name[k]``) of a scope: cf-agent does this
+        each time a bundle is called; its other variables stay."""
         prefix = f"{ns}:{scope}."
-        for key in [k for k in self.vars if k.startswith(prefix)]:
-            del self.vars[key]
-        for key in [k for k in self.arrays if k.startswith(prefix)]:
-            del self.arrays[key]
+        for base in [k for k in self.arrays if k.startswith(prefix)]:
+            short = base[len(prefix):]
+            for path in self.arrays.pop(base):
+                self.vars.pop(self.key(ns, scope, join_indices(short, list(path))), None)
 
     def get(self, ns: str, scope: str, name: str) -> Variable | None:
         """A variable or an element reached through array elements / data indices."""

@@ -127,6 +127,7 @@ HANDLERS: dict[str, Handler] = {}
 # is actuated, so a run pays only for the promise types its policy uses.
 HANDLER_MODULES: dict[str, str] = {
     "commands": "cfpromise.promises.commands",
+    "processes": "cfpromise.promises.processes.handler",
     "files": "cfpromise.promises.files.handler",
     "delete_lines": "cfpromise.promises.edit.delete_lines",
     "insert_lines": "cfpromise.promises.edit.insert_lines",

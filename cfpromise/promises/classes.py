@@ -5,11 +5,12 @@ Combinators: ``expression``, ``and``, ``or``, ``xor`` (an odd number true),
 (one of a list, chosen stably per host); no combinator defines the class.
 Scope: ``bundle`` by default in agent bundles, ``namespace`` in common bundles;
 ``scope`` overrides.  A class is never undefined by a later evaluation; a
-false or unresolved expression is evaluated again in the next pass.
+false or unresolved expression is evaluated again in the next pass.  In a
+written ``and``/``or``/``xor`` list an item that does not resolve counts as
+false (it does not hold the others back).
 """
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from cfpromise.agent.outcome import Outcome
@@ -17,6 +18,7 @@ from cfpromise.eval.canon import canonify
 from cfpromise.eval.rvals import UNRESOLVED, as_text
 from cfpromise.promises.evaluators import Step, evaluator
 from cfpromise.promises.vars import meta_tags, promise_comment
+from cfpromise.syntax import ast
 
 COMBINATORS = ("expression", "and", "or", "xor", "not", "dist", "select_class")
 
@@ -31,6 +33,36 @@ def _items(step: Step, value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
+    """and/or/xor over a written list, item by item.  An item that does not resolve
+    (a function whose arguments or call fail) counts as a class that is not defined,
+    as in cf-agent, so ``or => { "any", classify("$(undefined)") }`` holds at once; a
+    false result is evaluated again in the next pass like any other."""
+    ev = step.ev
+    before = ev.unresolved
+    truths: list[bool] = []
+    for item in rval.items:
+        ev.unresolved = False
+        values = ev.items((item,))
+        if ev.unresolved:
+            truths.append(False)
+        else:
+            truths.extend(_truth(step, v) for v in values)
+    for message in ev.errors:
+        if step.last:
+            step.log("verbose", f"{message} (in {step.where()})")
+    ev.errors.clear()
+    ev.unresolved = before
+    if kind == "and":
+        return all(truths)
+    if kind == "or":
+        return any(truths)
+    return sum(truths) % 2 == 1
+
+
+_ITEMWISE = ("and", "or", "xor")
+
+
 @evaluator("classes")
 def evaluate(step: Step) -> Outcome | None:
     ctx = step.ctx
@@ -42,6 +74,10 @@ def evaluate(step: Step) -> Outcome | None:
     ev = step.ev
     defined: list[str] = []
     if combinator is None:
+        defined = [name]
+    elif combinator.lval in _ITEMWISE and isinstance(combinator.rval, ast.List):
+        if not _itemwise(step, combinator.lval, combinator.rval):
+            return Outcome.SKIPPED
         defined = [name]
     else:
         value = ev.value(combinator.rval, want_list=combinator.lval != "expression"
@@ -71,6 +107,7 @@ def evaluate(step: Step) -> Outcome | None:
         elif kind == "dist":
             weights = [float(v) for v in _items(step, value)]
             total = sum(weights)
+            import random
             pick = random.uniform(0, total) if total > 0 else 0
             acc = 0.0
             for index, weight in enumerate(weights):

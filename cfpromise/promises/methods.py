@@ -3,7 +3,9 @@
 The promise's outcome merges the called bundle's promises (failed if any
 failed, repaired if any was repaired, else kept).  ``useresult => "r"`` gets the
 bundle's return values (reports with ``bundle_return_value_index``) as the
-array ``r[...]`` in the calling bundle.
+array ``r[...]`` in the calling bundle.  The promise takes a lock (``ifelapsed``,
+default one minute) around the call, as cf-agent does: without ``-K`` a second
+run within the minute does not call the bundle again.
 """
 from __future__ import annotations
 
@@ -53,7 +55,13 @@ def evaluate(step: Step) -> Outcome | None:
                             f"promised ({step.where()})")
         return Outcome.WARN
     inherit = attributes.get("inherit") in ("true", "yes", "on")
-    sub = agent.run_bundle(bundle, list(args), inherit=run.frame if inherit else None)
+    key = agent.lock(step, attributes)
+    if key is False:
+        return Outcome.SKIPPED
+    try:
+        sub = agent.run_bundle(bundle, list(args), inherit=run.frame if inherit else None)
+    finally:
+        agent.unlock(key)
     outcome = merge(sub.outcomes)
     if outcome is Outcome.SKIPPED:
         outcome = Outcome.KEPT
@@ -62,6 +70,9 @@ def evaluate(step: Step) -> Outcome | None:
         for key, value in sub.return_values.items():
             step.ctx.set_var(run.bundle.namespace, run.bundle.name, f"{result}[{key}]",
                              "string", value)
-    if outcome.not_kept:
+    if outcome is Outcome.WARN:
+        step.log("warning", f"Method '{bundle.name}' invoked repairs, but only warnings "
+                            "promised")
+    elif outcome.not_kept:
         step.log("error", f"Method '{bundle.name}' failed in some repairs")
     return outcome

@@ -1,6 +1,10 @@
 """reports promises: ``R: text`` lines, report_to_file, printfile, bundle return values.
 
 A printed report counts as kept, as in cf-agent (it sets promise_kept classes).
+Printing takes the promise's lock (``ifelapsed``, default one minute), so without
+``-K`` a run within the minute after another does not repeat it; bundle return
+values are set regardless of locks.  Under ``action_policy => "warn"`` (or
+``-n``) nothing is printed: a warning, and the promise is not kept.
 
 A report still holding unresolved variables waits; in the last pass it is
 printed as written (as cf-agent does).
@@ -26,6 +30,21 @@ def evaluate(step: Step) -> Outcome | None:
     if isinstance(index, str):
         step.run.return_values[index] = text
         return Outcome.KEPT
+    action = attributes.get("action")
+    if isinstance(action, dict) and action.get("action_policy") in ("warn", "nop") \
+            or step.agent.options.dry_run:
+        step.log("warning", f"Need to repair reports promise: {text}")
+        return Outcome.WARN
+    key = step.agent.lock(step, attributes)
+    if key is False:
+        return Outcome.SKIPPED
+    try:
+        return _report(step, attributes, text)
+    finally:
+        step.agent.unlock(key)
+
+
+def _report(step: Step, attributes: dict, text: str) -> Outcome:
     target = attributes.get("report_to_file")
     lines = [text]
     printfile = attributes.get("printfile") or {}

@@ -3,7 +3,8 @@
 A value still holding unresolved references waits for a later pass; in the
 last pass it is defined as written (CFEngine's behaviour).  A function that
 cannot run yet leaves the variable undefined.  ``policy => "ifdefined"``
-defines only resolved values; ``meta`` gives the variable its tags.
+leaves out of a list the ``@(name)`` items that do not resolve (cf-agent's
+``drop_undefined``); ``meta`` gives the variable its tags.
 """
 from __future__ import annotations
 
@@ -66,7 +67,14 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         return Outcome.SKIPPED
     ev = step.ev
     before = ev.unresolved
-    value = ev.value(type_c.rval, want_list=type_c.lval in LIST_TYPES)
+    policy = step.promise.get("policy")
+    if_defined = policy is not None and \
+        ev.text(getattr(policy.rval, "value", "")) == "ifdefined"
+    ev.unresolved = before
+    if if_defined and isinstance(type_c.rval, ast.List):
+        value = ev.items(type_c.rval.items, drop_undefined=True)
+    else:
+        value = ev.value(type_c.rval, want_list=type_c.lval in LIST_TYPES)
     for message in ev.errors:
         if step.last:
             step.log("verbose", f"{message} (in {step.where()})")
@@ -76,10 +84,6 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         return None if not step.last else Outcome.SKIPPED
     if ev.unresolved and not step.last:
         return None
-    policy = step.promise.get("policy")
-    if policy is not None and ev.text(getattr(policy.rval, "value", "")) == "ifdefined" \
-            and ev.unresolved:
-        return Outcome.SKIPPED
     ev.unresolved = before
     if type_c.lval in LIST_TYPES and isinstance(type_c.rval, ast.FnCall) \
             and not isinstance(value, list):

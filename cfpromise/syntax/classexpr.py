@@ -10,7 +10,8 @@ then ``|``/``||`` (or))::
 
 A tree is nested tuples: ``("or", a, b)``, ``("and", a, b)``, ``("not", a)`` or a
 plain ``str`` class name.  :func:`evaluate` takes a predicate for names, so the
-same code serves defined classes, hard classes and tests.  Results of parsing
+same code serves defined classes, hard classes and tests; the names ``true``
+and ``false`` are truth values, never looked up.  Results of parsing
 are cached: guards repeat a lot in real policy.
 """
 from __future__ import annotations
@@ -97,9 +98,15 @@ def parse(text: str) -> Tree:
     return tree
 
 
+# Names that are truth values in any class expression, defined classes or not (cf-agent's
+# EvalExpression reads them before it looks a name up).
+LITERALS: dict[str, bool] = {"true": True, "false": False}
+
+
 def evaluate(tree: Tree, is_defined: Callable[[str], bool]) -> bool:
     if isinstance(tree, str):
-        return is_defined(tree)
+        literal = LITERALS.get(tree)
+        return is_defined(tree) if literal is None else literal
     op = tree[0]
     if op == "not":
         return not evaluate(tree[1], is_defined)

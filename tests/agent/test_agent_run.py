@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 
 
-def agent(tmp_path: Path, policy: str, *args: str, mode: int = 0o600) -> subprocess.CompletedProcess[str]:
+def agent(tmp_path: Path, policy: str, *args: str, mode: int = 0o600,
+          locks: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``policy`` (with -K unless ``locks``) in a scratch workdir under tmp_path."""
     path = tmp_path / "p.cf"
     path.write_text(policy)
     path.chmod(mode)
-    return subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-K", "-f", str(path),
+    flags = [] if locks else ["-K"]
+    return subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", *flags, "-f", str(path),
                            "-w", str(tmp_path / "wd"), *args],
                           capture_output=True, text=True, cwd=tmp_path, timeout=60)
 

@@ -136,3 +136,11 @@ def test_full_check_names_enterprise_functions_as_not_supported(tmp_path: Path) 
     assert proc.returncode == 1
     assert "p.cf:1:41: error: Function 'remotescalar' needs a CFEngine Enterprise hub: " \
            "not supported by cf-lite" in proc.stderr
+
+
+def test_policy_file_as_positional_argument(tmp_path: Path) -> None:
+    # cf-promises [OPTION]... [FILE]: tests call "$(sys.cf_promises) -p json FILE"
+    write(tmp_path, GOOD)
+    proc = run("-p", "json", "p.cf", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["bundles"][0]["name"] == "main"

@@ -51,3 +51,12 @@ def test_matches_python_boolean_semantics(expr: str) -> None:
     for values in itertools.product([False, True], repeat=3):
         env = dict(zip(NAMES, values))
         assert classexpr.evaluate(tree, lambda n: env[n]) == eval(to_python(expr), {}, env)
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("true", True), ("false", False), ("!false", True), ("false|true", True),
+    ("a.true", True), ("a.false", False),
+])
+def test_true_and_false_are_literals(expr: str, expected: bool) -> None:
+    # cf-agent reads them as truth values, never as class names
+    assert classexpr.evaluate(classexpr.parse(expr), {"a", "false"}.__contains__) is expected

@@ -108,3 +108,41 @@ def test_combination_count_is_product_of_distinct_lists(parts: list[str]) -> Non
     for p in set(parts):
         expected *= sizes.get(p, 1)
     assert len(combos(" ".join(parts))) == expected
+
+
+def test_cf_null_is_an_ordinary_list_element() -> None:
+    VARS["withnull"] = Variable("slist", ["1", "cf_null", "2"])
+    try:
+        assert [b["withnull"] for b in combos("$(withnull)")] == ["1", "cf_null", "2"]
+    finally:
+        del VARS["withnull"]
+
+
+def test_json_null_is_no_value() -> None:
+    VARS["dn"] = Variable("data", ["p", None, "q"])
+    VARS["nul"] = Variable("data", None)
+    try:
+        # an array passes its nulls by; a null itself skips the promise when iterating
+        assert [b["dn"] for b in combos("$(dn)")] == ["p", "q"]
+        assert combos("x $(nul) $(l)") == []
+        assert expand("x $(nul)") == ("x $(nul)", True)
+    finally:
+        del VARS["dn"], VARS["nul"]
+
+
+def test_naked_reference_allows_inner_references() -> None:
+    from cfpromise.eval.expand import naked_reference
+    assert naked_reference("@(one[$(sys.uqhost)])") == "one[$(sys.uqhost)]"
+    assert naked_reference("@{a.b}") == "a.b"
+    assert naked_reference("@(a) @(b)") is None
+    assert naked_reference("$(a)") is None
+    assert naked_reference("@(a)x") is None
+
+
+def test_data_object_iterates_over_its_primitive_values() -> None:
+    VARS["o"] = Variable("data", {"p": 1, "q": None, "r": False, "s": "x", "t": {"a": 1}})
+    try:
+        assert [b["o"] for b in combos("$(o)")] == ["1", "false", "x"]
+        assert expand("$(o)")[1] is True      # outside iteration it stays unresolved
+    finally:
+        del VARS["o"]

@@ -582,3 +582,18 @@ def test_differential_distributions(tmp_path: Path) -> None:
                     "crontab", "doc_root"):
             got = facts.sys_vars.get(var)
             assert (got[1] if got else None) == values.get(f"default:sys.{var}"), (name, var)
+
+
+def test_proc_net_is_read_below_the_test_override(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    procdir = make_root(tmp_path / "procdir", {
+        "/proc/net/route": (
+            "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
+            "eth9\t00000000\t010300C0\t0003\t0\t0\t50\t00000000\t0\t0\t0\n"
+        ),
+    })
+    monkeypatch.setenv("CFENGINE_TEST_OVERRIDE_PROCDIR", str(procdir))
+    facts = discover(str(tmp_path / "w"), root=str(make_root(tmp_path / "r", {})), now=NOW)
+    inet = facts.sys_vars["inet"][1]
+    assert isinstance(inet, dict) and inet["default_gateway"] == "192.0.3.1"
+    assert "ipv4_gw_192_0_3_1" in facts.classes

@@ -167,6 +167,7 @@ def bundlesmatching(ctx: FunctionContext, args: Sequence[Value]) -> Value:
             if not split_tags or not _tags_match(split_tags, values[1:2]):
                 continue
         out.append(qualified)
+    out.reverse()              # cf-agent prepends each match: the last bundle comes first
     return out
 
 

@@ -204,7 +204,8 @@ def network_connections(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     """TCP and UDP sockets from /proc/net, as cf-agent's GetNetworkingConnections."""
     argv("network_connections", args, 0)
     from cfpromise.eval.functions.netconn import connections
-    result = connections()
+    from cfpromise.eval.hostinfo import procdir_root
+    result = connections(procdir_root().rstrip("/") + "/proc")
     if result is None:
         raise FunctionError("network_connections: nothing could be read from /proc/net")
     return result

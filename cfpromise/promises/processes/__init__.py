@@ -1,0 +1,1 @@
+"""processes promises: the process table, ``process_select`` and the promise handler."""

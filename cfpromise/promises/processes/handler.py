@@ -1,0 +1,202 @@
+"""The processes promise handler (cf-agent 3.21's VerifyProcessOp).
+
+1. Find the processes whose command line matches the promiser regex
+   (unanchored) and that pass ``process_select``.  pid 1 is left out unless the
+   only signal is ``hup``; pids 2 and 3 are left out when signals are
+   promised, and so is the agent itself.  Under ``action_policy => "warn"`` a
+   promise of zero processes prints a "Process alert" for each match instead.
+2. ``process_count``: when its ``match_range`` holds the promise is kept and
+   ``in_range_define`` classes are set; otherwise (or without a range) it goes
+   on, setting ``out_of_range_define`` classes and counting as repaired when a
+   range was given.
+3. With matches and not under warn: ``process_stop`` runs (repaired when it
+   returns zero, failed otherwise or when it cannot run), then every
+   ``signals`` entry is sent to each match (repaired; failed if a kill fails).
+4. ``restart_class`` is defined (repaired) when a ``term``/``kill`` signal was
+   sent or nothing matched; under warn that is a warning instead.
+
+Classes set here live in the promise's namespace.  ``-n`` and
+``action_policy => "warn"``/``"nop"`` only report what would be done.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from typing import Any
+
+from cfpromise.agent.outcome import Outcome, merge
+from cfpromise.promises.api import PromiseRun, handler
+from cfpromise.promises.processes import table
+from cfpromise.promises.processes.select import SelectError, promiser_matches, selected
+
+SIGNALS: dict[str, int] = {
+    "hup": signal.SIGHUP, "int": signal.SIGINT, "trap": signal.SIGTRAP,
+    "kill": signal.SIGKILL, "pipe": signal.SIGPIPE, "cont": signal.SIGCONT,
+    "abrt": signal.SIGABRT, "stop": signal.SIGSTOP, "quit": signal.SIGQUIT,
+    "term": signal.SIGTERM, "child": signal.SIGCHLD, "usr1": signal.SIGUSR1,
+    "usr2": signal.SIGUSR2, "bus": signal.SIGBUS, "segv": signal.SIGSEGV,
+}
+
+
+def signal_number(name: str) -> int | None:
+    """A ``signals`` entry (name in any case, or a number, maybe with an ``s``)."""
+    text = name.strip().lower()
+    if text in SIGNALS:
+        return SIGNALS[text]
+    digits = text[:-1] if text.endswith("s") else text
+    return int(digits) if digits.isdigit() else None
+
+
+def _list(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return [value] if isinstance(value, str) and value else []
+
+
+def _range(run: PromiseRun) -> tuple[int, int] | None:
+    from cfpromise.promises.processes.select import parse_range
+    return parse_range(run.body("process_count").get("match_range"), "match_range")
+
+
+def find_matches(run: PromiseRun, processes: list[table.Process],
+                 bounds: tuple[int, int] | None, warn: bool) -> list[table.Process]:
+    """FindPidMatches: the processes the promise is about."""
+    signals = _list(run.attributes.get("signals"))
+    select = run.body("process_select")
+    own = os.getpid()
+    promised_zero = bounds == (0, 0)
+    out: list[table.Process] = []
+    for process in processes:
+        if not promiser_matches(run.promiser, process):
+            continue
+        if select and not selected(select, process):
+            continue
+        if process.pid == 1:
+            if [s.lower() for s in signals] != ["hup"]:
+                continue
+            run.agent.log("verbose", "Okay to send only HUP to init")
+        elif process.pid < 4 and signals:
+            run.agent.log("verbose", "Will not signal or restart processes 0,1,2,3 (occurred "
+                                     f"while looking for {run.promiser})")
+            continue
+        if warn and promised_zero:
+            run.agent.log("warning", f"Process alert '{table.legend()}'")
+            run.agent.log("warning", f"Process alert '{table.describe(process)}'")
+            continue
+        if process.pid == own and signals:
+            run.agent.log("verbose", "cf-agent will not signal itself!")
+            continue
+        run.agent.log("verbose", f"Matched '{table.describe(process)}'")
+        out.append(process)
+    return out
+
+
+def _stop(run: PromiseRun, command: str) -> Outcome:
+    from cfpromise.promises.commands import executable_problems, split_command
+    argv = split_command(command)
+    if not argv or executable_problems(argv[0]) is not None:
+        run.agent.log("error", f"Process promise to stop '{run.promiser}' could not be kept "
+                               f"because '{command}' the stop operator failed")
+        return Outcome.FAILED
+    try:
+        code = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, check=False).returncode
+    except OSError:
+        code = -1
+    if code == 0:
+        run.agent.log("info", f"Promise to stop '{run.promiser}' repaired, '{command}' "
+                              "returned zero")
+        return Outcome.REPAIRED
+    run.agent.log("error", f"Promise to stop '{run.promiser}' failed, '{command}' returned "
+                           "nonzero")
+    return Outcome.FAILED
+
+
+def _signal_all(run: PromiseRun, matches: list[table.Process]) -> tuple[bool, list[Outcome]]:
+    """DoAllSignals: (whether a term/kill was sent, the results)."""
+    signals = _list(run.attributes.get("signals"))
+    if not matches:
+        return False, []
+    if not signals:
+        run.agent.log("verbose", f"No signals to send for '{run.promiser}'")
+        return False, []
+    killed, failure, results = False, False, []
+    for process in matches:
+        for name in signals:
+            number = signal_number(name)
+            if number is None:
+                continue
+            if number in (signal.SIGKILL, signal.SIGTERM):
+                killed = True
+            try:
+                os.kill(process.pid, number)
+            except OSError as exc:
+                run.agent.log("verbose", f"Couldn't send promised signal '{name}' ({number}) to "
+                                         f"pid {process.pid} (might be dead). (kill: "
+                                         f"{exc.strerror})")
+                failure = True
+            else:
+                run.agent.log("info", f"Signalled '{name}' ({number}) to process "
+                                      f"{process.pid} ({process.command})")
+                results.append(Outcome.REPAIRED)
+                failure = False
+    if failure:
+        results.append(Outcome.FAILED)
+    return killed, results
+
+
+@handler("processes")
+def verify_processes(run: PromiseRun) -> Outcome:
+    agent = run.agent
+    warn = run.warn_only
+    try:
+        bounds = _range(run)
+        matches = find_matches(run, table.snapshot(), bounds, warn)
+    except SelectError as exc:
+        agent.log("error", f"{exc} in {run.where()}")
+        return Outcome.FAILED
+    count = run.body("process_count")
+    results: list[Outcome] = []
+    if bounds is not None:
+        if not bounds[0] <= len(matches) <= bounds[1]:
+            agent.log("verbose", f"Process count for '{run.promiser}' was out of promised range "
+                                 f"({len(matches)} found)")
+            results.append(Outcome.REPAIRED)
+            for name in _list(count.get("out_of_range_define")):
+                agent.define_class(name, namespace=run.namespace)
+        else:
+            for name in _list(count.get("in_range_define")):
+                agent.define_class(name, namespace=run.namespace)
+            agent.log("verbose", f"Process promise for '{run.promiser}' is kept")
+            return Outcome.KEPT
+    killed = False
+    if warn:
+        results.append(Outcome.WARN)
+    elif matches:
+        stop = run.attributes.get("process_stop")
+        if isinstance(stop, str) and stop:
+            outcome = _stop(run, stop)
+            results.append(outcome)
+            if outcome is Outcome.FAILED and not os.access(stop.split()[0], os.X_OK):
+                return merge(results)
+        killed, signalled = _signal_all(run, matches)
+        results += signalled
+    restart = run.attributes.get("restart_class")
+    if not (isinstance(restart, str) and restart and (killed or not matches)):
+        agent.log("verbose", f"No restart promised for {run.promiser}")
+        return _overall(results)
+    if warn:
+        agent.log("warning", f"Need to keep restart promise for '{run.promiser}', but only a "
+                             "warning is promised")
+        results.append(Outcome.WARN)
+    else:
+        agent.log("info", f"Making a one-time restart promise for '{run.promiser}'")
+        agent.define_class(restart, namespace=run.namespace)
+        results.append(Outcome.REPAIRED)
+    return _overall(results)
+
+
+def _overall(results: list[Outcome]) -> Outcome:
+    outcome = merge(results)
+    return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
