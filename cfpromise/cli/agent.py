@@ -17,6 +17,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from cfpromise.cli import HelpFormatter
+
 if TYPE_CHECKING:
     from cfpromise.agent.observer import Observer
 
@@ -25,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="cf-lite-agent",
                                  description="Run CFEngine 3 policy and converge the host.",
                                  epilog=__doc__.split("\n\n", 1)[1],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+                                 formatter_class=HelpFormatter)
     ap.add_argument("-f", "--file", help="policy file (a bare name is looked up in WORKDIR/inputs)")
     ap.add_argument("policy", nargs="?", help="policy file, as with -f (cf-agent accepts both)")
     ap.add_argument("-b", "--bundlesequence", action="append", help="bundles to run, comma separated")

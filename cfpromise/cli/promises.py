@@ -22,6 +22,7 @@ import os
 import sys
 from typing import Any
 
+from cfpromise.cli import HelpFormatter
 from cfpromise.syntax.errors import Diagnostic, PolicyError
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -29,7 +30,7 @@ EXIT_OK, EXIT_ERROR = 0, 1
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="cf-lite-promises", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+                                 formatter_class=HelpFormatter)
     ap.add_argument("-f", "--file", help="the policy file (default: WORKDIR/inputs/promises.cf)")
     ap.add_argument("policy", nargs="?", help="policy file, as with -f (cf-promises accepts both)")
     ap.add_argument("-c", "--check", "--full-check", action="store_true", dest="full",
