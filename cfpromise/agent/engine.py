@@ -115,6 +115,7 @@ class Agent:
         self.current_step: Step | None = None
         self.observers: list[Any] = []
         self.changes: list[dict[str, Any]] = []    # noted by handlers for the current step
+        self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
         # this.promiser_uid/gid/pid/ppid: who runs the promises (this agent process)
         self.promiser_identity = {"promiser_uid": str(os.getuid()),
                                   "promiser_gid": str(os.getgid()),

@@ -106,12 +106,20 @@ def _read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
     if insecure(path):
         raise LoadError([Diagnostic(_coord(path), f"File '{path}' is writable by group or "
                                                   "others (security exception): refusing to read it")])
+    cache = agent.policy_cache
+    digest = None
+    if cache is not None:
+        cached, digest = cache.get(path, entry)
+        if cached is not None:
+            return cached
     policy = parse_file(path)
     if entry:
         policy = as_entry(policy)
     problems = diagnostics(policy, entry=entry)
     if problems:
         raise LoadError(problems, parse_time=True)
+    if cache is not None:
+        cache.put(path, entry, policy, digest)
     return policy
 
 
@@ -300,6 +308,9 @@ def run_agent(agent: Any) -> int:
     (common bundles are already evaluated while the policy loads)."""
     from cfpromise.agent.engine import AbortBundle, AbortRun, FatalError
     prepare_workdir(agent.options.workdir)
+    from cfpromise.agent.policycache import PolicyCache
+    agent.policy_cache = PolicyCache(os.path.join(agent.options.workdir, "state",
+                                                  "policy_cache"))
     install_facts(agent)
     try:
         return _run(agent)
