@@ -65,12 +65,9 @@ def make_policy(path: Path, target_dir: Path, count: int) -> None:
 
 
 def lite_command() -> list[str]:
-    """cf-lite-agent with the files/edit_line handlers registered (as tests/files/agentrun)."""
-    root = Path(__file__).resolve().parents[1]
-    code = ("import sys; sys.path.insert(0, %r)\n"
-            "from tests.files.agentrun import register\nregister()\n"
-            "from cfpromise.cli.agent import main\nsys.exit(main(sys.argv[1:]))\n") % str(root)
-    return [sys.executable, "-c", code]
+    """cf-lite-agent as installed beside this Python (else on PATH)."""
+    beside = Path(sys.executable).parent / "cf-lite-agent"
+    return [str(beside) if beside.exists() else shutil.which("cf-lite-agent") or "cf-lite-agent"]
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> float:

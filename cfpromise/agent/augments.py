@@ -248,7 +248,7 @@ def load_host_specific(agent: Any) -> None:
     loader.classes(doc.get("classes"))
 
 
-def _augments_file(agent: Any, path: str, entry: str) -> list[str]:
+def _augments_file(agent: Any, path: str) -> list[str]:
     """Install one augments file; returns the further augments files it names."""
     doc = _read_json(agent, path)
     if not isinstance(doc, dict):
@@ -290,7 +290,7 @@ def load(agent: Any, entry: str) -> None:
         if path in seen:
             continue
         seen.add(path)
-        further = _augments_file(agent, path, entry)
+        further = _augments_file(agent, path)
         for item in further:
             if os.path.isfile(item):
                 queue.append(item)

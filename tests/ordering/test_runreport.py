@@ -183,6 +183,46 @@ bundle agent main
     assert report_of(tmp_path)["summary"]["skipped"] == 2
 
 
+def test_waiting_promise_is_told_without_any_report(tmp_path: Path) -> None:
+    # no --report/--summary: the run has only the small WaitingTracker, which still tells
+    proc = agent(tmp_path, """
+bundle agent main
+{
+  reports:
+      "never" depends_on => { "nosuch" };
+}
+""")
+    assert proc.returncode == 0, proc.stderr
+    assert f"Promise 'never' ({tmp_path / 'p.cf'}:5) never ran" in proc.stdout
+    assert not (tmp_path / "wd" / "outputs" / "report.json").exists()
+
+
+def test_content_diff_is_worked_out_only_for_a_report(tmp_path: Path,
+                                                      monkeypatch: Any) -> None:
+    from cfpromise.promises.files import diff
+    from tests.files.agentrun import run_agent
+    calls: list[str] = []
+    real = diff.unified
+    monkeypatch.setattr(diff, "unified", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    target = tmp_path / "f.txt"
+    target.write_text("old\n")
+    policy = f"""
+bundle agent main
+{{
+  files:
+      "{target}" edit_line => add;
+}}
+bundle edit_line add {{ insert_lines: "new"; }}
+"""
+    code, _ = run_agent(tmp_path, policy, inform=False)
+    assert code == 0 and target.read_text() == "old\nnew\n" and calls == []
+    target.write_text("old\n")
+    code, _ = run_agent(tmp_path, policy, "--report", f"json={tmp_path / 'r.json'}",
+                        inform=False)
+    assert code == 0 and calls == [str(target)]
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["changes"] == 1
+
+
 def test_dependency_met_later_is_not_waiting(tmp_path: Path) -> None:
     proc = agent(tmp_path, """
 bundle agent main

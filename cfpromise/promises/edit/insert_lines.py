@@ -112,21 +112,12 @@ class Insertion:
         before = self.location.before
         if cur.prev is None and before:
             if not lines:
-                if self.warn_only:
-                    if er.would(f"Should insert the promised line '{line}' into '{name}'"):
-                        self._insert(0, line)
-                    return True
-                self._insert(0, line)
-                er.change(f"Inserted the promised line '{line}' into '{name}'")
-                return True
+                return self._put(0, line,
+                                 f"Should insert the promised line '{line}' into '{name}'",
+                                 f"Inserted the promised line '{line}' into '{name}'")
             if lines[0] != line:
-                if self.warn_only:
-                    if er.would(f"Should prepend promised line '{line}' to '{name}'"):
-                        self._insert(0, line)
-                    return True
-                self._insert(0, line)
-                er.change(f"Prepended the promised line '{line}' to {name}")
-                return True
+                return self._put(0, line, f"Should prepend promised line '{line}' to '{name}'",
+                                 f"Prepended the promised line '{line}' to {name}")
             er.kept(f"Promised line '{line}' exists at start of file {name} (promise kept)")
             return False
         preserve_block = self.sourcetype == "preserve_block"
@@ -134,22 +125,25 @@ class Insertion:
             if not preserve_block and self.neighbour_matches(cur.location, line, True):
                 er.kept(f"Promised line '{line}' exists before locator in (promise kept)")
                 return False
-            if self.warn_only:
-                if er.would(f"Should insert line '{line}' into '{name}' before locator"):
-                    self._insert(0 if cur.prev is None else cur.prev + 1, line)
-                return True
-            self._insert(0 if cur.prev is None else cur.prev + 1, line)
-            er.change(f"Inserted the promised line '{line}' into '{name}' before locator")
-            return True
+            return self._put(0 if cur.prev is None else cur.prev + 1, line,
+                             f"Should insert line '{line}' into '{name}' before locator",
+                             f"Inserted the promised line '{line}' into '{name}' before locator")
         if not preserve_block and self.neighbour_matches(cur.location, line, False):
             er.kept(f"Promised line '{line}' exists after locator (promise kept)")
             return False
+        return self._put(len(lines) if cur.location is None else cur.location + 1, line,
+                         f"Should insert line '{line}' into '{name}' after locator",
+                         f"Inserted the promised line '{line}' into '{name}' after locator")
+
+    def _put(self, at: int, line: str, should: str, done: str) -> bool:
+        """Insert ``line`` at index ``at`` and tell it (``done``); when only warnings are
+        promised, warn (``should``) and insert into the buffer only as ``would`` says."""
         if self.warn_only:
-            if er.would(f"Should insert line '{line}' into '{name}' after locator"):
-                self._insert(len(lines) if cur.location is None else cur.location + 1, line)
+            if self.er.would(should):
+                self._insert(at, line)
             return True
-        self._insert(len(lines) if cur.location is None else cur.location + 1, line)
-        er.change(f"Inserted the promised line '{line}' into '{name}' after locator")
+        self._insert(at, line)
+        self.er.change(done)
         return True
 
     def _advance(self, cur: Cursor) -> None:

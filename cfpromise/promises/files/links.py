@@ -154,16 +154,26 @@ def kill_ghost_link(fr: FileRun, name: str, rmdeadlinks: bool = False) -> bool:
     return True
 
 
-def _make_link(fr: FileRun, link: str, to: str) -> bool:
+# symbolic / hard: (system call, cf-agent's "Should ..." verb, its failure verb and call
+# name, its success message head)
+_LINKERS = {
+    False: (os.symlink, "link files", "link", "symlink", "Linked files"),
+    True: (os.link, "hard link files", "hard link", "link", "Hard linked file"),
+}
+
+
+def _make_link(fr: FileRun, link: str, to: str, hard: bool = False) -> bool:
+    """Create the (symbolic or hard) link ``link`` -> ``to``, with cf-agent's messages."""
+    call, should, verb, name, done = _LINKERS[hard]
     if fr.warn_only:
-        fr.should(f"Should link files '{link}' -> '{to}'")
+        fr.should(f"Should {should} '{link}' -> '{to}'")
         return False
     try:
-        os.symlink(to, link)
+        call(to, link)
     except OSError as exc:
-        fr.fail(f"Couldn't link '{to}' to '{link}'. (symlink: {exc.strerror})")
+        fr.fail(f"Couldn't {verb} '{to}' to '{link}'. ({name}: {exc.strerror})")
         return False
-    fr.change(f"Linked files '{link}' -> '{to}'")
+    fr.change(f"{done} '{link}' -> '{to}'")
     return True
 
 
@@ -289,7 +299,7 @@ def verify_hard_link(fr: FileRun, destination: str, source: str) -> None:
     try:
         dsb = os.stat(destination)
     except OSError:
-        _make_hard_link(fr, destination, to)
+        _make_link(fr, destination, to, hard=True)
         return
     if dsb.st_ino == ssb.st_ino and dsb.st_dev == ssb.st_dev:
         fr.kept(f"Hard link '{destination}' -> '{to}' exists and is okay")
@@ -299,21 +309,8 @@ def verify_hard_link(fr: FileRun, destination: str, source: str) -> None:
         fr.fail(f"Unable to create hard link '{destination}' -> '{to}', unable to move "
                 "obstruction")
         return
-    if not _make_hard_link(fr, destination, to):
+    if not _make_link(fr, destination, to, hard=True):
         fr.fail(f"Unable to create hard link '{destination}' -> '{to}'")
-
-
-def _make_hard_link(fr: FileRun, link: str, to: str) -> bool:
-    if fr.warn_only:
-        fr.should(f"Should hard link files '{link}' -> '{to}'")
-        return False
-    try:
-        os.link(to, link)
-    except OSError as exc:
-        fr.fail(f"Couldn't hard link '{to}' to '{link}'. (link: {exc.strerror})")
-        return False
-    fr.change(f"Hard linked file '{link}' -> '{to}'")
-    return True
 
 
 def link_by_type(fr: FileRun, destination: str, source: str, link_type: str) -> None:
