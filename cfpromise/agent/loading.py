@@ -309,8 +309,8 @@ def run_agent(agent: Any) -> int:
     from cfpromise.agent.engine import AbortBundle, AbortRun, FatalError
     prepare_workdir(agent.options.workdir)
     from cfpromise.agent.policycache import PolicyCache
-    agent.policy_cache = PolicyCache(os.path.join(agent.options.workdir, "state",
-                                                  "policy_cache"))
+    agent.policy_cache = PolicyCache(os.path.join(agent.options.workdir, "state", "policy_cache"),
+                                     agent.options.workdir, agent.out.log)
     install_facts(agent)
     try:
         return _run(agent)

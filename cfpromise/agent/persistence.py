@@ -5,7 +5,8 @@ with ``persist_time``, and by the module protocol's ``^persistence``.  They are
 kept in ``WORKDIR/state/persistent_classes.json`` (name -> expiry time and tags),
 written atomically once at the end of the run, and defined again at the start of
 every run until they expire, tagged ``source=persistent``.  Messages are
-cf-agent's.
+cf-agent's.  The store changes what runs, so it is read only when
+:mod:`cfpromise.agent.trust` trusts it (else one warning, and it is rewritten).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ FILENAME = "persistent_classes.json"
 
 class PersistentClasses:
     def __init__(self, workdir: str) -> None:
+        self.workdir = workdir
         self.path = os.path.join(workdir, "state", FILENAME)
         self.entries: dict[str, dict[str, Any]] = {}
         self.dirty = False
@@ -29,11 +31,18 @@ class PersistentClasses:
         the classes negated with -N)."""
         now = time.time() if now is None else now
         out.log("verbose", "Loading persistent classes")
-        try:
-            with open(self.path, encoding="utf-8") as fh:
-                stored = json.load(fh)
-        except (OSError, ValueError):
-            stored = {}
+        from cfpromise.agent.trust import untrusted
+        problem = untrusted(self.path, self.workdir)
+        stored: Any = {}
+        if problem is not None:
+            out.log("warning", f"Persistent classes ignored: {problem}")
+            self.dirty = True
+        else:
+            try:
+                with open(self.path, encoding="utf-8") as fh:
+                    stored = json.load(fh)
+            except (OSError, ValueError):
+                pass
         for name, entry in stored.items() if isinstance(stored, dict) else ():
             expires = entry.get("expires", 0) if isinstance(entry, dict) else 0
             if expires <= now:

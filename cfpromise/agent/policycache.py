@@ -8,17 +8,28 @@ of cf-lite's parser and schema code, and the parsed policy (only a policy that
 validated is kept).  An entry is used only when both digests still match, so an
 edited policy file or an upgraded cf-lite is parsed afresh; anything unreadable
 is treated as a miss.  Cache files are written atomically, mode 0600, in a
-directory only the agent's user can write (they are pickles: never point the
-cache at a directory others can write).
+directory only the agent's user can write.
+
+Reading a pickle can run code, so the cache is trusted only as
+:mod:`cfpromise.agent.trust` says (the file and every directory from the work
+directory down owned by the agent's user, not writable by group or others): a
+loose cache directory is set aside and rebuilt, a loose cache file is a miss and
+is replaced, and a loose work or state directory turns the cache off; each with
+one warning.  And the unpickler only admits the policy tree's own classes
+(:class:`_PolicyUnpickler`), so even a planted file cannot call anything else;
+it is as fast as the plain one.
 """
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import pickle
-from typing import Any
+import time
+from typing import Any, Callable
 
 import cfpromise
+from cfpromise.agent import trust
 
 FORMAT = 1
 _CODE_DIRS = ("syntax", "schema", "data")
@@ -44,12 +55,58 @@ def _code_stamp() -> bytes:
     return hashlib.sha256("\n".join(parts).encode()).digest()
 
 
+_ALLOWED_MODULES = frozenset({"cfpromise.syntax.ast", "cfpromise.syntax.errors"})
+
+
+class _PolicyUnpickler(pickle.Unpickler):
+    """Resolves only classes defined in the policy tree's own modules."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module in _ALLOWED_MODULES and "." not in name:
+            found = getattr(importlib.import_module(module), name, None)
+            if isinstance(found, type) and found.__module__ == module:
+                return found
+        raise pickle.UnpicklingError(f"policy cache refers to {module}.{name}")
+
+
 class PolicyCache:
     """Parsed policy files by path, checked against their content (module docstring)."""
 
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directory: str, workdir: str | None = None,
+                 log: Callable[[str, str], None] | None = None) -> None:
         self.directory = directory
+        self.workdir = workdir if workdir is not None else os.path.dirname(
+            os.path.dirname(os.path.abspath(directory)))
+        self.log = log or (lambda level, message: None)
         self._stamp: bytes | None = None
+        self._usable: bool | None = None
+        self._warned_files = False
+
+    @property
+    def usable(self) -> bool:
+        """Whether the cache directory may be trusted (checked once, see the module)."""
+        if self._usable is None:
+            self._usable = self._check_directory()
+        return self._usable
+
+    def _check_directory(self) -> bool:
+        problem = trust.untrusted(self.directory, self.workdir)
+        if problem is None:
+            return True
+        parent = os.path.dirname(os.path.abspath(self.directory))
+        if trust.untrusted(parent, self.workdir) is None:
+            aside = f"{self.directory}.untrusted-{int(time.time())}"
+            try:
+                os.rename(self.directory, aside)
+            except OSError as exc:
+                self.log("warning", f"Policy cache not used: {problem}; could not set it "
+                                    f"aside ({exc.strerror})")
+                return False
+            self.log("warning", f"Policy cache ignored: {problem}; set aside as '{aside}' "
+                                "and rebuilt")
+            return True
+        self.log("warning", f"Policy cache not used: {problem}")
+        return False
 
     @property
     def stamp(self) -> bytes:
@@ -73,11 +130,17 @@ class PolicyCache:
         """(the cached policy of ``path`` or None when absent or stale, the digest of the
         file's content now: give it to :meth:`put` after parsing)."""
         digest = self._digest(path)
-        if digest is None:
-            return None, None
+        if digest is None or not self.usable:
+            return None, digest
         try:
             with open(self._file(path, entry), "rb") as fh:
-                stamp, content, policy = pickle.load(fh)
+                problem = trust._problem(fh.name, os.fstat(fh.fileno()), os.geteuid())
+                if problem is not None:
+                    if not self._warned_files:
+                        self._warned_files = True
+                        self.log("warning", f"Policy cache entry ignored and rebuilt: {problem}")
+                    return None, digest
+                stamp, content, policy = _PolicyUnpickler(fh).load()
         except Exception:          # missing, truncated, from another format: a miss
             return None, digest
         if stamp != self.stamp or content != digest:
@@ -87,7 +150,7 @@ class PolicyCache:
     def put(self, path: str, entry: bool, policy: Any, digest: bytes | None) -> None:
         """Keep ``policy``, parsed and validated from ``path`` whose content had ``digest``
         before it was parsed; failures are ignored."""
-        if digest is None:
+        if digest is None or not self.usable:
             return
         target = self._file(path, entry)
         tmp = f"{target}.{os.getpid()}.tmp"

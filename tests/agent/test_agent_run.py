@@ -192,6 +192,11 @@ bundle agent main
     assert reports(agent(tmp_path, check)) == ["both persisted"]
     assert reports(agent(tmp_path, check, "-v")) == ["both persisted"]
     assert reports(agent(tmp_path, check, "-N", "from_body")) == []     # -N: not loaded
+    store = tmp_path / "wd" / "state" / "persistent_classes.json"
+    store.chmod(0o666)                              # anyone could have planted classes here
+    proc = agent(tmp_path, check)
+    assert reports(proc) == [] and "Persistent classes ignored" in proc.stdout + proc.stderr
+    assert store.stat().st_mode & 0o022 == 0        # rewritten by the agent, safe again
 
 
 def test_run_report_records_file_changes(tmp_path: Path) -> None:

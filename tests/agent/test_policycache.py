@@ -56,3 +56,78 @@ def test_a_policy_with_errors_is_not_kept(tmp_path: Path) -> None:
     assert proc.returncode != 0
     assert not (tmp_path / "wd" / "state" / "policy_cache").exists() or \
         not list((tmp_path / "wd" / "state" / "policy_cache").iterdir())
+
+
+class _Payload:
+    """Unpickling this runs a command: what a planted cache file would do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def _plant(cache: PolicyCache, src: Path, marker: Path) -> Path:
+    """A cache entry for ``src`` that matches its digests but carries a payload."""
+    import pickle
+    _, digest = cache.get(str(src), True)
+    target = Path(cache._file(str(src), True))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(pickle.dumps((cache.stamp, digest, _Payload(marker))))
+    return target
+
+
+def test_a_planted_pickle_never_runs_even_in_a_trusted_directory(tmp_path: Path) -> None:
+    src = tmp_path / "p.cf"
+    src.write_text(POLICY % "one")
+    marker = tmp_path / "payload-ran"
+    cache = PolicyCache(str(tmp_path / "wd" / "state" / "policy_cache"), str(tmp_path / "wd"))
+    (tmp_path / "wd" / "state").mkdir(parents=True, mode=0o700)
+    _plant(cache, src, marker).chmod(0o600)
+    assert cache.get(str(src), True)[0] is None             # refused by the unpickler: a miss
+    assert not marker.exists()
+
+
+def test_loose_cache_directory_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
+    (tmp_path / "wd" / "state").mkdir(parents=True, mode=0o700)
+    cache_dir = tmp_path / "wd" / "state" / "policy_cache"
+    src = tmp_path / "p.cf"
+    src.write_text(POLICY % "planted")
+    marker = tmp_path / "payload-ran"
+    _plant(PolicyCache(str(cache_dir), str(tmp_path / "wd")), src, marker)
+    cache_dir.chmod(0o777)                                   # anyone could have written it
+    proc = agent(tmp_path, POLICY % "planted")
+    assert reports(proc) == ["planted"] and not marker.exists()
+    assert "Policy cache ignored" in proc.stdout + proc.stderr
+    assert oct(cache_dir.stat().st_mode & 0o777) == "0o700"  # rebuilt, safe
+    assert list(tmp_path.glob("wd/state/policy_cache.untrusted-*"))
+    proc = agent(tmp_path, POLICY % "planted")               # the rebuilt cache is used quietly
+    assert reports(proc) == ["planted"] and "Policy cache" not in proc.stdout + proc.stderr
+
+
+def test_loose_state_directory_turns_the_cache_off(tmp_path: Path) -> None:
+    state = tmp_path / "wd" / "state"
+    state.mkdir(parents=True)
+    state.chmod(0o777)
+    proc = agent(tmp_path, POLICY % "x")
+    assert reports(proc) == ["x"]
+    assert "Policy cache not used" in proc.stdout + proc.stderr
+    assert not (state / "policy_cache").exists() or not list((state / "policy_cache").iterdir())
+
+
+def test_cache_file_of_another_owner_is_ignored(tmp_path: Path) -> None:
+    import pytest
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a file another owner")
+    (tmp_path / "wd" / "state" / "policy_cache").mkdir(parents=True, mode=0o700)
+    src = tmp_path / "p.cf"
+    src.write_text(POLICY % "x")
+    cache = PolicyCache(str(tmp_path / "wd" / "state" / "policy_cache"), str(tmp_path / "wd"))
+    cache.put(str(src), True, parse_file(str(src)), cache.get(str(src), True)[1])
+    entry = Path(cache._file(str(src), True))
+    os.chown(entry, 65534, 65534)
+    messages: list[str] = []
+    fresh = PolicyCache(str(entry.parent), str(tmp_path / "wd"), lambda l, m: messages.append(m))
+    assert fresh.get(str(src), True)[0] is None
+    assert messages and "owned by uid 65534" in messages[0]
