@@ -69,6 +69,8 @@ class AgentOptions:
     workdir: str = ""
     show_classes: str | None = None
     show_vars: str | None = None
+    full_check: bool = True             # cf-agent validates as cf-promises -c does
+
 
 
 @attrs.define(slots=True, eq=False, repr=False)

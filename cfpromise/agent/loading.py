@@ -188,7 +188,11 @@ def load(agent: Any) -> None:
         agent.out.log("error", f"Unresolved variable '{written}' in input list, cannot parse")
     if missing:
         raise LoadError(missing)
-    problems = policy_diagnostics(agent.policy)
+    # cf-promises checks bodies only for a runnable policy (one with body common control)
+    # or under -c; cf-agent always validates fully.
+    full = agent.options.full_check or any(b.name == "control" and b.type == "common"
+                                           for b in agent.policy.bodies)
+    problems = policy_diagnostics(agent.policy, full=full)
     if problems:
         raise LoadError(problems)
 
@@ -200,7 +204,8 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
     return evaluated_agent(path, workdir).policy
 
 
-def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = ()) -> Any:
+def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
+                    full_check: bool = True) -> Any:
     """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
     view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
     receives what loading logs.  A missing ``path`` loads nothing but the host data
@@ -208,7 +213,8 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = ()) 
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     import io
-    agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define)),
+    agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
+                               full_check=full_check),
                   out or Output("critical", stream=io.StringIO()))
     install_facts(agent)
     if os.path.exists(path):

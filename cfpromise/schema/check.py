@@ -148,13 +148,18 @@ def _calls(policy: ast.Policy, sch: Schema) -> Iterator[ast.FnCall]:
             yield from _function_calls(c.rval, "usebundle" if ref else c.lval)
 
 
-def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None) -> list[Diagnostic]:
-    """What cf-promises rejects once the whole policy is loaded."""
+def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
+                       full: bool = True) -> list[Diagnostic]:
+    """What cf-promises rejects once the whole policy is loaded; undefined bodies only
+    with ``full`` (cf-promises reports them for a runnable policy, one with ``body common
+    control``, or under ``-c``; cf-agent always; a library file checked alone with plain
+    ``cf-promises -f`` or ``-p json`` may use bodies it does not define)."""
     sch = sch or schema()
     index = Index(policy)
     out: list[Diagnostic] = []
     for ref in references(policy, sch):
-        if ref.kind == "body" and ref.lval != "inherit_from" and index.find(ref) is None:
+        if full and ref.kind == "body" and ref.lval != "inherit_from" \
+                and index.find(ref) is None:
             out.append(Diagnostic(ref.coord, f"Undefined body {ref.name} with type {ref.types[0]}"))
         if ref.kind == "bundle" and ref.nargs is not None:
             target = index.find(ref)

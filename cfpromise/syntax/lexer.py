@@ -295,8 +295,14 @@ def t_PROMISE_TYPE(t: Any) -> Any:
     return _simple(t)
 
 
+# cf-promises' limit on a bare word (CF_MAXVARSIZE - 1 characters).
+MAX_IDENTIFIER = 1023
+
+
 @TOKEN(IDENTIFIER_RE)
 def t_IDENTIFIER(t: Any) -> Any:
+    if len(t.value) > MAX_IDENTIFIER:
+        t.lexer.owner.error(t.lexpos, "identifier too long")
     t.type = RESERVED.get(t.value, "IDENTIFIER")
     return _simple(t)
 

@@ -124,20 +124,20 @@ def p_promise_block(p: Any) -> None:
 
 def p_arglist(p: Any) -> None:
     """arglist : empty
+               | '(' ')'
                | '(' aitems ')'
                | '(' aitems ',' ')'"""
-    p[0] = [] if len(p) == 2 else p[2]
+    p[0] = p[2] if len(p) > 3 else []
 
 
 def p_aitems(p: Any) -> None:
     """aitems : aitems ',' IDENTIFIER
-              | IDENTIFIER
-              | empty"""
+              | IDENTIFIER"""
     if len(p) == 4:
         p[1].append(p[3])
         p[0] = p[1]
     else:
-        p[0] = [p[1]] if p[1] is not None else []
+        p[0] = [p[1]]
 
 
 # --- bundle bodies --------------------------------------------------------------

@@ -88,6 +88,15 @@ def test_undefined_body_is_an_error_once_inputs_are_loaded(tmp_path: Path) -> No
     assert "Undefined body lib_p" not in proc.stderr
 
 
+def test_a_library_file_alone_may_use_bodies_it_does_not_define(tmp_path: Path) -> None:
+    # cf-promises 3.21 checks bodies only for a runnable policy (body common control) or -c
+    write(tmp_path, 'bundle agent lib { files: "/tmp/x" perms => elsewhere; }\n', "lib.cf")
+    assert run("-f", "lib.cf", cwd=tmp_path).returncode == 0
+    assert run("-p", "json", "-f", "lib.cf", cwd=tmp_path).returncode == 0
+    proc = run("-c", "-f", "lib.cf", cwd=tmp_path)
+    assert proc.returncode == 1 and "Undefined body elsewhere with type perms" in proc.stderr
+
+
 def test_syntax_description_lists_every_function(tmp_path: Path) -> None:
     proc = run("-s", "json", cwd=tmp_path)
     doc = json.loads(proc.stdout)

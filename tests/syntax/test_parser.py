@@ -87,6 +87,12 @@ def test_macros(macro: str, kept: bool) -> None:
     assert one_promise(text).promiser == ("kept" if kept else "else")
 
 
+@pytest.mark.parametrize("args", ["()", "(a,)", "(a, b)"])
+def test_parameter_lists_cf_promises_accepts(args: str) -> None:
+    parse(f'bundle agent b{args} {{ reports: "x"; }}', "ok.cf")
+    parse('bundle agent ' + 'a' * 1023 + ' { reports: "x"; }', "ok.cf")   # the longest allowed
+
+
 def test_version_compare_uses_given_components() -> None:
     assert compare_version("3.21.0", "3.21") == 0
     assert compare_version("3.21.0", "3") == 0
@@ -101,6 +107,9 @@ def test_version_compare_uses_given_components() -> None:
     ('bundle agent m { vars: "x" string => "a";', 1, 42, "end of file"),
     ('bundle agent m {\n@if minimum_version(3.7)\n', 3, 1, "@endif"),
     ('bundle agent m { vars: "x" int => -1; }', 1, 35, "'-'"),
+    ('bundle agent b(, a, b) { reports: "x"; }', 1, 16, "got ','"),     # cf-promises rejects both
+    ('bundle agent b(a,,b) { reports: "x"; }', 1, 18, "got ','"),
+    ('bundle agent ' + 'a' * 1024 + ' { reports: "x"; }', 1, 14, "identifier too long"),
 ])
 def test_syntax_errors_have_positions(text: str, line: int, col: int, fragment: str) -> None:
     with pytest.raises(PolicyError) as exc:
