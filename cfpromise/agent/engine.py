@@ -102,6 +102,8 @@ class Agent:
         self.counts: dict[Outcome, int] = {}
         self.unsupported_seen: set[str] = set()
         self.abortclasses: list[str] = []
+        self._abort_patterns: tuple[tuple[str, ...], ...] | None = None   # check_abort's state
+        self._abort_seen = 0
         self.abortbundleclasses: list[str] = []
         self.control: dict[str, Any] = {}
         self.agent_control: dict[str, Any] = {}
@@ -600,22 +602,36 @@ class Agent:
 
     def check_abort(self) -> None:
         """abortclasses / abortbundleclasses: a regex matched against the defined classes,
-        or (written with . & | ! or parentheses) a class expression that now holds."""
+        or (written with . & | ! or parentheses) a class expression that now holds.
+
+        Runs after every promise, so its cost follows what changed: the regexes see every
+        defined class once (the first check, or when the patterns change) and afterwards
+        only the classes defined since the last check (``ctx.defined_log``); a class that
+        did not match a pattern then cannot match it later.  Class expressions are
+        evaluated each time (an undefinition can make them hold)."""
         if not self.abortclasses and not self.abortbundleclasses:
             return
-        names = [name for name, _ in self.ctx.classes_items()]
-        for patterns, exc in ((self.abortclasses, AbortRun), (self.abortbundleclasses, AbortBundle)):
-            for pattern in patterns:
-                if any(op in pattern for op in ".&|!()") and self.ctx.eval_class_expr(pattern):
+        ctx = self.ctx
+        log = ctx.defined_log
+        patterns = (tuple(self.abortclasses), tuple(self.abortbundleclasses))
+        if patterns != self._abort_patterns:
+            self._abort_patterns = patterns
+            names = [name for name, _ in ctx.classes_items()]
+        else:
+            names = [key for key in log[self._abort_seen:] if ctx.has_class_key(key)]
+        self._abort_seen = len(log)
+        for patterns_, exc in ((self.abortclasses, AbortRun), (self.abortbundleclasses, AbortBundle)):
+            for pattern in patterns_:
+                if any(op in pattern for op in ".&|!()") and ctx.eval_class_expr(pattern):
                     if exc is AbortBundle:
                         self.out.log("error", f"Setting abort for '{pattern}' when setting class "
-                                              f"'{self.ctx.last_defined}'")
-                    raise exc(self.ctx.last_defined or pattern)
-                rx = _regex(pattern)
-                for name in names:
-                    if rx is not None and rx.fullmatch(name):
+                                              f"'{ctx.last_defined}'")
+                    raise exc(ctx.last_defined or pattern)
+                rx = _regex(pattern) if names else None
+                for name in names if rx is not None else ():
+                    if rx.fullmatch(name):
                         if exc is AbortBundle:
-                            self.out.log("error", f"Bundle '{self.ctx.frame.bundle}' aborted on "
+                            self.out.log("error", f"Bundle '{ctx.frame.bundle}' aborted on "
                                                   f"defined class '{name}'")
                         raise exc(name)
 

@@ -58,6 +58,7 @@ class EvalContext:
         self.bundle_index: list[Bundle] = []
         self.persistent: dict[str, tuple[str, ...]] = {}
         self.last_defined = ""
+        self.defined_log: list[str] = []  # every define_class key, in order (abort checks)
         self.inform = False               # -I or more verbose: some built-ins show output
         self.current_bindings: dict[str, str] = {}   # the iteration a built-in runs in
         self.comments: dict[str, str] = {}   # class name or variable key -> its promise's comment
@@ -93,6 +94,7 @@ class EvalContext:
         else:
             self.class_table[key] = tags
         self.last_defined = key
+        self.defined_log.append(key)
         return True
 
     def undefine_class(self, name: str, namespace: str | None = None) -> None:
@@ -104,6 +106,10 @@ class EvalContext:
         self.class_table.pop(key, None)
         for frame in self.frames:
             frame.local_classes.pop(key, None)
+
+    def has_class_key(self, key: str) -> bool:
+        """Whether the class of this exact key (as :meth:`classes_items` yields) is defined."""
+        return key in self.class_table or any(key in f.local_classes for f in self.frames)
 
     def class_defined(self, name: str) -> bool:
         if name == "any":

@@ -1,0 +1,105 @@
+"""Benchmark: the masterfiles policy framework, cf-lite-agent against cf-agent 3.21.
+
+CFEngine 3.21's masterfiles (/usr/share/cfengine3/masterfiles, Debian package
+cfengine3) is copied as each agent's WORKDIR/inputs and run there with
+``-n -K -f WORKDIR/inputs/promises.cf`` (a dry run: a normal run of masterfiles
+starts and manages CFEngine's daemons, so the dry run is the comparable workload
+on a test machine):
+
+* first run: a fresh work directory;
+* converged run: the same work directory again (best of ``--repeat``).
+
+Each run is a fresh process; its wall time and its own peak resident memory
+(``wait4``) are printed, then the ratios cf-lite / cf-agent (goals: converged at
+most 1.0x, first run at most 1.5x).  Skips, saying so, without CFEngine.
+Usage: python bench/masterfiles.py [--repeat N] [--profile FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MASTERFILES = Path("/usr/share/cfengine3/masterfiles")
+
+
+def timed(cmd: list[str], env: dict[str, str], log: Path) -> tuple[float, int]:
+    """(wall seconds, peak RSS in KiB) of one run of ``cmd``; output goes to ``log``."""
+    with open(log, "wb") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd[0]} exited {proc.returncode}; see {log}:\n"
+                         + log.read_text(errors="replace")[-2000:])
+    return wall, usage.ru_maxrss
+
+
+def workdir(root: Path, name: str) -> Path:
+    wd = root / name
+    shutil.copytree(MASTERFILES, wd / "inputs", symlinks=True)
+    (wd / "bin").mkdir(parents=True)
+    for prog in ("cf-promises", "cf-agent"):
+        found = shutil.which(prog)
+        if found:
+            os.symlink(found, wd / "bin" / prog)
+    return wd
+
+
+def measure(label: str, cmd: list[str], env: dict[str, str], repeat: int,
+            logdir: Path) -> tuple[float, float, int]:
+    first, rss = timed(cmd, env, logdir / f"{label}-first.log")
+    converged = []
+    for i in range(repeat):
+        wall, peak = timed(cmd, env, logdir / f"{label}-{i}.log")
+        converged.append(wall)
+        rss = max(rss, peak)
+    best = min(converged)
+    print(f"{label:14s} first {first * 1000:7.0f} ms   converged {best * 1000:7.0f} ms   "
+          f"peak RSS {rss / 1024:6.1f} MiB")
+    return first, best, rss
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--profile", metavar="FILE",
+                    help="also write a cProfile of one converged cf-lite run to FILE")
+    args = ap.parse_args()
+    ref = shutil.which("cf-agent")
+    if ref is None or not MASTERFILES.is_dir():
+        print("skipped: needs CFEngine 3.21 (cf-agent and masterfiles; apt-get install cfengine3)")
+        return 0
+    beside = Path(sys.executable).parent / "cf-lite-agent"
+    lite = str(beside) if beside.exists() else shutil.which("cf-lite-agent") or "cf-lite-agent"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        lite_wd, ref_wd = workdir(root, "lite"), workdir(root, "ref")
+        env = dict(os.environ)
+        lite_cmd = [lite, "-n", "-K", "-f", str(lite_wd / "inputs" / "promises.cf"),
+                    "-w", str(lite_wd)]
+        mine = measure("cf-lite-agent", lite_cmd, env, args.repeat, root)
+        ref_env = dict(env, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd))
+        theirs = measure("cf-agent", [ref, "-n", "-K", "-f",
+                                      str(ref_wd / "inputs" / "promises.cf")],
+                         ref_env, args.repeat, root)
+        print(f"ratio first run:       {mine[0] / theirs[0]:.2f}x (goal: at most 1.5x)")
+        print(f"ratio converged run:   {mine[1] / theirs[1]:.2f}x (goal: at most 1.0x)")
+        print(f"ratio peak memory:     {mine[2] / theirs[2]:.2f}x")
+        if args.profile:
+            subprocess.run([sys.executable, "-m", "cProfile", "-o", args.profile,
+                            "-m", "cfpromise.cli.agent", *lite_cmd[1:]],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            print(f"profile of a converged cf-lite run: {args.profile}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
