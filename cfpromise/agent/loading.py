@@ -205,7 +205,7 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
 
 
 def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
-                    full_check: bool = True) -> Any:
+                    full_check: bool = True, cache: bool = False) -> Any:
     """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
     view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
     receives what loading logs.  A missing ``path`` loads nothing but the host data
@@ -216,10 +216,18 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
                                full_check=full_check),
                   out or Output("critical", stream=io.StringIO()))
+    if cache:                   # the agent's cache of parsed, validated files (cf-lite-promises)
+        agent.policy_cache = _policy_cache(agent)
     install_facts(agent)
     if os.path.exists(path):
         load(agent)             # evaluates the common bundles as it loads their files
     return agent
+
+
+def _policy_cache(agent: Any) -> Any:
+    from cfpromise.agent.policycache import PolicyCache
+    return PolicyCache(os.path.join(agent.options.workdir, "state", "policy_cache"),
+                       agent.options.workdir, agent.out.log)
 
 
 def _written(rval: ast.Rval) -> str:
@@ -314,9 +322,7 @@ def run_agent(agent: Any) -> int:
     (common bundles are already evaluated while the policy loads)."""
     from cfpromise.agent.engine import AbortBundle, AbortRun, FatalError
     prepare_workdir(agent.options.workdir)
-    from cfpromise.agent.policycache import PolicyCache
-    agent.policy_cache = PolicyCache(os.path.join(agent.options.workdir, "state", "policy_cache"),
-                                     agent.options.workdir, agent.out.log)
+    agent.policy_cache = _policy_cache(agent)
     install_facts(agent)
     try:
         return _run(agent)

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     # Nothing is actuated.
     try:
         agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args),
-                                define=args.define, full_check=args.full)
+                                define=args.define, full_check=args.full, cache=True)
         if not os.path.exists(path):
             print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or "
                   "directory)", file=sys.stderr)

@@ -100,10 +100,12 @@ def matching_classes(ctx: FunctionContext, fn: str, args: Sequence[Value]) -> li
     if not values:
         raise FunctionError(f"Function '{fn}' requires at least one argument")
     rx = pcre.compile_regex(values[0])
+    prefix = pcre.literal_prefix(values[0])
     out: list[str] = []
     for name, tags in ctx.classes():
         shown = _class_display(name)
-        if pcre.full_match(rx, shown) and _tags_match(tags, values[1:]):
+        if shown.startswith(prefix) and pcre.full_match(rx, shown) \
+                and _tags_match(tags, values[1:]):
             out.append(shown)
     return out
 
@@ -128,9 +130,11 @@ def _matching_variables(ctx: FunctionContext, fn: str, args: Sequence[Value]) ->
     if not values:
         raise FunctionError(f"Function '{fn}' requires at least one argument")
     rx = pcre.compile_regex(values[0])
+    prefix = pcre.literal_prefix(values[0])
     out: list[str] = []
     for name, var in ctx.variables():
-        if pcre.full_match(rx, name) and _tags_match(var.tags, values[1:]):
+        if name.startswith(prefix) and pcre.full_match(rx, name) \
+                and _tags_match(var.tags, values[1:]):
             out.append(name)
     return out
 

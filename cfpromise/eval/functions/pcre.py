@@ -345,6 +345,24 @@ def compile_regex(pattern: str, flags: str = "ms") -> re.Pattern[bytes]:
             from None
 
 
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:-/=,;@%!<>'\" ")
+
+
+def literal_prefix(pattern: str) -> str:
+    """A prefix every full match of ``pattern`` starts with ("" when none is sure):
+    the leading plain characters, less the last one when a quantifier follows it.
+    No prefix for a pattern with an alternation anywhere or a leading option group.
+    Lets a scan over thousands of names skip most of them with ``str.startswith``."""
+    if "|" in pattern:
+        return ""
+    end = 0
+    while end < len(pattern) and pattern[end] in _PLAIN:
+        end += 1
+    if end < len(pattern) and pattern[end] in "?*{":
+        end -= 1
+    return pattern[:max(end, 0)]
+
+
 def _b(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
