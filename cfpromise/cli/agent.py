@@ -28,7 +28,8 @@ def _parser() -> argparse.ArgumentParser:
                                  description="Run CFEngine 3 policy and converge the host.",
                                  epilog=__doc__.split("\n\n", 1)[1],
                                  formatter_class=HelpFormatter)
-    ap.add_argument("-f", "--file", help="policy file (a bare name is looked up in WORKDIR/inputs)")
+    ap.add_argument("-f", "--file", help="policy file (a bare name is looked up in WORKDIR/inputs, "
+                                         "then in cf-lite's shipped policy)")
     ap.add_argument("policy", nargs="?", help="policy file, as with -f (cf-agent accepts both)")
     ap.add_argument("-b", "--bundlesequence", action="append", help="bundles to run, comma separated")
     ap.add_argument("-D", "--define", action="append", default=[], help="classes to define")
@@ -96,10 +97,17 @@ def default_workdir() -> str:
 
 
 def resolve_file(name: str | None, workdir: str) -> str:
+    """-f: a path as given; a bare name in WORKDIR/inputs, else in cf-lite's shipped
+    default policy (``-f promises.cf`` on a fresh install runs it); none at all is
+    WORKDIR/inputs/promises.cf, as cf-agent."""
     if not name:
         return os.path.join(workdir, "inputs", "promises.cf")
     if os.sep not in name and not os.path.exists(name):
-        return os.path.join(workdir, "inputs", name)
+        inputs = os.path.join(workdir, "inputs", name)
+        if not os.path.exists(inputs):
+            from cfpromise.resources import shipped_policy
+            return shipped_policy(name) or inputs
+        return inputs
     return name if os.path.isabs(name) else os.path.join(os.getcwd(), name)
 
 

@@ -315,7 +315,8 @@ def _name_info(
         sink.put_var(name, "string", value, SRC)
     sink.put_var("cf_version_release", "string", "1", SRC)
     sink.put_var("local_libdir", "string", "lib", SRC)
-    sink.put_var("libdir", "string", inputdir + "/lib", SRC)
+    from cfpromise.resources import libdir
+    sink.put_var("libdir", "string", libdir(inputdir), SRC)
     _key_digest(sink, workdir)
     _components(sink, dirs.bindir, component_paths)
     sink.put_class("community_edition", INV)
