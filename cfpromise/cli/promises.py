@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         args.file = os.path.join(args.tag_release, "promises.cf")
     path = args.file or default_policy(args.workdir)
     from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
+    from cfpromise.eval.functions.api import FatalFunctionError
     from cfpromise.eval.hardclasses import default_workdir
     # Load as the agent does (host data and augments first, then common bundles
     # evaluated so that inputs held in variables resolve); each file is parsed once.
@@ -120,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     except LoadError as exc:
         _report(exc.diagnostics)
         print("   error: Policy failed validation", file=sys.stderr)
+        return EXIT_ERROR
+    except FatalFunctionError as exc:       # a built-in's fatal error while evaluating
+        print(f"   error: Fatal CFEngine error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     policy = agent.policy
     if args.full:

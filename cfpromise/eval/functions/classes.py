@@ -8,25 +8,22 @@ prints them (``name``, or ``ns:name`` outside the default namespace), variable
 names fully qualified (``default:bundle.var[index]``), bundle names as
 ``ns:bundle``.  Tag regexes select entries having at least one matching tag.
 
-``ifelse`` is registered ``unresolved_ok``: like cf-agent it is evaluated with
-unresolved arguments only in the ``ifelse(isvariable("x"), $(x), "default")``
-shape (three arguments, the first false, the last resolved); otherwise it
-raises :class:`.api.Unresolved` so the promise waits for a later pass.
+``ifelse`` is registered ``unresolved_ok``: like cf-agent 3.21 it is evaluated
+with unresolved arguments, a condition holding an unexpanded reference being a
+class that is not defined and the chosen value returned as written.
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.functions import jsondata, pcre
 from cfpromise.eval.functions.api import (
-    FunctionContext, FunctionError, Unresolved, Value, builtin)
+    FatalFunctionError, FunctionContext, FunctionError, Value, builtin)
 from cfpromise.eval.functions.common import (
     argv, flat_args, split_ref, var_to_json)
 from cfpromise.eval.functions.lists import string_hash
 
-_UNRESOLVED = re.compile(r"[$@][({]")
 
 
 def _defined(ctx: FunctionContext, expr: str) -> bool:
@@ -62,13 +59,13 @@ def classify(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 def ifelse(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     # an argument the evaluator could not resolve at all may come as None
     values = flat_args("ifelse", ["$(unresolved)" if a is None else a for a in args])
-    if len(values) % 2 == 0:
-        raise FunctionError("in built-in FnCall ifelse: even number of arguments")
-    pending = [bool(_UNRESOLVED.search(v)) for v in values]
-    if any(pending) and not (len(values) == 3 and values[0] == "!any" and not pending[2]):
-        raise Unresolved("ifelse: arguments contain unresolved variables")
+    if len(values) % 2 == 0:           # fatal in cf-agent 3.21 (and in cf-promises' check)
+        raise FatalFunctionError("in built-in FnCall ifelse: even number of arguments")
+    # As cf-agent: a condition still holding an unexpanded reference is a class that is
+    # not defined, and the chosen value is returned as it is, references and all (vars
+    # are evaluated again in later passes, so both converge once the references resolve).
     for i in range(0, len(values) - 1, 2):
-        if _defined(ctx, values[i]):
+        if "$(" not in values[i] and "${" not in values[i] and _defined(ctx, values[i]):
             return values[i + 1]
     return values[-1]
 

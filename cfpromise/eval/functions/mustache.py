@@ -142,6 +142,7 @@ class _Renderer:
         self.close = "}}"
         self.stack: list[Any] = [data]
         self.out: list[str] = []
+        self.key_seen = False          # a {{@}} tag was passed (rendered or skipped)
 
     def lookup(self, name: str) -> Any:
         parts = name.split(".")
@@ -208,6 +209,8 @@ class _Renderer:
                 self.open, self.close = parts
                 continue
             if tag.type in (_VAR, _UNESCAPED, _SERIAL, _SERIAL_COMPACT):
+                if tag.content == "@":
+                    self.key_seen = True
                 if not skip:
                     if tag.content:
                         self.variable(tag, key)
@@ -235,6 +238,13 @@ class _Renderer:
             end = self.render(pos, None, skip or (not value) != inverted, name)
             self.stack.pop()
             return end
+        if isinstance(value, dict) and value and not inverted and not self._iterates(pos, name):
+            # cf-agent renders an object section once, with the object as context, unless
+            # its body asks for the key ({{@}}): then once per member
+            self.stack.append(value)
+            end = self.render(pos, None, skip, name)
+            self.stack.pop()
+            return end
         if isinstance(value, (dict, list)) and value:
             items = list(value.items()) if isinstance(value, dict) else \
                 [(str(i), v) for i, v in enumerate(value)]
@@ -254,6 +264,18 @@ class _Renderer:
         raise MustacheError(f"Mustache sections can only take a boolean or a container "
                             f"(array or map) value, but section '{name}' isn't getting one "
                             f"of those.")
+
+
+    def _iterates(self, pos: int, name: str) -> bool:
+        """Whether the section body from ``pos`` holds a {{@}} tag (a dry pass that
+        leaves no output and restores the delimiters)."""
+        saved = (self.key_seen, self.open, self.close, len(self.out))
+        self.key_seen = False
+        self.render(pos, None, True, name)
+        found = self.key_seen
+        self.key_seen, self.open, self.close = saved[0] or found, saved[1], saved[2]
+        del self.out[saved[3]:]
+        return found
 
 
 _MISSING = object()
