@@ -102,6 +102,8 @@ class Agent:
         self.abortclasses: list[str] = []
         self.abortbundleclasses: list[str] = []
         self.control: dict[str, Any] = {}
+        self.ctx.common_control = self.control   # read by packagesmatching() (package_inventory)
+        self.handler_state: dict[str, Any] = {}  # promise types' per-run state (Services.run_state)
         self.agent_control: dict[str, Any] = {}
         self.custom_types: tuple[str, ...] = ()
         self.locks: Any = None
