@@ -63,7 +63,9 @@ class ModuleBody:
 
     @classmethod
     def from_attributes(cls, name: str, body: dict[str, Any]) -> ModuleBody:
-        options = body.get("default_options") or ()
+        options = body.get("default_options")
+        if options in (None, ""):
+            options = []
         return cls(name, _int(body.get("query_installed_ifelapsed")),
                    _int(body.get("query_updates_ifelapsed")),
                    tuple(options) if isinstance(options, list) else (str(options),),
@@ -107,7 +109,7 @@ def locate(body: ModuleBody, workdir: str) -> PackageModule:
     if not body.module_path and not os.path.exists(path):
         shipped = os.path.join(SHIPPED, body.name)
         if os.path.isfile(shipped):
-            return PackageModule(body.name, [sys.executable, shipped])
+            return PackageModule(body.name, [sys.executable, "-I", "-S", shipped])
     if interpreter:
         from cfpromise.eval.functions.system import split_command
         words = split_command(interpreter)
