@@ -131,3 +131,29 @@ class Services:
             return None
         ref = reference(constraint.rval, step.ev)
         return ref[0] if ref is not None else None
+
+    # -- deferred work (legacy packages: operations batched to the end of the section) ----
+    def at_section_end(self, key: str, factory: Any) -> Any:
+        """The callback registered under ``key`` for the end of the promise-type section
+        now being evaluated, created by ``factory()`` on first use; the engine calls it
+        once when the section ends in this pass.  None outside a bundle's section."""
+        step = self._agent.current_step
+        if step is None:
+            return None
+        hooks = step.run.section_end
+        if key not in hooks:
+            hooks[key] = factory()
+        return hooks[key]
+
+    def defer(self, run: Any) -> Any:
+        """A function ``finish(outcome, changes)`` that records a result for ``run``'s
+        promise later (from a section-end callback); None outside a bundle's section.
+        The handler returns Outcome.SKIPPED for a promise whose whole result it defers."""
+        step = self._agent.current_step
+        if step is None:
+            return None
+        agent = self._agent
+
+        def finish(outcome: Any, changes: Any = ()) -> None:
+            agent.record_later(step, outcome, list(changes))
+        return finish

@@ -85,6 +85,19 @@ class AgentServices(Protocol):
         still the promise's overall result, which the engine handles as usual.
         """
 
+    def at_section_end(self, key: str, factory: Callable[[], Callable[[], None]]
+                       ) -> Callable[[], None] | None:
+        """The callback registered under ``key`` for the end of the section (promise type)
+        now being evaluated, created by ``factory()`` on first use and called once by the
+        engine when the section ends in this pass -- where cf-agent runs its batch of
+        legacy package operations.  None outside a bundle's section."""
+
+    def defer(self, run: PromiseRun) -> Callable[[Outcome, list[dict[str, Any]]], None] | None:
+        """``finish(outcome, changes)``: record a result of ``run``'s promise later (from a
+        section-end callback) -- classes body, counts, depends_on, run report -- as if the
+        handler had returned it.  A handler returns Outcome.SKIPPED for a promise whose
+        result is wholly deferred.  None outside a bundle's section."""
+
     def run_state(self, name: str) -> dict[Any, Any]:
         """Per-run state a promise type keeps between its promises (a dict per name)."""
 
