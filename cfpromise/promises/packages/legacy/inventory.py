@@ -24,6 +24,7 @@ One list per ``package_list_command`` (the "manager") and section pass:
 from __future__ import annotations
 
 import csv
+import functools
 import os
 import re
 import time
@@ -47,10 +48,13 @@ class ListError(Exception):
     """The list of installed packages could not be obtained (the message says why)."""
 
 
-def compile_regex(pattern: str) -> re.Pattern[str] | None:
+@functools.lru_cache(maxsize=256)
+def compile_regex(pattern: str) -> re.Pattern[bytes] | None:
+    """A PCRE regex as cf-agent compiles it (multiline, dotall); None when invalid."""
+    from cfpromise.eval.functions import pcre
     try:
-        return re.compile(pattern)
-    except re.error:
+        return pcre.compile_regex(pattern)
+    except pcre.RegexError:
         return None
 
 
@@ -59,8 +63,9 @@ def full_match(pattern: str, text: str) -> bool:
     rx = compile_regex(pattern)
     if rx is None:
         return False
-    m = rx.search(text)
-    return m is not None and m.start() == 0 and m.end() == len(text)
+    data = text.encode("utf-8", "surrogateescape")
+    m = rx.search(data)
+    return m is not None and m.start() == 0 and m.end() == len(data)
 
 
 def first_reference(pattern: str | None, text: str) -> str:
@@ -72,11 +77,11 @@ def first_reference(pattern: str | None, text: str) -> str:
     rx = compile_regex(pattern)
     if rx is None:
         return ""
-    m = rx.search(text)
-    if m is None:
+    m = rx.search(text.encode("utf-8", "surrogateescape"))
+    if m is None or not rx.groups:
         return NOMATCH
-    value = m.group(1) if rx.groups else None
-    return value or NOMATCH
+    value = m.group(1)
+    return value.decode("utf-8", "surrogateescape") if value else NOMATCH
 
 
 def _word(value: str) -> str:
