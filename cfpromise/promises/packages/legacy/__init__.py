@@ -67,7 +67,8 @@ def handle(run: PromiseRun) -> Outcome:
         return Outcome.FAILED
     problem = sanity_error(method)
     if problem is not None:
-        agent.log("error", f"{problem} ({run.where()}, attribute 'package_method')")
+        message, attribute = problem
+        agent.log("error", f"{message} ({run.where()}, attribute '{attribute}')")
         return Outcome.FAILED
     cache_file = inventory.cache_path(agent.state_path(inventory.CACHE_NAME).rsplit("/", 1)[0])
     hook = getattr(agent, "at_section_end", None)
@@ -150,6 +151,9 @@ class _Promise:
         key = method.manager
         found = batch.lists.get(key)
         if found is not None:
+            if method.patch_list_command is not None and method.policy == "patch" and \
+                    not found.patches_listed and not self._list_patches(found, default_arch):
+                return None
             return found
         horizon = method.list_update_ifelapsed if method.list_update_ifelapsed is not None \
             else inventory.DAY_MINUTES
@@ -168,8 +172,12 @@ class _Promise:
         batch.lists[key] = listed
         if cached is None and method.list_command is not None:
             self._write_cache(default_arch)
-        if method.patch_list_command is not None and not self._list_patches(listed, default_arch):
-            return None
+        # cf-agent lists patches for every promise, but only package_policy "patch" reads
+        # them (its patch report is an Enterprise feature): cf-lite lists them when needed
+        if method.patch_list_command is not None and method.policy == "patch" and \
+                not listed.patches_listed:
+            if not self._list_patches(listed, default_arch):
+                return None
         return listed
 
     def _list(self, default_arch: str, horizon: int) -> list[Package] | None:
@@ -218,6 +226,7 @@ class _Promise:
             return False
         listed.patches, listed.patches_available = inventory.parse_patches(method, lines,
                                                                            default_arch)
+        listed.patches_listed = True
         return True
 
     def _write_cache(self, default_arch: str) -> None:

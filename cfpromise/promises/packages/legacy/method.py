@@ -152,95 +152,113 @@ def executable(command: str) -> bool:
     return os.path.isfile(arg0) and os.access(arg0, os.X_OK)
 
 
-def _need(cond: Callable[[Method], bool], message: str) -> tuple[Callable[[Method], bool], str]:
-    """A check: ``cond`` true means the promise is wrong, with ``message``."""
-    return cond, message
+def _need(cond: Callable[[Method], bool], message: str, attribute: str
+          ) -> tuple[Callable[[Method], bool], str, str]:
+    """A check: ``cond`` true means the promise is wrong, with ``message`` (about
+    ``attribute``)."""
+    return cond, message, attribute
 
 
 _ALL_THREE = "You must either supply all regexs for (name,version,arch) or a separate version " \
              "number and architecture"
 
 # PackageSanityCheck, in cf-agent 3.21's order (on Unix).
-CHECKS: tuple[tuple[Callable[[Method], bool], str], ...] = (
+CHECKS: tuple[tuple[Callable[[Method], bool], str, str], ...] = (
     _need(lambda m: m.list_name_regex is None,
           "You must supply a method for determining the name of existing packages e.g. use "
-          "the standard library generic package_method"),
+          "the standard library generic package_method", "package_list_name_regex"),
     _need(lambda m: m.list_version_regex is None,
           "You must supply a method for determining the version of existing packages e.g. "
-          "use the standard library generic package_method"),
+          "use the standard library generic package_method", "package_list_version_regex"),
     _need(lambda m: not m.useshell and m.list_command is not None
           and not executable(m.list_command),
-          "The proposed package list command was not executable"),
+          "The proposed package list command was not executable", "package_list_command"),
     _need(lambda m: m.list_command is None and m.file_repositories is None,
           "You must supply a method for determining the list of existing packages (a command "
-          "or repository list) e.g. use the standard library generic package_method"),
+          "or repository list) e.g. use the standard library generic package_method", "package_list_command"),
     _need(lambda m: any(len(r) > 1023 for r in m.file_repositories or ()),
-          "A repository path in 'package_file_repositories' is too long"),
+          "A repository path in 'package_file_repositories' is too long", "package_file_repositories"),
     _need(lambda m: m.name_regex is None and (m.version_regex is not None
                                                or m.arch_regex is not None),
           "You must supply name regex if you supplied version or arch regex for parsing "
-          "promiser string"),
+          "promiser string", "package_name_regex"),
     _need(lambda m: m.name_regex is not None and m.version_regex is not None
           and m.arch_regex is not None
-          and (m.version is not None or m.architectures is not None), _ALL_THREE),
+          and (m.version is not None or m.architectures is not None), _ALL_THREE, "package_version"),
     _need(lambda m: m.name_regex is not None
           and not (m.version_regex is not None and m.arch_regex is not None)
-          and m.version is not None and m.architectures is not None, _ALL_THREE),
+          and m.version is not None and m.architectures is not None, _ALL_THREE, "package_version"),
     _need(lambda m: m.name_regex is not None and m.version_regex is not None
           and m.version is not None,
-          "You must either supply version regex or a separate version number"),
+          "You must either supply version regex or a separate version number", "package_version_regex"),
     _need(lambda m: m.name_regex is not None and m.arch_regex is not None
           and m.architectures is not None,
-          "You must either supply arch regex or a separate architecture"),
-    _need(lambda m: m.installed_regex is None, "!! Package installed regex undefined"),
+          "You must either supply arch regex or a separate architecture", "package_arch_regex"),
+    _need(lambda m: m.installed_regex is None, "!! Package installed regex undefined", "package_installed_regex"),
     _need(lambda m: m.policy == "verify" and m.verify_command is None,
-          "!! Package verify policy is used, but no package_verify_command is defined"),
+          "!! Package verify policy is used, but no package_verify_command is defined", "package_verify_command"),
     _need(lambda m: m.policy == "verify" and m.noverify_returncode is None
           and m.noverify_regex is None,
           "!! Package verify policy is used, but no definition of verification failiure is "
-          "set (package_noverify_returncode or packages.package_noverify_regex)"),
+          "set (package_noverify_returncode or packages.package_noverify_regex)", "package_noverify_returncode"),
     _need(lambda m: m.noverify_returncode is not None and m.noverify_regex is not None,
           "!! Both package_noverify_returncode and package_noverify_regex are defined, pick "
-          "one of them"),
+          "one of them", "package_noverify_regex"),
     _need(lambda m: m.delete_command is None and m.delete_convention is not None,
           "!! Dependency conflict: package_delete_command is not used, but "
-          "package_delete_convention is defined."),
+          "package_delete_convention is defined.", "package_delete_convention"),
     _need(lambda m: m.list_command is None and m.installed_regex is not None,
           "!! Dependency conflict: package_list_command is not used, but "
-          "package_installed_regex is defined."),
+          "package_installed_regex is defined.", "package_installed_regex"),
     _need(lambda m: m.list_command is None and m.list_arch_regex is not None,
           "!! Dependency conflict: package_list_command is not used, but package_arch_regex "
-          "is defined."),
+          "is defined.", "package_list_arch_regex"),
     _need(lambda m: m.list_command is None and m.list_name_regex is not None,
           "!! Dependency conflict: package_list_command is not used, but package_name_regex "
-          "is defined."),
+          "is defined.", "package_list_name_regex"),
     _need(lambda m: m.list_command is None and m.list_version_regex is not None,
           "!! Dependency conflict: package_list_command is not used, but "
-          "package_version_regex is defined."),
+          "package_version_regex is defined.", "package_list_version_regex"),
     _need(lambda m: m.patch_command is None and m.patch_arch_regex is not None,
           "!! Dependency conflict: package_patch_command is not used, but "
-          "package_patch_arch_regex is defined."),
+          "package_patch_arch_regex is defined.", "package_patch_arch_regex"),
     _need(lambda m: m.patch_command is None and m.patch_name_regex is not None,
           "!! Dependency conflict: package_patch_command is not used, but "
-          "package_patch_name_regex is defined."),
+          "package_patch_name_regex is defined.", "package_patch_name_regex"),
     _need(lambda m: m.patch_command is None and m.patch_version_regex is not None,
           "!! Dependency conflict: package_patch_command is not used, but "
-          "package_patch_version_regex is defined."),
+          "package_patch_version_regex is defined.", "package_patch_version_regex"),
     _need(lambda m: m.patch_list_command is None and m.patch_installed_regex is not None,
           "!! Dependency conflict: package_patch_list_command is not used, but "
-          "package_patch_installed_regex is defined."),
+          "package_patch_installed_regex is defined.", "package_patch_installed_regex"),
     _need(lambda m: m.verify_command is None and m.noverify_regex is not None,
           "!! Dependency conflict: package_verify_command is not used, but "
-          "package_noverify_regex is defined."),
+          "package_noverify_regex is defined.", "package_noverify_regex"),
     _need(lambda m: m.verify_command is None and m.noverify_returncode is not None,
           "!! Dependency conflict: package_verify_command is not used, but "
-          "package_noverify_returncode is defined."),
+          "package_noverify_returncode is defined.", "package_noverify_returncode"),
 )
 
 
-def sanity_error(method: Method) -> str | None:
-    """The message of the first failed check, or None when the promise is sound."""
-    for failed, message in CHECKS:
+REGEXES = ("list_name_regex", "list_version_regex", "list_arch_regex", "installed_regex",
+           "name_regex", "version_regex", "arch_regex", "patch_name_regex",
+           "patch_version_regex", "patch_arch_regex", "patch_installed_regex",
+           "multiline_start", "noverify_regex")
+
+
+def sanity_error(method: Method) -> tuple[str, str] | None:
+    """(message, attribute) of the first failed check, or None when the promise is
+    sound (cf-agent's checks, then every regex must compile)."""
+    for failed, message, attribute in CHECKS:
         if failed(method):
-            return message
+            return message, attribute
+    from cfpromise.eval.functions import pcre
+    for field in REGEXES:
+        pattern = getattr(method, field)
+        if pattern is None:
+            continue
+        try:
+            pcre.compile_regex(pattern)
+        except pcre.RegexError as exc:
+            return f"Invalid regular expression: {exc}", f"package_{field}"
     return None

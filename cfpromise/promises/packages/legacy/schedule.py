@@ -47,6 +47,9 @@ VERB = {"add": "Installing", "delete": "Deleting", "update": "Updating", "patch"
 ACTION_WORD = {"add": "installing", "delete": "uninstalling", "reinstall": "reinstalling",
                "update": "updating", "addupdate": "installing/updating", "patch": "patching",
                "verify": "verifying"}
+ATTRIBUTE = {"add": "package_add_command", "delete": "package_delete_command",
+             "update": "package_update_command", "patch": "package_patch_command",
+             "verify": "package_verify_command"}
 MAX_OUTPUT = 4 * 1024 * 1024
 
 
@@ -76,6 +79,7 @@ class ManagerList:
     packages: list[Package]
     patches: list[Package] = attrs.Factory(list)
     patches_available: list[Package] = attrs.Factory(list)
+    patches_listed: bool = False
 
 
 def run_command(command: str, useshell: bool) -> tuple[int | None, list[str], str]:
@@ -192,7 +196,8 @@ class Batch:
                 outcome in (Outcome.REPAIRED, Outcome.WARN) and not verify else []
             if outcome is Outcome.FAILED:
                 agent.log("error", f"Package schedule execution failed for '{op.name}'"
-                                   f"{': ' + reason if reason else ''} ({op.run.where()})")
+                                   f"{': ' + reason if reason else ''} ({op.run.where()}, "
+                                   f"attribute '{ATTRIBUTE[action]}')")
             op.finish(outcome, changes)
 
     def _outcome(self, command: str, ops: list[Op], verify: bool, method: Method
@@ -214,8 +219,7 @@ class Batch:
             agent.log("error", f"Couldn't start command '{command}': {error} "
                                f"({first.run.where()})")
             return Outcome.FAILED, error
-        from cfpromise.promises.module_protocol import command_arg0
-        short = os.path.basename(command_arg0(command))[:20]
+        short = _summary(command)
         failed_lines = False
         for line in lines:
             agent.log("info", f"Q:{short:>20} ...:{line}")
@@ -278,3 +282,12 @@ def _codes(value: Any) -> set[str]:
     if isinstance(value, list):
         return {str(v).strip() for v in value}
     return {str(value).strip()}
+
+
+def _summary(command: str) -> str:
+    """What cf-agent quotes output lines with: the command from the last ``/`` of its
+    first word on, 20 characters."""
+    end = command.find(" ")
+    end = len(command) if end < 0 else end
+    start = command.rfind("/", 0, end) + 1
+    return command[start:start + 20]
