@@ -313,3 +313,97 @@ def test_bad_input_is_one_clear_not_kept_message(host: Host, attribute: str,
 ])
 def test_builtin_version_comparison(v1: str, select: str, v2: str, expected: Cmp) -> None:
     assert builtin(v1, v2, select) is expected
+
+
+# -- side by side with cf-agent 3.21 ---------------------------------------------------------
+
+CF_AGENT = Path("/usr/bin/cf-agent")
+
+SCENARIOS = {
+    "reinstall": (["foo 1.0 amd64"],
+                  '"foo" package_policy => "reinstall", package_version => "1.0", '
+                  'package_method => fake, classes => cl("foo");', ""),
+    "update-by-delete-and-add": (
+        ["foo 1.0 amd64"],
+        '"foo" package_policy => "update", package_version => "1.2", '
+        'package_method => fake, classes => cl("foo");',
+        'package_delete_convention => "$(name)=$(version)";'),
+    "patch": (["foo 1.0 amd64"],
+              '"bar" package_policy => "patch", package_method => fake, classes => cl("bar");',
+              "PATCH"),
+    "delete-in-range": (["foo 1.2 amd64", "bar 2.0 amd64"],
+                        '"foo" package_policy => "delete", package_select => ">=", '
+                        'package_version => "1.2", package_method => fake, classes => cl("foo");'
+                        '\n    "bar" package_policy => "delete", package_select => "<", '
+                        'package_version => "3", package_method => fake, classes => cl("bar");',
+                        ""),
+    "bulk-order": ([], '"foo" package_policy => "add", package_method => fake, '
+                       'classes => cl("foo");\n    "bar" package_policy => "add", '
+                       'package_method => fake, classes => cl("bar");\n    "foo" '
+                       'package_policy => "delete", package_method => fake, '
+                       'classes => cl("foo2");', "BULK"),
+    "arch-not-listed": (["foo 1.0 amd64"],
+                        '"foo" package_policy => "addupdate", package_version => "1.0", '
+                        'package_architectures => { "i386", "amd64" }, '
+                        'package_method => fake, classes => cl("foo");', ""),
+}
+
+
+def _differential(host: Host, installed: list[str], promise: str, extra: str,
+                  agent: list[str]) -> tuple[list[str], list[str]]:
+    host.set("installed.txt", installed)
+    (host.dir / "calls.log").unlink(missing_ok=True)
+    changes = "individual"
+    if extra == "PATCH":
+        extra = (f'  package_patch_command => "{host.pm("patch")}";\n'
+                 f'  package_patch_list_command => "/usr/bin/printf \'bar 2.0 amd64\\n\'";\n'
+                 '  package_patch_name_regex => "^(\\S+)";\n'
+                 '  package_patch_version_regex => "^\\S+\\s+(\\S+)";')
+    elif extra == "BULK":
+        changes, extra = "bulk", ""
+    elif extra:
+        extra = "  " + extra
+    method = host.method(changes, extra)
+    classes = " ".join(f"{n}_{o}" for n in ("foo", "bar", "foo2")
+                       for o in ("kept", "repaired", "failed"))
+    policy = host.tmp / "p.cf"
+    policy.write_text(f'''
+body common control {{ bundlesequence => {{ "main" }}; }}
+bundle agent main
+{{
+  packages:
+    {promise}
+  reports:
+{_report(classes)}
+}}
+{method}
+''')
+    workdir = host.tmp / f"wd-{len(agent)}"
+    (workdir / "bin").mkdir(parents=True, exist_ok=True)
+    if not (workdir / "bin" / "cf-promises").exists():
+        (workdir / "bin" / "cf-promises").symlink_to("/usr/bin/cf-promises")
+    out = subprocess.run([*agent, "-K", "-f", str(policy)], capture_output=True, text=True,
+                         timeout=120, env={**__import__("os").environ,
+                                           "CFENGINE_TEST_OVERRIDE_WORKDIR": str(workdir)})
+    reported = sorted(l for l in out.stdout.splitlines() if l.startswith("R: class"))
+    return host.calls(), reported
+
+
+@pytest.mark.skipif(not CF_AGENT.exists(), reason="needs cf-agent 3.21 (cfengine3)")
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_same_commands_and_classes_as_cf_agent(host: Host, scenario: str) -> None:
+    installed, promise, extra = SCENARIOS[scenario]
+    ours = _differential(host, installed, promise, extra,
+                         [sys.executable, "-m", "cfpromise.cli.agent"])
+    theirs = _differential(host, installed, promise, extra, [str(CF_AGENT)])
+    if scenario != "bulk-order":
+        assert ours == theirs
+        return
+    # Two deliberate differences.  cf-agent lists the packages again for each promise
+    # while nothing is installed (an empty list looks like no list); and it gives a bulk
+    # command's result only to the newest promise of the batch, where cf-lite gives it to
+    # every promise the command served.
+    calls = [c for i, c in enumerate(theirs[0]) if c != "list" or i == 0]
+    assert ours[0] == calls
+    assert set(ours[1]) - set(theirs[1]) == {"R: class foo_repaired"}
+    assert set(theirs[1]) <= set(ours[1])
