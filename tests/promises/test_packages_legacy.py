@@ -271,10 +271,15 @@ def test_dry_run_and_warn_change_nothing(host: Host) -> None:
     assert host.installed() == [] and "add" not in " ".join(host.calls())
     assert "Would run the package command" in out.stdout + out.stderr
     warn = host.run('''    "foo" package_policy => "add", package_method => fake, action => w;''',
+                    "--report", f"json={host.tmp}/r.json",
                     method=host.method() + 'body action w { action_policy => "warn"; }')
     assert "Need to repair promise 'foo' by 'installing' package 'foo'" in \
         warn.stdout + warn.stderr
     assert host.installed() == [] and "add" not in " ".join(host.calls())
+    records = json.loads((host.tmp / "r.json").read_text())["promises"]
+    changes = [c for r in records for c in r.get("changes", [])]
+    assert [(c["action"], c["package"], c["outcome"]) for c in changes] == \
+        [("add", "foo", "warn")], records
 
 
 @pytest.mark.parametrize("attribute, replace, expect", [

@@ -517,13 +517,14 @@ class _Promise:
     def _add_to_schedule(self, action: str, command: str, ident: str, old: str | None,
                          new: str | None) -> None:
         run = self.run
-        if run.warn_only and not self.agent.dry_run:
-            self.result(Outcome.WARN, "warning", f"Need to repair promise '{run.promiser}' by "
-                                                 f"'{ACTION_WORD[action]}' package '{ident}'")
-            return
         change = {"kind": "package", "action": action, "package": ident,
                   "old_version": old, "new_version": None if new in (None, "*") else new,
                   "method": "package_method"}
+        if run.warn_only and not self.agent.dry_run:
+            self.result(Outcome.WARN, "warning", f"Need to repair promise '{run.promiser}' by "
+                                                 f"'{ACTION_WORD[action]}' package '{ident}'")
+            self.agent.note_change(run, **change, outcome=Outcome.WARN.value)
+            return
         self.batch.schedule(action, command, Op(ident, self.method, run, self.finisher(),
                                                 change))
         self.scheduled += 1
