@@ -412,3 +412,32 @@ def test_same_commands_and_classes_as_cf_agent(host: Host, scenario: str) -> Non
     assert ours[0] == calls
     assert set(ours[1]) - set(theirs[1]) == {"R: class foo_repaired"}
     assert set(theirs[1]) <= set(ours[1])
+
+
+@pytest.mark.parametrize("command, name", [
+    ("/usr/bin/env DEBIAN_FRONTEND=noninteractive LC_ALL=C /usr/bin/dpkg -l", "dpkg"),
+    ("env LC_ALL=C rpm -qa", "rpm"),
+    ("/usr/bin/printf 'x'", "printf"),
+])
+def test_software_cache_names_the_real_manager(command: str, name: str) -> None:
+    from cfpromise.promises.packages.legacy.inventory import manager_name
+    assert manager_name(command) == name
+
+
+def test_software_cache_feeds_packagesmatching(host: Host) -> None:
+    host.set("installed.txt", ["foo 1.0 amd64"])
+    out = host.run('    "foo" package_policy => "add", package_method => fake;',
+                   reports='''    "found $(m[0][name]) $(m[0][version]) $(m[0][arch])";''')
+    assert (host.workdir / "state" / "software_packages.csv").read_text().startswith(
+        "foo,1.0,amd64,"), out.stdout + out.stderr
+    policy = host.tmp / "q.cf"
+    policy.write_text('''
+body common control { bundlesequence => { "main" }; }
+bundle agent main
+{
+  vars: "m" data => packagesmatching("foo", ".*", ".*", ".*");
+  reports: "found $(m[0][name]) $(m[0][version]) $(m[0][arch])";
+}''')
+    q = subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-K", "-f", str(policy),
+                        "-w", str(host.workdir)], capture_output=True, text=True, timeout=60)
+    assert "R: found foo 1.0 amd64" in q.stdout, q.stdout + q.stderr

@@ -91,8 +91,16 @@ def _word(value: str) -> str:
 
 
 def manager_name(command: str) -> str:
-    """The program name a manager is known by in the software cache."""
+    """The program name a manager is known by in the software cache (the method column
+    packagesmatching() reads): the command's program, past an ``env`` and its
+    ``VAR=value`` words (cf-agent's RealPackageManager), e.g. ``dpkg`` for
+    ``/usr/bin/env LC_ALL=C /usr/bin/dpkg -l``."""
     from cfpromise.promises.module_protocol import command_arg0
+    words = command.split()
+    if words and (words[0] == "env" or words[0].endswith("/env")):
+        rest = [w for w in words[1:] if "=" not in w]
+        if rest:
+            return os.path.basename(rest[0].rstrip("/")) or command
     return os.path.basename(command_arg0(command.strip()).rstrip("/")) or command
 
 
