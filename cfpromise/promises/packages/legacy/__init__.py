@@ -18,7 +18,9 @@ legacy interface.  For one promise:
    given), reinstall (delete then add), update (installed and older than the
    wanted -- or the newest version in ``package_file_repositories`` by
    ``package_select``; without an update command: delete then add),
-   addupdate (add or update), patch, verify.  The name handed to the
+   addupdate (add or update), patch, verify (as in 3.21: an installed package
+   that matches is kept before anything is scheduled, a missing one "cannot be
+   verified", so the verify command never runs).  The name handed to the
    manager follows ``package_name_convention`` (``package_delete_convention``
    for deletions), ``$(name)``, ``$(version)`` and ``$(arch)`` substituted;
 5. the operation joins the section's batch (:mod:`.schedule`), which runs
