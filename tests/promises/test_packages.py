@@ -208,6 +208,7 @@ def test_dry_run_and_warn_change_nothing(tmp_path: Path, host: Path, flag: str,
     proc = agent(tmp_path, text, *([flag] if flag else []))
     assert words in proc.stderr + proc.stdout
     assert installed(host) == [] and "repo-install" not in calls(host)
+    assert "list-updates" not in calls(host)        # no apt-get update in a dry run either
 
 
 @pytest.mark.parametrize("how, message", [

@@ -208,7 +208,7 @@ class ModulePromise:
 
     def _install(self, data: PackageData, version: str | None, arch: str | None,
                  before: Inventory) -> Outcome:
-        if data.type == "repo":
+        if data.type == "repo" and not self.run.warn_only:
             self.updates()      # RepoInstall refreshes the updates cache first when due
         send_version = None if version == "latest" else version
         what = f"install {data.type} type package: {self.run.promiser if data.type == 'file' else data.name}"
