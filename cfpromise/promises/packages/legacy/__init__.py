@@ -263,19 +263,12 @@ class _Promise:
             self._check_state(name, version, arch, no_version)
 
     def _verify_patch(self) -> None:
-        m = self.method
         installed = matches = 0
         triples, no_version = self._wanted()
         name = version = arch = ""
         for name, version, arch in triples:
-            if m.version is None and m.version_regex is None:
-                version = "*"
-            if m.version_regex is not None:
-                got_installed = self._patch_match(name, "*", "*")
-                got_match = self._patch_match(name, version, arch)
-            else:
-                got_installed = self._patch_match(name, "*", "*")
-                got_match = self._patch_match(name, version, arch)
+            got_installed = self._patch_match(name, "*", "*")
+            got_match = self._patch_match(name, version, arch)
             if Cmp.ERROR in (got_installed, got_match):
                 self.fail("Failure trying to compare package versions")
                 return
