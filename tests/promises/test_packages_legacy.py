@@ -347,6 +347,15 @@ SCENARIOS = {
                        'package_method => fake, classes => cl("bar");\n    "foo" '
                        'package_policy => "delete", package_method => fake, '
                        'classes => cl("foo2");', "BULK"),
+    "addupdate-missing": ([], '"foo" package_policy => "addupdate", package_version => "1.2", '
+                              'package_method => fake, classes => cl("foo");', ""),
+    "update-not-installed": ([], '"foo" package_policy => "update", package_method => fake, '
+                                 'classes => cl("foo");', ""),
+    "promiser-regexes": (["foo 1.0 amd64"],
+                         '"foo-1.2-amd64" package_policy => "addupdate", '
+                         'package_method => fake, classes => cl("foo");',
+                         'package_name_regex => "^([^-]+)"; package_version_regex => '
+                         '"^[^-]+-([^-]+)"; package_arch_regex => "^[^-]+-[^-]+-(.*)";'),
     "arch-not-listed": (["foo 1.0 amd64"],
                         '"foo" package_policy => "addupdate", package_version => "1.0", '
                         'package_architectures => { "i386", "amd64" }, '
