@@ -50,9 +50,14 @@ body classes r(p)
   repair_failed => {{ "$(p)_failed" }};
 }}
 ''')
+    # apt waits for a dpkg lock another apt holds (another test, unattended upgrades)
+    # instead of failing at once: APT_CONFIG passes through the body's /usr/bin/env
+    config = tmp_path / "apt.conf"
+    config.write_text('DPkg::Lock::Timeout "600";\n')
     return subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-K", "-I", "-f",
                            str(path), "-w", str(tmp_path / "wd")],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "APT_CONFIG": str(config)})
 
 
 def test_apt_get_package_method_installs_keeps_and_deletes_sl(tmp_path: Path) -> None:
