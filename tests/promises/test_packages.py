@@ -168,7 +168,8 @@ def test_present_installs_then_is_kept_without_installing(tmp_path: Path, host: 
 
 def test_absent_removes_and_version_and_architecture_count(tmp_path: Path, host: Path) -> None:
     (host / "installed.txt").write_text("sl 1.0 amd64\nvim 9.0 amd64\n")
-    absent = '''      "sl" policy => "absent", package_module => fake, classes => if_repaired_kept("sl");
+    absent = '''      "sl" policy => "absent", package_module => fake,
+        classes => if_repaired_kept("sl");
       "vim" policy => "absent", version => "8.0", package_module => fake;'''
     proc = agent(tmp_path, policy(host, absent))
     assert reports(proc) == ["repaired"], proc.stdout + proc.stderr
@@ -224,7 +225,8 @@ def test_misbehaving_module_fails_the_promise_with_one_message(
     proc = agent(tmp_path, policy(host, PRESENT + '\n      "other" policy => "absent", '
                                   'package_module => fake;'),
                  env={protocol.TIMEOUT_ENV: "1"})
-    errors = [line for line in (proc.stdout + proc.stderr).splitlines() if "package module 'fake'" in line]
+    output = (proc.stdout + proc.stderr).splitlines()
+    errors = [line for line in output if "package module 'fake'" in line]
     assert len(errors) == 2 and message in errors[0], proc.stdout   # one per promise
     assert "Traceback" not in proc.stderr
     assert reports(proc) == ["failed"]

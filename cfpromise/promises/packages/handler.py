@@ -211,15 +211,17 @@ class ModulePromise:
         if data.type == "repo" and not self.run.warn_only:
             self.updates()      # RepoInstall refreshes the updates cache first when due
         send_version = None if version == "latest" else version
-        what = f"install {data.type} type package: {self.run.promiser if data.type == 'file' else data.name}"
+        target = self.run.promiser if data.type == "file" else data.name
+        what = f"install {data.type} type package: {target}"
         if self.warn(what):
             return Outcome.WARN
         if data.type == "file":
             request, entries = "file-install", [f"File={self.run.promiser}"]
         else:
             request = "repo-install"
-            entries = [f"Name={data.name}"] + ([f"Version={send_version}"] if send_version else []) \
-                + ([f"Architecture={arch}"] if arch else [])
+            entries = [f"Name={data.name}"]
+            entries += [f"Version={send_version}"] if send_version else []
+            entries += [f"Architecture={arch}"] if arch else []
         self.mod.change(request, entries, self.options)
         after = self.revalidate()
         if not after.has(data.name, send_version, arch):

@@ -113,8 +113,8 @@ class Inventories:
             return self.refresh(module, body.default_options, kind, repairs=repairs)
         if time.time() - cached.refreshed >= (ifelapsed or 0) * 60:
             return self.refresh(module, body.default_options, kind, repairs=repairs, local=local)
-        self.log("verbose", f"Skipping {'installed packages' if kind == INSTALLED else 'available updates'}"
-                            " package cache update.")
+        what = "installed packages" if kind == INSTALLED else "available updates"
+        self.log("verbose", f"Skipping {what} package cache update.")
         return cached
 
     def refresh(self, module: PackageModule, options: tuple[str, ...], kind: str, *,
