@@ -51,7 +51,16 @@ if request == "supports-api-version":
     print(1)
 elif request == "get-package-data":
     name = dict(entries)["File"]
-    print("PackageType=repo\nName=" + name)
+    if name.startswith("/"):      # a package file: /path/NAME_VERSION_ARCH.pkg
+        n, v, a = os.path.basename(name)[:-4].split("_")
+        print("PackageType=file\nName=%s\nVersion=%s\nArchitecture=%s" % (n, v, a))
+    else:
+        print("PackageType=repo\nName=" + name)
+elif request == "file-install":
+    rows = read("installed.txt")
+    for k, v in entries:
+        rows.append(os.path.basename(v)[:-4].split("_"))
+    write("installed.txt", rows)
 elif request in ("list-installed", "list-updates", "list-updates-local"):
     for n, v, a in read("installed.txt" if request == "list-installed" else "updates.txt"):
         print("Name=%s\nVersion=%s\nArchitecture=%s" % (n, v, a))
@@ -319,3 +328,21 @@ def test_cf_lite_apt_get_is_found_without_set_up(tmp_path: Path) -> None:
         listed = Inventories(str(tmp_path), lambda level, text: None).refresh(
             module, (), "installed", repairs=0)
         assert listed.packages and all(len(p) == 3 for p in listed.packages)
+
+
+def test_package_file_is_installed_once_and_checked_against_policy(tmp_path: Path,
+                                                                  host: Path) -> None:
+    package = tmp_path / "hello_2.1_amd64.pkg"
+    package.write_text("")
+    promise = f'''      "{package}" policy => "present", package_module => fake,
+        classes => if_repaired_kept("sl");'''
+    proc = agent(tmp_path, policy(host, promise))
+    assert reports(proc) == ["repaired"], proc.stdout + proc.stderr
+    assert installed(host) == [["hello", "2.1", "amd64"]] and "file-install" in calls(host)
+    (host / "calls.log").unlink()
+    assert reports(agent(tmp_path, policy(host, promise))) == ["kept"]
+    assert "file-install" not in calls(host)
+    wrong = promise.replace("policy =>", 'version => "3.0", policy =>')
+    proc = agent(tmp_path, policy(host, wrong))
+    assert "Package version and one specified in policy doesn't match: 2.1 -> 3.0" in proc.stdout
+    assert reports(proc) == ["failed"]
