@@ -346,3 +346,16 @@ def test_package_file_is_installed_once_and_checked_against_policy(tmp_path: Pat
     proc = agent(tmp_path, policy(host, wrong))
     assert "Package version and one specified in policy doesn't match: 2.1 -> 3.0" in proc.stdout
     assert reports(proc) == ["failed"]
+
+
+def test_caches_refresh_after_their_ifelapsed(tmp_path: Path, host: Path) -> None:
+    (host / "installed.txt").write_text("sl 1.0 amd64\n")
+    hourly = policy(host, PRESENT).replace('query_installed_ifelapsed => "0"',
+                                           'query_installed_ifelapsed => "60"')
+    assert reports(agent(tmp_path, hourly)) == ["kept"]
+    assert calls(host).count("list-installed") == 1        # no cache yet: listed
+    (host / "calls.log").unlink()
+    assert reports(agent(tmp_path, hourly)) == ["kept"]
+    assert "list-installed" not in calls(host)             # fresh for an hour
+    assert reports(agent(tmp_path, policy(host, PRESENT))) == ["kept"]
+    assert "list-installed" in calls(host)                 # ifelapsed 0: every run
