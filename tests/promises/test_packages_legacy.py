@@ -450,3 +450,20 @@ bundle agent main
     q = subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-K", "-f", str(policy),
                         "-w", str(host.workdir)], capture_output=True, text=True, timeout=60)
     assert "R: found foo 1.0 amd64" in q.stdout, q.stdout + q.stderr
+
+
+def test_list_update_command_and_software_cache_follow_ifelapsed(host: Host) -> None:
+    host.set("installed.txt", ["foo 1.0 amd64"])
+    method = host.method().replace('package_list_update_ifelapsed => "0";',
+                                   'package_list_update_ifelapsed => "60";\n'
+                                   f'  package_list_update_command => "{host.pm("refresh")}";')
+    promise = '    "foo" package_policy => "add", package_method => fake, classes => cl("foo");'
+    first = host.run(promise, method=method, reports=_report("foo_kept"))
+    assert "R: class foo_kept" in first.stdout and host.calls() == ["refresh", "list"]
+    second = host.run(promise, method=method, reports=_report("foo_kept"))
+    assert "R: class foo_kept" in second.stdout
+    assert host.calls() == ["refresh", "list"]        # both fresh: neither runs again
+    third = host.run('    "bar" package_policy => "add", package_method => fake;', method=method)
+    assert host.calls()[2:] == ["add bar"], third.stdout + third.stderr
+    host.run(promise, method=method)                  # the add made the cache stale
+    assert host.calls()[3:] == ["list"]
