@@ -151,7 +151,12 @@ class Batch:
                     continue
                 if action != "verify":
                     modified = True
-                self._execute(manager, action)
+                try:
+                    self._execute(manager, action)
+                except Exception as exc:          # never a traceback out of the section end
+                    log("error", f"Package schedule execution failed: {exc!r}")
+                    for op in manager.ops:
+                        op.finish(Outcome.FAILED, [])
         if modified and not self.agent.dry_run:
             from cfpromise.promises.packages.legacy.inventory import invalidate_cache
             invalidate_cache(self.cache_file)
