@@ -16,7 +16,10 @@ A run:
    for a later pass and runs in the last pass as written.  vars and classes are
    evaluated again in every pass so that late definitions converge.
 5. outcomes are merged per promise, the ``classes`` body sets outcome
-   classes, ``handle`` outcomes feed ``depends_on``.
+   classes, ``handle`` outcomes feed ``depends_on``.  A handler may defer work
+   to the end of the section it runs in (``Services.at_section_end``) and give
+   a promise its outcome then (``Services.defer``): cf-agent batches legacy
+   package operations that way.
 """
 from __future__ import annotations
 
