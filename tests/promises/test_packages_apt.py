@@ -101,7 +101,7 @@ def test_apt_get_installs_keeps_and_removes_sl(tmp_path: Path) -> None:
 
         # removed through masterfiles' module, called from the library's package_absent
         if VENDORED.is_file():
-            logging_module(tmp_path, ["/usr/bin/python3", str(render_masterfiles_module(tmp_path))])
+            logging_module(tmp_path, [sys.executable, str(render_masterfiles_module(tmp_path))])
         third = agent(tmp_path, '  methods: "rm" usebundle => package_absent("sl");')
         assert "Successfully removed package 'sl'" in third.stdout, third.stdout + third.stderr
         assert not installed("sl")
@@ -115,7 +115,7 @@ def test_apt_get_installs_keeps_and_removes_sl(tmp_path: Path) -> None:
 @pytest.mark.skipif(not VENDORED.is_file(), reason="needs masterfiles (cfengine3 package)")
 def test_masterfiles_rendered_apt_get_runs_unchanged(tmp_path: Path) -> None:
     module = render_masterfiles_module(tmp_path)
-    log = logging_module(tmp_path, ["/usr/bin/python3", str(module)])
+    log = logging_module(tmp_path, [sys.executable, str(module)])
     proc = agent(tmp_path, '''  packages:
       "dpkg" policy => "present", package_module => apt_get;
       "cf-lite-no-such-package" policy => "absent", package_module => apt_get;''', "-v")
