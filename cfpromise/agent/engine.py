@@ -16,7 +16,10 @@ A run:
    for a later pass and runs in the last pass as written.  vars and classes are
    evaluated again in every pass so that late definitions converge.
 5. outcomes are merged per promise, the ``classes`` body sets outcome
-   classes, ``handle`` outcomes feed ``depends_on``.
+   classes, ``handle`` outcomes feed ``depends_on``.  A handler may defer work
+   to the end of the section it runs in (``Services.at_section_end``) and give
+   a promise its outcome then (``Services.defer``): cf-agent batches legacy
+   package operations that way.
 """
 from __future__ import annotations
 
@@ -84,6 +87,9 @@ class BundleRun:
     return_values: dict[str, str] = attrs.Factory(dict)
     pass_no: int = 1
     types: tuple[str, ...] | None = None      # restricts the promise types (pre-evaluation)
+    # callbacks handlers registered for the end of the section being evaluated (see
+    # Services.at_section_end), by key; run and cleared when the section ends in each pass
+    section_end: dict[str, Any] = attrs.Factory(dict)
 
 
 class Agent:
@@ -106,6 +112,8 @@ class Agent:
         self._abort_seen = 0
         self.abortbundleclasses: list[str] = []
         self.control: dict[str, Any] = {}
+        self.ctx.common_control = self.control   # read by packagesmatching() (package_inventory)
+        self.handler_state: dict[str, Any] = {}  # promise types' per-run state (Services.run_state)
         self.agent_control: dict[str, Any] = {}
         self.custom_types: tuple[str, ...] = ()
         self.locks: Any = None
@@ -174,8 +182,11 @@ class Agent:
                     section = bundle.section(ptype)
                     if section is None:
                         continue
-                    for promise in section.promises:
-                        self.eval_promise(run, ptype, promise)
+                    try:
+                        for promise in section.promises:
+                            self.eval_promise(run, ptype, promise)
+                    finally:
+                        self.end_section(run)
                     if ptype == "classes" and (types is None or "vars" in types):
                         # cf-agent evaluates the vars again once the classes are known
                         self.eval_section(run, bundle.section("vars"))
@@ -191,6 +202,26 @@ class Agent:
             for observer in self.observers:
                 observer.bundle_finished(self, bundle, run, time.perf_counter() - started)
         return run
+
+    def end_section(self, run: BundleRun) -> None:
+        """The section of ``run`` being evaluated ended (in this pass): run what handlers
+        deferred to this point, in registration order (cf-agent runs its schedule of legacy
+        package operations when the packages section ends)."""
+        while run.section_end:
+            hooks, run.section_end = run.section_end, {}
+            for callback in hooks.values():
+                callback()
+
+    def record_later(self, step: Step, outcome: Outcome,
+                     changes: list[dict[str, Any]] | None = None) -> None:
+        """Record a result a handler reached for ``step``'s promise after it returned (from
+        a section-end callback): outcome classes, counts, handles, run reports -- as if the
+        handler had returned it."""
+        previous, self.current_step = self.current_step, step
+        try:
+            self.record(step.run, step, outcome, list(changes or ()))
+        finally:
+            self.current_step = previous
 
     def eval_section(self, run: BundleRun, section: ast.PromiseSection | None) -> None:
         if section is not None:

@@ -395,6 +395,10 @@ def failsafe(agent: Any) -> int:
 
 
 def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
+    import importlib
+    from cfpromise.promises.api import END_OF_RUN_MODULES
+    for name in END_OF_RUN_MODULES:
+        importlib.import_module(name).end_of_run(agent.services)
     if agent.locks is not None:
         agent.locks.close()
     if not agent.options.dry_run:

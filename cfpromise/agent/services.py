@@ -91,3 +91,69 @@ class Services:
         path = os.path.join(self.workdir, "state", *parts)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         return path
+
+    # -- hooks for promise types that need more of the run (packages) ----------------
+    def run_state(self, name: str) -> dict[Any, Any]:
+        """Per-run state a promise type keeps between its promises (cf-agent's globals:
+        the files already rotated, the package modules' inventories...): a dict per name."""
+        return self._agent.handler_state.setdefault(name, {})
+
+    @property
+    def repairs(self) -> int:
+        """How many promises this run has repaired so far (state may have changed)."""
+        from cfpromise.agent.outcome import Outcome
+        return self._agent.counts.get(Outcome.REPAIRED, 0)
+
+    def common_control(self, name: str) -> Any:
+        """A ``body common control`` attribute, expanded (None when unset)."""
+        return self._agent.control.get(name)
+
+    def resolve_body(self, body_type: str, name: str, namespace: str = "default") -> Any:
+        """The attributes of body ``name`` of ``body_type`` (no arguments), or None
+        when no such body is defined."""
+        from cfpromise.agent.bodies import BodyError
+        if self._agent.resolver.find(name, body_type, namespace) is None:
+            return None
+        step = self._agent.current_step
+        try:
+            return self._agent.resolver.resolve(body_type, name, [], namespace,
+                                                step.bindings if step is not None else {})
+        except BodyError as exc:
+            self.log("error", str(exc))
+            return None
+
+    def body_name(self, run: Any, lval: str) -> str | None:
+        """The name of the body the promise's ``lval`` refers to (expanded), or None."""
+        from cfpromise.agent.bodies import reference
+        constraint = run.promise.get(lval)
+        step = self._agent.current_step
+        if constraint is None or step is None:
+            return None
+        ref = reference(constraint.rval, step.ev)
+        return ref[0] if ref is not None else None
+
+    # -- deferred work (legacy packages: operations batched to the end of the section) ----
+    def at_section_end(self, key: str, factory: Any) -> Any:
+        """The callback registered under ``key`` for the end of the promise-type section
+        now being evaluated, created by ``factory()`` on first use; the engine calls it
+        once when the section ends in this pass.  None outside a bundle's section."""
+        step = self._agent.current_step
+        if step is None:
+            return None
+        hooks = step.run.section_end
+        if key not in hooks:
+            hooks[key] = factory()
+        return hooks[key]
+
+    def defer(self, run: Any) -> Any:
+        """A function ``finish(outcome, changes)`` that records a result for ``run``'s
+        promise later (from a section-end callback); None outside a bundle's section.
+        The handler returns Outcome.SKIPPED for a promise whose whole result it defers."""
+        step = self._agent.current_step
+        if step is None:
+            return None
+        agent = self._agent
+
+        def finish(outcome: Any, changes: Any = ()) -> None:
+            agent.record_later(step, outcome, list(changes))
+        return finish

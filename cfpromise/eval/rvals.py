@@ -164,7 +164,7 @@ class RvalEvaluator:
         if not fn.lazy:
             _check_ranges(name, args)
         key = None
-        if fn.cached:
+        if fn.cached and system_functions_cached(self.ctx):
             key = (name, json.dumps(args, sort_keys=True, default=str))
             if key in self.ctx.cache:
                 return self.ctx.cache[key]
@@ -218,3 +218,11 @@ def _collecting(name: str) -> bool:
 def _known() -> frozenset[str]:
     from cfpromise.schema import schema
     return frozenset(schema().functions)
+
+
+def system_functions_cached(ctx: Any) -> bool:
+    """Whether system functions' results are cached for the run: yes unless ``body common
+    control`` says ``cache_system_functions => "false"`` (cf-agent's switch)."""
+    control = getattr(ctx, "common_control", None)
+    return not (isinstance(control, dict)
+                and control.get("cache_system_functions") in ("false", "no", "off"))

@@ -85,6 +85,35 @@ class AgentServices(Protocol):
         still the promise's overall result, which the engine handles as usual.
         """
 
+    def at_section_end(self, key: str, factory: Callable[[], Callable[[], None]]
+                       ) -> Callable[[], None] | None:
+        """The callback registered under ``key`` for the end of the section (promise type)
+        now being evaluated, created by ``factory()`` on first use and called once by the
+        engine when the section ends in this pass -- where cf-agent runs its batch of
+        legacy package operations.  None outside a bundle's section."""
+
+    def defer(self, run: PromiseRun) -> Callable[[Outcome, list[dict[str, Any]]], None] | None:
+        """``finish(outcome, changes)``: record a result of ``run``'s promise later (from a
+        section-end callback) -- classes body, counts, depends_on, run report -- as if the
+        handler had returned it.  A handler returns Outcome.SKIPPED for a promise whose
+        result is wholly deferred.  None outside a bundle's section."""
+
+    def run_state(self, name: str) -> dict[Any, Any]:
+        """Per-run state a promise type keeps between its promises (a dict per name)."""
+
+    @property
+    def repairs(self) -> int:
+        """How many promises this run has repaired so far."""
+
+    def common_control(self, name: str) -> Any:
+        """A ``body common control`` attribute (None when unset)."""
+
+    def resolve_body(self, body_type: str, name: str, namespace: str = "default") -> Any:
+        """Body ``name`` of ``body_type`` as a dict, or None when undefined."""
+
+    def body_name(self, run: PromiseRun, lval: str) -> str | None:
+        """The name of the body the promise's ``lval`` refers to."""
+
 
 @attrs.define(slots=True, eq=False, repr=False)
 class PromiseRun:
@@ -133,7 +162,14 @@ HANDLER_MODULES: dict[str, str] = {
     "insert_lines": "cfpromise.promises.edit.insert_lines",
     "field_edits": "cfpromise.promises.edit.field_edits",
     "replace_patterns": "cfpromise.promises.edit.replace_patterns",
+    "packages": "cfpromise.promises.packages.handler",
 }
+
+# Modules whose ``end_of_run(services)`` the agent calls once, when the run ends
+# (after the bundlesequence, also under -n): work a promise type does per run.
+END_OF_RUN_MODULES: tuple[str, ...] = (
+    "cfpromise.promises.packages.endrun",     # package_inventory caches (UpdatePackagesCache)
+)
 
 
 def handler_for(promise_type: str) -> Handler | None:

@@ -374,7 +374,11 @@ def lazy_value(ctx: FunctionContext, arg: Any, extra: dict[str, Value] | None = 
 
 
 def cached(ctx: FunctionContext, key: tuple[Any, ...], compute: Callable[[], Value]) -> Value:
-    """``compute()`` once per run for ``key`` (CFEngine's function cache)."""
+    """``compute()`` once per run for ``key`` (CFEngine's function cache), unless
+    ``body common control`` says ``cache_system_functions => "false"``."""
+    from cfpromise.eval.rvals import system_functions_cached
+    if not system_functions_cached(ctx):
+        return compute()
     store = ctx.cache
     frozen = ("fncache",) + tuple(_freeze(k) for k in key)
     if frozen in store:

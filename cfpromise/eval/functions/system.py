@@ -15,8 +15,10 @@ stderr (or one of them), lines joined by newlines, trailing whitespace removed.
 
 ``processexists``/``findprocesses`` match the regex (unanchored, like process
 promises) against each process's command line; ``findprocesses`` gives
-``[{"line": command line, "pid": n}]``.  ``packagesmatching`` reads the legacy
-inventory cache ``WORKDIR/state/software_packages.csv`` (and
+``[{"line": command line, "pid": n}]``.  ``packagesmatching`` reads the package
+modules' caches of the modules ``body common control`` names in
+``package_inventory`` (see cfpromise.promises.packages.inventory), or without
+it the legacy inventory cache ``WORKDIR/state/software_packages.csv`` (and
 ``software_patches_avail.csv`` for updates): "name,version,arch,method" lines.
 """
 from __future__ import annotations
@@ -330,6 +332,9 @@ def findprocesses(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 def _packages(ctx: FunctionContext, fn: str, args: Sequence[Value], filename: str) -> Any:
     name, version, arch, method = argv(fn, args, 4)
     rx = pcre.compile_regex(f"^{name},{version},{arch},{method}$")
+    inventory = (getattr(ctx, "common_control", None) or {}).get("package_inventory")
+    if inventory:
+        return _module_packages(ctx, fn, rx, inventory, filename == "software_packages.csv")
     path = os.path.join(ctx.workdir, "state", filename)
     try:
         with open(path, "rb") as handle:
@@ -349,6 +354,26 @@ def _packages(ctx: FunctionContext, fn: str, args: Sequence[Value], filename: st
                              f"number of elements.")
             continue
         out.append(dict(zip(("name", "version", "arch", "method"), fields)))
+    return out
+
+
+def _module_packages(ctx: FunctionContext, fn: str, rx: Any, inventory: Any,
+                     installed: bool) -> Any:
+    """The package modules' caches (body common control package_inventory), each
+    line "name,version,arch" extended with the module's name, as cf-agent 3.21 does."""
+    from cfpromise.promises.packages.inventory import INSTALLED, UPDATES, read_inventory
+    names = [n for n in (inventory if isinstance(inventory, list) else [inventory])
+             if isinstance(n, str) and "$" not in n]
+    if not names:
+        raise FunctionError(f"{fn}: No valid package module inventory found")
+    out: list[dict[str, str]] = []
+    for module in names:
+        # a module without a cache yet has no packages (cf-agent opens an empty database)
+        packages = read_inventory(ctx.workdir, INSTALLED if installed else UPDATES, module) or []
+        for pname, pversion, parch in packages:
+            if pcre.full_match(rx, f"{pname},{pversion},{parch},{module}"):
+                out.append({"name": pname, "version": pversion, "arch": parch,
+                            "method": module})
     return out
 
 

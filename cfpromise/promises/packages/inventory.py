@@ -1,0 +1,168 @@
+"""The package modules' caches: what is installed, what updates are available.
+
+cf-agent 3.21 keeps, per module, ``packages_installed_<module>.lmdb`` and
+``packages_updates_<module>.lmdb`` in its state directory; cf-lite keeps the
+same data as ``WORKDIR/state/packages_installed_<module>.json`` and
+``packages_updates_<module>.json``::
+
+    {"module": "apt_get", "refreshed": 1700000000.0,
+     "packages": [["bash", "5.2.15-2+b2", "amd64"], ...]}
+
+written to a temporary file beside it, fsynced and renamed over (never half
+written), mode 0600.  A cache is refreshed (UpdateSinglePackageModuleCache)
+when it is missing (then ``list-updates-local`` is upgraded to the online
+``list-updates``), when its ``query_*_ifelapsed`` minutes have passed since its
+last refresh, or after the agent changed a package (forced).  Within one run a
+cache refreshed by this run is reused while no promise has been repaired
+since: with the usual ``query_installed_ifelapsed => "0"`` cf-agent lists the
+installed packages again for every promise, although nothing could have
+changed them in between.
+
+At the end of a run, the modules named in ``body common control``'s
+``package_inventory`` get their caches refreshed (as cf-agent's
+UpdatePackagesCache does), so that ``packagesmatching()`` and
+``packageupdatesmatching()`` (which read these files) see them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from typing import Any, Callable
+
+import attrs
+
+from cfpromise.promises.packages.protocol import ModuleBody, ModuleError, Package, PackageModule
+
+INSTALLED, UPDATES = "installed", "updates"
+REQUESTS = {INSTALLED: "list-installed", UPDATES: "list-updates"}
+
+
+def cache_path(workdir: str, kind: str, module: str) -> str:
+    return os.path.join(workdir, "state", f"packages_{kind}_{module}.json")
+
+
+@attrs.define(slots=True)
+class Inventory:
+    packages: list[Package]
+    refreshed: float = 0.0
+
+    def has(self, name: str, version: str | None = None, arch: str | None = None) -> bool:
+        """IsPackageInCache: the name, and the version and architecture when given."""
+        return any(n == name and (version is None or v == version) and (arch is None or a == arch)
+                   for n, v, a in self.packages)
+
+    def of(self, name: str) -> list[Package]:
+        return [p for p in self.packages if p[0] == name]
+
+
+def load(path: str) -> Inventory | None:
+    """The cache at ``path``; None when missing or unreadable (then it is rebuilt)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        packages = [tuple(p) for p in data["packages"]]
+        if not all(len(p) == 3 and all(isinstance(x, str) for x in p) for p in packages):
+            return None
+        return Inventory(packages, float(data["refreshed"]))  # type: ignore[arg-type]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store(path: str, module: str, inventory: Inventory) -> None:
+    """Write the cache atomically (temporary file, fsync, rename), mode 0600."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".packages.", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({"module": module, "refreshed": inventory.refreshed,
+                       "packages": [list(p) for p in inventory.packages]}, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@attrs.define(slots=True)
+class Inventories:
+    """The caches as one run sees them (kept in the run's state, see Services.run_state)."""
+
+    workdir: str
+    log: Callable[[str, str], None]
+    # (module, kind) -> (inventory, number of repairs in the run when it was refreshed)
+    fresh: dict[tuple[str, str], tuple[Inventory, int]] = attrs.Factory(dict)
+
+    def get(self, module: PackageModule, body: ModuleBody, kind: str, *, repairs: int,
+            local: bool = False) -> Inventory:
+        """The cache of ``kind``, refreshed first when due (ModuleError if that fails)."""
+        path = cache_path(self.workdir, kind, module.name)
+        memo = self.fresh.get((module.name, kind))
+        if memo is not None and memo[1] == repairs:
+            return memo[0]
+        cached = load(path)
+        ifelapsed = body.installed_ifelapsed if kind == INSTALLED else body.updates_ifelapsed
+        if cached is None:
+            self.log("verbose", "Forcing package list update due to missing database")
+            return self.refresh(module, body.default_options, kind, repairs=repairs)
+        if time.time() - cached.refreshed >= (ifelapsed or 0) * 60:
+            return self.refresh(module, body.default_options, kind, repairs=repairs, local=local)
+        what = "installed packages" if kind == INSTALLED else "available updates"
+        self.log("verbose", f"Skipping {what} package cache update.")
+        return cached
+
+    def refresh(self, module: PackageModule, options: tuple[str, ...], kind: str, *,
+                repairs: int, local: bool = False) -> Inventory:
+        request = REQUESTS[kind] + ("-local" if local and kind == UPDATES else "")
+        inventory = Inventory(module.listing(request, options), time.time())
+        try:
+            store(cache_path(self.workdir, kind, module.name), module.name, inventory)
+        except OSError as exc:
+            raise ModuleError(f"cannot write the {kind} packages cache of package module "
+                              f"'{module.name}': {exc.strerror or exc}") from None
+        self.fresh[(module.name, kind)] = (inventory, repairs)
+        return inventory
+
+
+def inventories(services: Any) -> Inventories:
+    """The run's Inventories (one per agent run)."""
+    state = services.run_state("packages")
+    found = state.get("inventories")
+    if found is None:
+        found = state["inventories"] = Inventories(services.workdir, services.log)
+    return found
+
+
+def read_inventory(workdir: str, kind: str, module: str) -> list[Package] | None:
+    """The cached packages of ``module`` (for packagesmatching()); None when absent."""
+    found = load(cache_path(workdir, kind, module))
+    return None if found is None else found.packages
+
+
+def end_of_run(services: Any) -> None:
+    """Refresh the caches of the ``package_inventory`` modules (cf-agent's
+    UpdatePackagesCache at the end of a run): installed, and local updates."""
+    names = services.common_control("package_inventory")
+    if not names:
+        return
+    from cfpromise.promises.packages.protocol import locate
+    caches = inventories(services)
+    for name in names if isinstance(names, list) else [names]:
+        attributes = services.resolve_body("package_module", name)
+        if attributes is None:
+            services.log("error", f"Can not find body for package module: {name}")
+            continue
+        body = ModuleBody.from_attributes(name, attributes)
+        try:
+            module = locate(body, services.workdir)
+            module.api_version()
+            caches.get(module, body, INSTALLED, repairs=services.repairs)
+            caches.get(module, body, UPDATES, repairs=services.repairs, local=True)
+        except ModuleError as exc:
+            services.log("error", f"Can not update the packages inventory: {exc}")
