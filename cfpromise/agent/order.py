@@ -22,9 +22,11 @@ PASSES = 3
 
 
 def order_for(bundle_type: str, custom_types: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The normal order of ``bundle_type``; custom promise types run after the built-in ones
-    (before reports), in the order the policy declares them."""
+    """The normal order of ``bundle_type``; custom promise types run at the end of each
+    pass, after reports, as cf-agent 3.21 does (``custom_types`` in the order given: the
+    order of the bundle's sections; built-in names among them are ignored)."""
     base = NORMAL_ORDER.get(bundle_type, NORMAL_ORDER["agent"])
     if not custom_types:
         return base
-    return base[:-1] + tuple(t for t in custom_types if t not in base) + base[-1:]
+    extra = tuple(dict.fromkeys(t for t in custom_types if t not in base))
+    return base + extra
