@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import os
 import select
+import signal
 import subprocess
 import threading
 import time
@@ -74,16 +75,17 @@ class ModuleProcess:
                              f"'{' '.join(argv)}'")
         try:
             self._proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, close_fds=True)
+                                          stderr=subprocess.PIPE, close_fds=True,
+                                          start_new_session=True)
         except OSError as exc:
             raise ModuleError(f"Promise module '{self.path}' could not be started: "
                               f"{exc.strerror or exc}") from None
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True,
                                                name=f"stderr of {self.path}")
         self._stderr_thread.start()
-        self._write(f"{AGENT_HEADER}\n\n".encode(), "the header")
-        line = self._readline("its header", what_missing="Did not receive header from "
-                                                         "promise module")
+        missing = "Did not receive header from promise module"
+        self._write(f"{AGENT_HEADER}\n\n".encode(), "the header", what_missing=missing)
+        line = self._readline("its header", what_missing=missing)
         try:
             header = parse_header(line)
         except ProtocolError as exc:
@@ -163,7 +165,10 @@ class ModuleProcess:
         if proc is None:
             return
         if proc.poll() is None:
-            proc.kill()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)     # the module and what it started
+            except OSError:
+                proc.kill()
         try:
             proc.wait(timeout=5.0)
         except subprocess.TimeoutExpired:
@@ -183,12 +188,14 @@ class ModuleProcess:
         return self._proc is not None and self._proc.poll() is None
 
     # -- I/O ----------------------------------------------------------------------------
-    def _write(self, data: bytes, what: str) -> None:
+    def _write(self, data: bytes, what: str, *, what_missing: str | None = None) -> None:
         assert self._proc is not None and self._proc.stdin is not None
         try:
             self._proc.stdin.write(data)
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError):
+            if what_missing is not None:
+                raise self._gone("", prefix=f"{what_missing} '{self.path}'") from None
             raise self._gone(f"while receiving {what}") from None
 
     def _readline(self, what: str, *, what_missing: str | None = None) -> str:
