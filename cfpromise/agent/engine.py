@@ -30,7 +30,7 @@ from cfpromise.agent import loading
 from cfpromise.agent.actionlog import write_action_log
 from cfpromise.agent.bodies import BodyError, BodyResolver, InheritanceError, reference
 from cfpromise.schema.values import ValueError_, runtime_check
-from cfpromise.agent.order import PASSES, PRE_EVALUATION, order_for
+from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.agent.output import Output
 from cfpromise.eval.context import EvalContext, Frame
@@ -162,8 +162,7 @@ class Agent:
         for observer in self.observers:
             observer.bundle_started(self, bundle, args)
         try:
-            order = order_for(bundle.type, tuple(s.name for s in bundle.sections)
-                              if bundle.type == "agent" else ())
+            order = bundle_order(bundle)
             for pass_no in range(1, PASSES + 1):
                 run.pass_no = pass_no
                 for ptype in order:

@@ -1,6 +1,8 @@
 """CFEngine's normal order: the promise types of each bundle type, in evaluation order."""
 from __future__ import annotations
 
+from typing import Any
+
 NORMAL_ORDER: dict[str, tuple[str, ...]] = {
     "agent": ("meta", "vars", "defaults", "classes", "users", "files", "packages",
               "guest_environments", "methods", "processes", "services", "commands", "storage",
@@ -30,3 +32,11 @@ def order_for(bundle_type: str, custom_types: tuple[str, ...] = ()) -> tuple[str
         return base
     extra = tuple(dict.fromkeys(t for t in custom_types if t not in base))
     return base + extra
+
+
+def bundle_order(bundle: Any) -> tuple[str, ...]:
+    """The promise types of ``bundle`` in evaluation order: its normal order, then (in
+    an agent bundle) its other sections -- custom promise types, or undefined ones --
+    in the order they appear in the bundle, as cf-agent's custom sections."""
+    custom = tuple(s.name for s in bundle.sections) if bundle.type == "agent" else ()
+    return order_for(bundle.type, custom)
