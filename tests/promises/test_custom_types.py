@@ -430,3 +430,18 @@ body classes outcome { promise_repaired => { "git_repaired" }; promise_kept => {
     assert "info: Cloning" in first.stdout
     second = agent(tmp_path, policy, "-I")
     assert reports(second) == ["kept"], second.stdout
+
+
+def test_module_that_answers_without_reading(tmp_path: Path) -> None:
+    """Like upstream's custom_promise_binary: it prints its answers and exits without
+    reading the requests; what it sent still counts (cf-agent ignores the closed pipe)."""
+    path = tmp_path / "eager.sh"
+    path.write_text("#!/bin/sh\nexec 0<&-\nprintf 'eager 1 v1 line_based\\n\\n'\n"
+                    "printf 'operation=validate_promise\\nresult=valid\\n\\n'\n"
+                    "printf 'operation=evaluate_promise\\nresult=kept\\n\\n'\n")
+    path.chmod(0o755)
+    policy = BAD_POLICY.replace('"second" classes => outcome;', "") \
+        .replace("repair_failed", "promise_kept").replace('"not kept"', '"kept"')
+    proc = agent(tmp_path, policy % {"interpreter": "", "path": path})
+    assert reports(proc) == ["kept"], proc.stdout
+    assert "error" not in proc.stdout

@@ -59,6 +59,7 @@ class ModuleProcess:
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._stderr_thread: threading.Thread | None = None
         self._pending: collections.deque[str] = collections.deque(maxlen=1000)
+        self._input_closed = False
 
     # -- life cycle -----------------------------------------------------------------
     def start(self) -> Header:
@@ -84,7 +85,7 @@ class ModuleProcess:
                                                name=f"stderr of {self.path}")
         self._stderr_thread.start()
         missing = "Did not receive header from promise module"
-        self._write(f"{AGENT_HEADER}\n\n".encode(), "the header", what_missing=missing)
+        self._write(f"{AGENT_HEADER}\n\n".encode(), "the header")
         line = self._readline("its header", what_missing=missing)
         try:
             header = parse_header(line)
@@ -188,15 +189,19 @@ class ModuleProcess:
         return self._proc is not None and self._proc.poll() is None
 
     # -- I/O ----------------------------------------------------------------------------
-    def _write(self, data: bytes, what: str, *, what_missing: str | None = None) -> None:
+    def _write(self, data: bytes, what: str) -> None:
+        """Send ``data``.  A module that stopped reading (it may have answered already
+        and exited, as upstream's custom_promise_binary does) is not an error here, as
+        in cf-agent: what it did send is still read, and its absence is reported."""
         assert self._proc is not None and self._proc.stdin is not None
+        if self._input_closed:
+            return
         try:
             self._proc.stdin.write(data)
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            if what_missing is not None:
-                raise self._gone("", prefix=f"{what_missing} '{self.path}'") from None
-            raise self._gone(f"while receiving {what}") from None
+            self._input_closed = True
+            self._log("debug", f"Promise module '{self.path}' stopped reading (at {what})")
 
     def _readline(self, what: str, *, what_missing: str | None = None) -> str:
         proc = self._proc
