@@ -33,7 +33,7 @@ from cfpromise.agent import loading
 from cfpromise.agent.actionlog import write_action_log
 from cfpromise.agent.bodies import BodyError, BodyResolver, InheritanceError, reference
 from cfpromise.schema.values import ValueError_, runtime_check
-from cfpromise.agent.order import PASSES, PRE_EVALUATION, order_for
+from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.agent.output import Output
 from cfpromise.eval.context import EvalContext, Frame
@@ -116,6 +116,7 @@ class Agent:
         self.handler_state: dict[str, Any] = {}  # promise types' per-run state (Services.run_state)
         self.agent_control: dict[str, Any] = {}
         self.custom_types: tuple[str, ...] = ()
+        self.custom: Any = None               # the run's custom promise types (on first use)
         self.locks: Any = None
         self.actuated: set[str] = set()       # identities of promises actuated in this run
         self.last_identity = ""
@@ -173,7 +174,7 @@ class Agent:
         for observer in self.observers:
             observer.bundle_started(self, bundle, args)
         try:
-            order = order_for(bundle.type, self.custom_types)
+            order = bundle_order(bundle)
             for pass_no in range(1, PASSES + 1):
                 run.pass_no = pass_no
                 for ptype in order:
@@ -424,7 +425,11 @@ class Agent:
     # -- actuation ----------------------------------------------------------------
     def attributes(self, step: Step) -> dict[str, Any] | None:
         """Every constraint evaluated; bodies resolved.  None: unresolved, wait."""
-        table = self.schema.promise_types.get(step.ptype, {})
+        table = self.schema.promise_types.get(step.ptype)
+        custom = table is None
+        if table is None:
+            from cfpromise.promises.custom.handler import common_attributes
+            table = common_attributes(self.schema)
         out: dict[str, Any] = {}
         ev = step.ev
         for c in step.promise.constraints:
@@ -442,7 +447,7 @@ class Agent:
                     continue
                 value = BundleCall(ref[0], tuple(ref[1]))
             else:
-                value = ev.value(c.rval, want_list=attr is not None and attr.is_list)
+                value = ev.value(c.rval, want_list=attr.is_list if attr is not None else custom)
                 if value is UNRESOLVED:
                     value = None
                 elif attr is not None and not ev.unresolved:
@@ -489,7 +494,7 @@ class Agent:
 
     def actuate(self, step: Step) -> Outcome | None:
         ptype = step.ptype
-        handler = handler_for(ptype)
+        handler = handler_for(ptype, self.custom_handler)
         if handler is None:
             return self.unsupported(step)
         attributes = self.attributes(step)
@@ -513,6 +518,18 @@ class Agent:
             if outcome is None:
                 self.actuated.discard(self.last_identity)   # "try again next pass"
             self.unlock(key)
+
+    def custom_handler(self, ptype: str) -> Any:
+        """Promise types that are not built in are custom ones, carried out by the
+        promise module their ``promise`` block names (or undefined: an error)."""
+        if ptype in self.schema.promise_types:
+            return None                      # built in, not supported yet
+        if self.custom is None:
+            from functools import partial
+            from cfpromise.promises.custom.handler import evaluate
+            from cfpromise.promises.custom.registry import CustomTypes
+            self.custom = partial(evaluate, CustomTypes(self))
+        return self.custom
 
     def seen_before(self, step: Step, attributes: dict[str, Any]) -> bool:
         """True when an identical promise (type, bundle, expanded promiser and attributes)

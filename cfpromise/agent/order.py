@@ -1,6 +1,8 @@
 """CFEngine's normal order: the promise types of each bundle type, in evaluation order."""
 from __future__ import annotations
 
+from typing import Any
+
 NORMAL_ORDER: dict[str, tuple[str, ...]] = {
     "agent": ("meta", "vars", "defaults", "classes", "users", "files", "packages",
               "guest_environments", "methods", "processes", "services", "commands", "storage",
@@ -22,9 +24,19 @@ PASSES = 3
 
 
 def order_for(bundle_type: str, custom_types: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The normal order of ``bundle_type``; custom promise types run after the built-in ones
-    (before reports), in the order the policy declares them."""
+    """The normal order of ``bundle_type``; custom promise types run at the end of each
+    pass, after reports, as cf-agent 3.21 does (``custom_types`` in the order given: the
+    order of the bundle's sections; built-in names among them are ignored)."""
     base = NORMAL_ORDER.get(bundle_type, NORMAL_ORDER["agent"])
     if not custom_types:
         return base
-    return base[:-1] + tuple(t for t in custom_types if t not in base) + base[-1:]
+    extra = tuple(dict.fromkeys(t for t in custom_types if t not in base))
+    return base + extra
+
+
+def bundle_order(bundle: Any) -> tuple[str, ...]:
+    """The promise types of ``bundle`` in evaluation order: its normal order, then (in
+    an agent bundle) its other sections -- custom promise types, or undefined ones --
+    in the order they appear in the bundle, as cf-agent's custom sections."""
+    custom = tuple(s.name for s in bundle.sections) if bundle.type == "agent" else ()
+    return order_for(bundle.type, custom)

@@ -13,7 +13,7 @@ import time
 from typing import TextIO
 
 LEVELS = {"debug": 0, "verbose": 1, "info": 2, "notice": 3, "warning": 4, "error": 5, "critical": 6}
-PREFIX = {level: f"{level:>8}: " for level in LEVELS}
+PREFIX = {level: f"{level:>8}: " for level in LEVELS} | {"critical": "CRITICAL: "}  # as cf-agent
 
 
 class Output:

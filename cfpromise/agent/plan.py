@@ -44,7 +44,7 @@ from typing import Any, Iterable
 
 import attrs
 
-from cfpromise.agent.order import PASSES, PRE_EVALUATION, order_for
+from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
 from cfpromise.schema.values import is_unexpanded
 from cfpromise.syntax import ast
 from cfpromise.syntax.names import find_block
@@ -276,7 +276,7 @@ class _Builder:
         self.visited[bid] = entry
         self.plan.bundles.append(entry)
         self.stack.append(bid)
-        types = PRE_EVALUATION if role is Role.COMMON else order_for(bundle.type, self.custom_types)
+        types = PRE_EVALUATION if role is Role.COMMON else bundle_order(bundle)
         for ptype in types:
             section = bundle.section(ptype)
             if section is None or not section.promises:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from cfpromise.agent.observer import Observer
-from cfpromise.agent.order import PASSES, order_for
+from cfpromise.agent.order import PASSES, bundle_order
 from cfpromise.schema.depends import needed_handles
 
 
@@ -84,7 +84,7 @@ class WaitingTracker(Observer):
     def _find_waiting(self, agent: Any, bundle: Any, run: Any, ran: set[int]) -> None:
         ran = ran | {key[0] for key in getattr(run, "done", ())}
         handles = getattr(agent, "handles", {})
-        for ptype in order_for(bundle.type, getattr(agent, "custom_types", ())):
+        for ptype in bundle_order(bundle):
             section = bundle.section(ptype)
             if section is None:
                 continue

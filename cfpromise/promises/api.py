@@ -172,12 +172,17 @@ END_OF_RUN_MODULES: tuple[str, ...] = (
 )
 
 
-def handler_for(promise_type: str) -> Handler | None:
+def handler_for(promise_type: str,
+                fallback: Callable[[str], Handler | None] | None = None) -> Handler | None:
+    """The handler of a built-in promise type, else what ``fallback`` (the run's
+    custom promise types, learnt from the policy's ``promise`` blocks) offers."""
     found = HANDLERS.get(promise_type)
     if found is None and promise_type in HANDLER_MODULES:
         import importlib
         importlib.import_module(HANDLER_MODULES[promise_type])
         found = HANDLERS.get(promise_type)
+    if found is None and fallback is not None:
+        found = fallback(promise_type)
     return found
 
 

@@ -17,7 +17,10 @@ The algorithm:
    ``unsafe/`` and ``network/`` tests unless their flag is given.
 2. Copy the suite once per agent into a private temporary directory with a umask
    of 022: tests run as root may change files beside themselves (one chmods its
-   ``.src`` sibling), and the shared corpus must stay untouched.
+   ``.src`` sibling), and the shared corpus must stay untouched.  The suite's C
+   helper tools (mock_package_manager, no_fds, custom_promise_binary, ...) are
+   compiled once per run into that directory and copied into each copy's top
+   folder, where upstream's build puts them (:mod:`support_tools`).
 3. Cut the sorted list into blocks at every change between serial and parallel
    tests (``serial`` as a path word, and ``unsafe/``).  A parallel block runs on a
    thread pool of ``--jobs`` workers; a serial block runs one test at a time with
@@ -51,6 +54,11 @@ from typing import Callable, Iterator, Sequence
 
 import attrs
 import psutil
+
+if __package__:
+    from . import support_tools
+else:  # run as a script: tests/conformance is sys.path[0]
+    import support_tools
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
@@ -504,7 +512,14 @@ class Execution:
         self.gate = Gate(config.jobs)
         self.stop = threading.Event()
         self._base = Path(tempfile.mkdtemp(prefix="cf-lite-conformance-"))
+        try:
+            tools = support_tools.build_tools(suite, self._base / "tools")
+        except support_tools.ToolBuildError:
+            shutil.rmtree(self._base, ignore_errors=True)
+            raise
         self._suites = {a.label: copy_suite(suite, self._base / f"suite-{a.label}") for a in agents}
+        for copy in self._suites.values():
+            support_tools.install_tools(tools, copy)
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
         self._test_locks: dict[str, threading.Lock] = {}
@@ -885,7 +900,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"[{done[0]}/{total}]", file=sys.stderr, flush=True)
 
     started = time.monotonic()
-    results = run_tests(suite, tests, agents, config, progress)
+    try:
+        results = run_tests(suite, tests, agents, config, progress)
+    except support_tools.ToolBuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     ref_pass = set(read_list(REFERENCE_PASS_FILE)) if REFERENCE_PASS_FILE.exists() else None
     summary = summarize(suite, tests, excluded, agents, results, main_label, ref_pass)
     summary += f"\n{total} runs in {time.monotonic() - started:.0f} s with {config.jobs} jobs\n"

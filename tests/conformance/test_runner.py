@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -397,3 +398,62 @@ def test_command_line(tmp_path: Path, fake_agent: str) -> None:
     missing = subprocess.run([sys.executable, str(Path(runner.__file__)), "--agent", "no-such-agent",
                               "--results-dir", str(out)], capture_output=True, text=True, env=env)
     assert missing.returncode == 2 and "agent not found" in missing.stderr
+
+
+# --------------------------------------------------------------------------- support tools
+
+TOOL_SOURCE = r'''#include <platform.h>
+int main(int argc, char **argv)
+{
+    char *s = NULL;
+    xasprintf(&s, "built %s", argc > 1 ? argv[1] : "-");
+    puts(s);
+    return 0;
+}
+'''
+
+
+def test_support_tools_are_built_once_into_each_private_copy(tmp_path: Path, fake_agent: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conformance import support_tools
+    if support_tools.compiler() is None:
+        pytest.skip("needs a C compiler (cc)")
+    suite = make_suite(tmp_path / "suite", {"no_fds.c": TOOL_SOURCE, "a/pass.cf": PASS})
+    agent = runner.make_agent(fake_agent, "cf-lite")
+    assert agent is not None
+    execution = runner.Execution(suite, [agent], RunConfig(jobs=1, keep_workdirs=True))
+    try:
+        copy = execution._suites["cf-lite"]
+        built = copy / "no_fds"
+        assert os.access(built, os.X_OK)
+        out = subprocess.run([str(built), "ok"], capture_output=True, text=True).stdout
+        assert out == "built ok\n"
+        # Cached: a second build of the same sources compiles nothing.
+        tools_dir = next(copy.parent.glob("tools"))
+        stamp = (tools_dir / "no_fds").stat().st_mtime_ns
+        monkeypatch.setenv("CC", "/nonexistent/cc")
+        support_tools.build_tools(suite, tools_dir)
+        assert (tools_dir / "no_fds").stat().st_mtime_ns == stamp
+    finally:
+        execution.close()
+    assert not (suite / "no_fds").exists()  # never built into the suite itself
+
+
+def test_support_tools_fail_clearly(tmp_path: Path, fake_agent: str,
+                                    monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conformance import support_tools
+    suite = make_suite(tmp_path / "suite", {"no_fds.c": TOOL_SOURCE, "a/pass.cf": PASS})
+    monkeypatch.setenv("CC", "no-such-compiler-anywhere")
+    with pytest.raises(support_tools.ToolBuildError, match=r"no C compiler \(cc\).*no_fds"):
+        support_tools.build_tools(suite, tmp_path / "tools")
+    rc = runner.main(["--suite", str(suite), "--agent", fake_agent,
+                      "--results-dir", str(tmp_path / "results")])
+    assert rc == 2
+    assert "error: no C compiler (cc)" in capsys.readouterr().err
+    if support_tools.compiler() is None and shutil.which("cc") is None:
+        return
+    monkeypatch.delenv("CC")
+    (suite / "no_fds.c").write_text("int main( {")
+    with pytest.raises(support_tools.ToolBuildError, match=r"cannot build no_fds from no_fds\.c"):
+        support_tools.build_tools(suite, tmp_path / "tools2")
