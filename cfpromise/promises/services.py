@@ -53,4 +53,10 @@ def verify(run: PromiseRun) -> Outcome:
         call = BundleCall(DEFAULT_BUNDLE, (run.promiser, policy))
     agent.log("verbose", f"Service '{run.promiser}': policy '{policy}' through bundle "
                          f"'{call.name}'")
-    return agent.run_bundle(run, call)
+    outcome = agent.run_bundle(run, call)
+    if outcome is Outcome.REPAIRED:
+        # what changed in detail (commands run, files edited) is in the records of the
+        # bundle's own promises; this one says which service was brought to which state
+        agent.note_change(run, kind="service", service=run.promiser, policy=policy,
+                          bundle=call.name, args=[str(a) for a in call.args])
+    return outcome
