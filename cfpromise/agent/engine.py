@@ -457,9 +457,9 @@ class Agent:
         handler = handler_for(ptype)
         if handler is None:
             return self.unsupported(step)
-        for name in THIS_ATTRIBUTES.get(ptype, ()):
+        for name, default in THIS_ATTRIBUTES.get(ptype, {}).items():
             c = step.promise.get(name)
-            value = step.ev.value(c.rval) if c is not None else UNRESOLVED
+            value = step.ev.value(c.rval) if c is not None else default
             if value is not UNRESOLVED:
                 step.run.frame.this[name] = as_text(value)
         attributes = self.attributes(step)

@@ -133,11 +133,12 @@ class PromiseRun:
 
 Handler = Callable[[PromiseRun], Outcome]
 
-# Promise attributes the engine publishes as ``$(this.<attribute>)`` (expanded) before it
-# resolves the promise's bodies, so a body can pass them on, e.g.
+# Promise attributes the engine publishes as ``$(this.<attribute>)`` (expanded; the
+# default when the promise does not set it) before it resolves the promise's bodies, so
+# a body can pass them on, e.g.
 # ``service_bundle => my_services("$(this.promiser)", "$(this.service_policy)")``.
-THIS_ATTRIBUTES: dict[str, tuple[str, ...]] = {
-    "services": ("service_policy",),
+THIS_ATTRIBUTES: dict[str, dict[str, str]] = {
+    "services": {"service_policy": "start"},
 }
 
 HANDLERS: dict[str, Handler] = {}

@@ -60,6 +60,7 @@ bundle agent main
       "svc_a" service_policy => "start", service_method => m, classes => c("a");
       "svc_b" service_policy => "try-restart", service_method => m, classes => c("b");
       "svc_c" service_policy => "stop", classes => c("c");
+      "svc_d" service_method => m;          # 3.21's default policy: start
   reports:
       "class $(cl)";
   vars:
@@ -84,7 +85,7 @@ bundle agent standard_services(service, state)
 """ + CLASSES)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert reports(proc) == ["mine svc_a start", "mine svc_b try-restart", "std svc_c stop",
-                             "class a_kept", "class b_kept", "class c_repaired"]
+                             "mine svc_d start", "class a_kept", "class b_kept", "class c_repaired"]
 
 
 def test_missing_standard_services_stops_the_run_like_cf_agent(tmp_path: Path) -> None:
