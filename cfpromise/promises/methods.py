@@ -104,5 +104,5 @@ def call_bundle(agent: Any, bundle: Any, args: list[Any], *, inherit: Any, warn_
         agent.out.log("warning", f"Method '{bundle.name}' invoked repairs, but only warnings "
                                  "promised")
     elif outcome.not_kept:
-        agent.out.log("error", f"Method '{bundle.name}' failed in some repairs")
+        agent.out.log("error", f"Method '{bundle.name}' failed in some repairs ({where})")
     return outcome, sub

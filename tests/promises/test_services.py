@@ -422,3 +422,29 @@ def test_systemd_daemon_reload_first_and_masked_unit(tmp_path: Path, systemctl: 
     outcome, made = systemd_run(tmp_path, "start")
     assert outcome == ["outcome svc_failed"] and "start web" in made
     assert systemd_run(tmp_path, "stop") == (["outcome svc_kept"], [])   # masked: nothing to undo
+
+
+def test_systemd_missing_systemctl_is_not_kept_naming_it(tmp_path: Path, systemctl: Path) -> None:
+    (tmp_path / "systemctl").unlink()
+    proc = agent(tmp_path, f"""
+body common control {{ inputs => {{ "{SERVICES_CF}" }}; }}
+bundle common def
+{{
+  vars:
+      "services_manager" string => "systemd";
+      "services_systemctl" string => "{tmp_path / 'systemctl'}";
+}}
+bundle agent main
+{{
+  services:
+      "web" service_policy => "stop", classes => c("svc");
+  reports:
+      "outcome $(cl)";
+  vars:
+      "cl" slist => classesmatching("svc_(kept|repaired|failed)");
+}}
+""" + CLASSES)
+    assert reports(proc) == ["outcome svc_failed"]
+    errors = [line for line in proc.stdout.splitlines() if "error:" in line]
+    assert f"Proposed executable file '{tmp_path / 'systemctl'}' doesn't exist" in errors[0]
+    assert "services promise 'web'" in errors[-1]
