@@ -311,3 +311,14 @@ bundle edit_line count {{ insert_lines: "ran $(sys.date)"; }}
     time.sleep(1.1)
     run()
     assert marker.read_text() == first                      # existing user: not called again
+
+
+def test_unreadable_database_is_one_clear_failure(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    monkeypatch.setattr(accounts, "ETC", str(tmp_path))
+    (tmp_path / "passwd").mkdir()                 # reading it fails (IsADirectoryError)
+    agent = FakeAgent()
+    run = make_run("cflt_nobody", agent, promise_type="users", policy="present")
+    assert users_handler.verify(run) is Outcome.FAILED
+    [message] = agent.messages("error")
+    assert f"cannot read {tmp_path}/passwd" in message

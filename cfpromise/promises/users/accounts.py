@@ -21,6 +21,10 @@ import attrs
 ETC = "/etc"
 
 
+class AccountsError(Exception):
+    """An account database cannot be read (e.g. /etc/shadow without root)."""
+
+
 @attrs.frozen
 class Account:
     name: str
@@ -63,6 +67,8 @@ def _rows(path: str, width: int) -> Iterator[list[str]]:
                     yield fields
     except FileNotFoundError:
         return
+    except OSError as exc:
+        raise AccountsError(f"cannot read {path}: {exc.strerror}") from None
 
 
 def _int(text: str) -> int:

@@ -86,7 +86,7 @@ def verify(run: PromiseRun) -> Outcome:
         if current is None:
             return _create(run, wanted)
         return _modify(run, current, wanted)
-    except UserError as exc:
+    except (UserError, accounts.AccountsError) as exc:
         run.agent.log("error", f"Cannot keep {run.where()}: {exc}")
         return Outcome.FAILED
 
