@@ -83,6 +83,12 @@ class BodyResolver:
             if c.lval == "inherit_from" or not self._holds(c.classes, evaluator):
                 continue
             attr = self.schema.body_types.get(body_type, {}).get(c.lval)
+            if attr is not None and attr.type == "bundle":      # service_bundle => b(x)
+                ref = reference(c.rval, evaluator)
+                if ref is not None:
+                    from cfpromise.promises.api import BundleCall
+                    result[c.lval] = BundleCall(ref[0], tuple(ref[1]))
+                continue
             value = evaluator.value(c.rval, want_list=attr is not None and attr.is_list)
             if value is not UNRESOLVED:
                 if attr is not None:

@@ -40,7 +40,7 @@ from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import REGISTRY, Variable
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, parameter_value
-from cfpromise.promises.api import BundleCall, PromiseRun, handler_for
+from cfpromise.promises.api import THIS_ATTRIBUTES, BundleCall, PromiseRun, handler_for
 from cfpromise.promises.evaluators import EVALUATORS, Step
 from cfpromise.schema import schema
 from cfpromise.syntax import ast
@@ -497,6 +497,11 @@ class Agent:
         handler = handler_for(ptype, self.custom_handler)
         if handler is None:
             return self.unsupported(step)
+        for name, default in THIS_ATTRIBUTES.get(ptype, {}).items():
+            c = step.promise.get(name)
+            value = step.ev.value(c.rval) if c is not None else default
+            if value is not UNRESOLVED:
+                step.run.frame.this[name] = as_text(value)
         attributes = self.attributes(step)
         if attributes is None:
             return None

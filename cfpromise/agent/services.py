@@ -71,6 +71,21 @@ class Services:
         outcome = merge(sub.outcomes)
         return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
 
+    def run_bundle(self, run: Any, call: Any, *, inherit: bool = False) -> Any:
+        """Call an agent/common bundle for ``run`` as a methods promise does (see the
+        Protocol); the promise's own lock was taken by the engine."""
+        from cfpromise.agent.outcome import Outcome
+        from cfpromise.promises.methods import call_bundle, find_or_fail
+        agent = self._agent
+        bundle = find_or_fail(agent, call.name, run.namespace, run.where())
+        if bundle is None:
+            return Outcome.SKIPPED
+        outcome, _ = call_bundle(agent, bundle, list(call.args),
+                                 inherit=agent.ctx.frame if inherit else None,
+                                 warn_only=run.body("action").get("action_policy") in ("warn", "nop"),
+                                 where=run.where())
+        return outcome
+
     def edit_buffer(self) -> Any:
         """The buffer of the innermost edit bundle being run (None outside one)."""
         for frame in reversed(self._agent.ctx.frames):

@@ -8,8 +8,11 @@ the promise type's handler once per iteration with a :class:`PromiseRun`:
 * a body attribute (``contain``, ``action``, ``classes``, ``perms`` ...) arrives
   as a ``dict`` of that body's attributes (inheritance applied, class-guarded
   sections selected, arguments substituted, values expanded);
-* a bundle attribute (``usebundle``, ``edit_line``) arrives as a
-  :class:`BundleCall`.
+* a bundle attribute (``usebundle``, ``edit_line``, ``home_bundle``, also inside a
+  body: ``service_bundle``) arrives as a :class:`BundleCall`; the handler calls
+  it through ``agent.run_bundle`` (agent/common bundles) or ``agent.run_edit_bundle``;
+* attributes listed in :data:`THIS_ATTRIBUTES` are also ``$(this.<name>)`` while
+  the bodies are resolved.
 
 The handler inspects the host, repairs it unless ``run.warn_only``, and returns
 an :class:`~cfpromise.agent.outcome.Outcome`.  The engine does the rest:
@@ -63,6 +66,15 @@ class AgentServices(Protocol):
                         bundle_type: str = "edit_line", filename: str = "") -> Outcome | None:
         """Run an edit_line/edit_xml bundle against ``buffer`` (normal order, three passes);
         its handlers reach the buffer through edit_buffer().  None if it cannot run."""
+
+    def run_bundle(self, run: PromiseRun, call: BundleCall, *, inherit: bool = False) -> Outcome:
+        """Call the agent/common bundle ``call`` for ``run`` as a methods promise would
+        (``service_bundle`` of services, ``home_bundle`` of users): the name is resolved
+        from ``run``'s namespace, the arity checked, the call made with the caller's
+        classes when ``inherit``; under warn-only the bundle is not called (WARN).
+        Returns the merged outcome of the bundle's promises (KEPT when none ran).
+        A missing bundle stops the run as in cf-agent (unless ignore_missing_bundles:
+        SKIPPED)."""
 
     def note_change(self, run: PromiseRun, **info: Any) -> None:
         """Record what a repair changed, for run reports (``kind`` plus details:
@@ -150,6 +162,14 @@ class PromiseRun:
 
 Handler = Callable[[PromiseRun], Outcome]
 
+# Promise attributes the engine publishes as ``$(this.<attribute>)`` (expanded; the
+# default when the promise does not set it) before it resolves the promise's bodies, so
+# a body can pass them on, e.g.
+# ``service_bundle => my_services("$(this.promiser)", "$(this.service_policy)")``.
+THIS_ATTRIBUTES: dict[str, dict[str, str]] = {
+    "services": {"service_policy": "start"},
+}
+
 HANDLERS: dict[str, Handler] = {}
 
 # Promise type -> the module that registers its handler; imported the first time the type
@@ -163,6 +183,8 @@ HANDLER_MODULES: dict[str, str] = {
     "field_edits": "cfpromise.promises.edit.field_edits",
     "replace_patterns": "cfpromise.promises.edit.replace_patterns",
     "packages": "cfpromise.promises.packages.handler",
+    "services": "cfpromise.promises.services",
+    "users": "cfpromise.promises.users.handler",
 }
 
 # Modules whose ``end_of_run(services)`` the agent calls once, when the run ends

@@ -9,6 +9,8 @@ run within the minute does not call the bundle again.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from cfpromise.agent.bodies import reference
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.evaluators import Step, evaluator
@@ -38,41 +40,69 @@ def evaluate(step: Step) -> Outcome | None:
         return None
     step.attributes = attributes
     run = step.run
-    bundle = agent.find_bundle(name, run.bundle.namespace)
+    bundle = find_or_fail(agent, name, run.bundle.namespace, step.where())
     if bundle is None:
-        if agent.control.get("ignore_missing_bundles") in ("true", "yes", "on"):
-            return Outcome.SKIPPED
-        from cfpromise.agent.engine import FatalError
-        raise FatalError(f"A method attempted to use a bundle '{name}' that was apparently "
-                         f"not defined ({step.where()})")
-    if len(bundle.args) != len(args):
-        step.log("error", f"Bundle '{name}' expects {len(bundle.args)} argument(s), "
-                          f"{len(args)} given ({step.where()})")
-        return Outcome.FAILED
+        return Outcome.SKIPPED
     action = attributes.get("action") if isinstance(attributes.get("action"), dict) else {}
-    if action.get("action_policy") in ("warn", "nop"):
-        step.log("warning", f"Bundle '{bundle.name}' should be invoked, but only a warning was "
-                            f"promised ({step.where()})")
-        return Outcome.WARN
+    warn_only = action.get("action_policy") in ("warn", "nop")
     inherit = attributes.get("inherit") in ("true", "yes", "on")
+    if warn_only or len(bundle.args) != len(args):
+        outcome, sub = call_bundle(agent, bundle, args, inherit=None, warn_only=warn_only,
+                                   where=step.where())
+        return outcome
     key = agent.lock(step, attributes)
     if key is False:
         return Outcome.SKIPPED
     try:
-        sub = agent.run_bundle(bundle, list(args), inherit=run.frame if inherit else None)
+        outcome, sub = call_bundle(agent, bundle, args, inherit=run.frame if inherit else None,
+                                   warn_only=False, where=step.where())
     finally:
         agent.unlock(key)
-    outcome = merge(sub.outcomes)
-    if outcome is Outcome.SKIPPED:
-        outcome = Outcome.KEPT
     result = attributes.get("useresult")
     if isinstance(result, str) and result:
         for key, value in sub.return_values.items():
             step.ctx.set_var(run.bundle.namespace, run.bundle.name, f"{result}[{key}]",
                              "string", value)
-    if outcome is Outcome.WARN:
-        step.log("warning", f"Method '{bundle.name}' invoked repairs, but only warnings "
-                            "promised")
-    elif outcome.not_kept:
-        step.log("error", f"Method '{bundle.name}' failed in some repairs")
     return outcome
+
+
+def find_or_fail(agent: Any, name: str, namespace: str, where: str) -> Any:
+    """The agent/common bundle ``name`` seen from ``namespace``; None (skip the promise)
+    when it is missing and ``ignore_missing_bundles`` is set, else the run stops with
+    cf-agent's fatal error."""
+    bundle = agent.find_bundle(name, namespace)
+    if bundle is None:
+        if agent.control.get("ignore_missing_bundles") in ("true", "yes", "on"):
+            return None
+        from cfpromise.agent.engine import FatalError
+        raise FatalError(f"A method attempted to use a bundle '{name}' that was apparently "
+                         f"not defined ({where})")
+    return bundle
+
+
+def call_bundle(agent: Any, bundle: Any, args: list[Any], *, inherit: Any, warn_only: bool,
+                where: str) -> tuple[Outcome, Any]:
+    """Call ``bundle`` with ``args`` as a methods promise does, and return the merged outcome
+    of its promises (kept when it had none) and its BundleRun (None when not called).
+
+    Wrong arity fails the promise; warn-only says the bundle should be invoked and
+    does not call it.  ``inherit`` is the caller's frame when classes are inherited.
+    Shared by methods promises and AgentServices.run_bundle (services, users)."""
+    if len(bundle.args) != len(args):
+        agent.out.log("error", f"Bundle '{bundle.name}' expects {len(bundle.args)} argument(s), "
+                               f"{len(args)} given ({where})")
+        return Outcome.FAILED, None
+    if warn_only:
+        agent.out.log("warning", f"Bundle '{bundle.namespace}:{bundle.name}' should be invoked, "
+                                 f"but only a warning was promised ({where})")
+        return Outcome.WARN, None
+    sub = agent.run_bundle(bundle, list(args), inherit=inherit)
+    outcome = merge(sub.outcomes)
+    if outcome is Outcome.SKIPPED:
+        outcome = Outcome.KEPT
+    if outcome is Outcome.WARN:
+        agent.out.log("warning", f"Method '{bundle.name}' invoked repairs, but only warnings "
+                                 "promised")
+    elif outcome.not_kept:
+        agent.out.log("error", f"Method '{bundle.name}' failed in some repairs ({where})")
+    return outcome, sub

@@ -1,0 +1,1 @@
+"""users promises (see handler): local accounts through the shadow utilities."""
