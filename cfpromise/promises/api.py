@@ -134,6 +134,7 @@ HANDLER_MODULES: dict[str, str] = {
     "field_edits": "cfpromise.promises.edit.field_edits",
     "replace_patterns": "cfpromise.promises.edit.replace_patterns",
     "storage": "cfpromise.promises.storage.handler",
+    "databases": "cfpromise.promises.databases.handler",
 }
 
 

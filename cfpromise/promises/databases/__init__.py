@@ -1,0 +1,2 @@
+"""The ``databases`` promise type: SQL databases and tables on a PostgreSQL server.
+See :mod:`.handler`."""
