@@ -135,6 +135,7 @@ HANDLER_MODULES: dict[str, str] = {
     "replace_patterns": "cfpromise.promises.edit.replace_patterns",
     "storage": "cfpromise.promises.storage.handler",
     "databases": "cfpromise.promises.databases.handler",
+    "guest_environments": "cfpromise.promises.guest_environments.handler",
 }
 
 
