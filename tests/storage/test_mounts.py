@@ -142,8 +142,51 @@ def test_volume_sanity_and_free_space(tmp_path: Path) -> None:
                                               "sensible_size": "10"}) is Outcome.FAILED
     assert agent.messages("error")[0].startswith(f"Disk space under {999999 * 1024 ** 2} kB for volume "
                                                  f"containing '{empty}'")
+    assert agent.results == [Outcome.KEPT]        # the sanity check's kept classes, as 3.21
     agent = FakeAgent()
     assert storage(agent, str(empty), volume={"freespace": "100%", "sensible_size": "1"}) \
         in (Outcome.FAILED, Outcome.KEPT)
     assert storage(FakeAgent(), str(tmp_path / "nothing"), volume={"freespace": "1k"}) \
         is Outcome.KEPT
+
+
+VOLUMES = """
+body common control { bundlesequence => { "t" }; }
+bundle agent t {
+storage:
+  "$(this.promise_dirname)/small" volume => v1, classes => c("a");
+  "$(this.promise_dirname)" volume => v2, classes => c("b");
+  "$(this.promise_dirname)/big" volume => v3, classes => c("e");
+reports:
+  "classes: $(with)" with => join(",", sort(classesmatching("[abe]_.*"), "lex"));
+}
+body volume v1 { freespace => "10%"; }
+body volume v2 { freespace => "100%"; sensible_size => "1"; sensible_count => "1"; }
+body volume v3 { freespace => "1k"; sensible_count => "3"; }
+body classes c(p) { promise_kept => { "$(p)_kept" }; promise_repaired => { "$(p)_repaired" };
+  repair_failed => { "$(p)_failed" }; repair_denied => { "$(p)_denied" };
+  repair_timeout => { "$(p)_timeout" }; }
+"""
+
+
+def test_volume_messages_and_classes_match_cf_agent(tmp_path: Path) -> None:
+    from tests.edit import cfagent
+    from tests.files.agentrun import run_agent
+    if not cfagent.available():
+        pytest.skip("needs cf-agent 3.21")
+    (tmp_path / "small").mkdir()
+    (tmp_path / "small" / "f").write_text("abc")
+    (tmp_path / "big").mkdir()
+    for name in "xyz":
+        (tmp_path / "big" / name).write_bytes(b"x" * 400)
+    policy = tmp_path / "v.cf"
+    policy.write_text(VOLUMES)
+    policy.chmod(0o600)
+    _, theirs = cfagent.run_cf_agent(tmp_path, policy)
+    _, ours = run_agent(tmp_path, policy)
+
+    def lines(out: str) -> list[str]:
+        return [line for line in out.splitlines() if line.startswith(("R:", "   error:"))
+                or "seems to be sensible" in line]
+    assert lines(ours) == lines(theirs)
+    assert "R: classes: a_failed,b_failed,b_kept,e_kept" in ours

@@ -347,7 +347,8 @@ def verify_file_system(run: PromiseRun, path: str, body: dict[str, Any]) -> Outc
             log("error", f"Filesystem '{path}' has only {len(names)} files/directories.")
             return Outcome.INTERRUPTED
     log("info", f"Filesystem '{path}' content seems to be sensible as promised")
-    return Outcome.KEPT
+    run.agent.record_result(run, Outcome.KEPT)   # 3.21 sets the kept classes here, even if
+    return Outcome.KEPT                          # the free space check then fails
 
 
 def is_foreign(path: str) -> bool:
