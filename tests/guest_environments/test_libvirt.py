@@ -172,3 +172,46 @@ def test_without_the_binding_each_promise_fails_once(monkeypatch: pytest.MonkeyP
     assert len(errors) == 1
     assert "libvirt's Python binding is not installed" in errors[0]
     assert "guest_environments promise 'vm1'" in errors[0]
+
+
+REFERENCE = """
+body common control { bundlesequence => { "t" }; }
+bundle agent t {
+guest_environments:
+  "NAME"
+    environment_host => "any", environment_type => "test", environment_state => "create",
+    environment_resources => r, classes => c("a");
+  "NAME"
+    environment_host => "any", environment_type => "test", environment_state => "suspended",
+    classes => c("b");
+  "test"
+    environment_host => "nosuchhost", environment_type => "test",
+    environment_state => "running", classes => c("c");
+  "NETNAME"
+    environment_host => "any", environment_type => "test_net", environment_state => "create",
+    classes => c("d");
+  "NAME-absent"
+    environment_host => "any", environment_type => "test", environment_state => "down",
+    classes => c("e");
+reports:
+  "classes: $(with)" with => join(",", sort(classesmatching("[abcde]_.*"), "lex"));
+}
+body environment_resources r { env_cpus => "1"; }
+body classes c(p) { promise_kept => { "$(p)_kept" }; promise_repaired => { "$(p)_repaired" };
+  repair_failed => { "$(p)_failed" }; repair_denied => { "$(p)_denied" };
+  repair_timeout => { "$(p)_timeout" }; }
+"""
+
+
+def test_outcome_classes_match_cf_agent(libvirt: object, tmp_path: Path) -> None:
+    from tests.edit import cfagent
+    if not cfagent.available():
+        pytest.skip("needs cf-agent 3.21")
+    name = fresh()
+    policy = tmp_path / "g.cf"
+    policy.write_text(REFERENCE.replace("NETNAME", "n" + name).replace("NAME", name))
+    policy.chmod(0o600)
+    _, theirs = cfagent.run_cf_agent(tmp_path, policy)
+    _, ours = run_agent(tmp_path, policy)
+    assert classes(ours) == classes(theirs) == \
+        "R: classes: a_repaired,b_repaired,c_kept,d_repaired,e_kept"
