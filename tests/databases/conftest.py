@@ -102,3 +102,85 @@ def write(tmp: Path, text: str) -> Path:
     path.write_text(text)
     path.chmod(0o600)
     return path
+
+
+class MariaDB(NamedTuple):
+    socket: str
+    user: str
+    password: str
+
+
+@pytest.fixture(scope="module")
+def mariadb() -> Iterator[MariaDB]:
+    """A throwaway MariaDB server: mariadb-install-db in a scratch directory, mariadbd on a
+    Unix socket there (no network), root with a password; stopped after the module."""
+    pytest.importorskip("pymysql", reason="needs PyMySQL (pip install 'cf-lite[databases]')")
+    install, server = shutil.which("mariadb-install-db"), \
+        shutil.which("mariadbd") or (os.path.exists("/usr/sbin/mariadbd") and "/usr/sbin/mariadbd")
+    if not install or not server:
+        pytest.skip("needs MariaDB's server (apt-get install mariadb-server)")
+    run_as: list[str] = []
+    owner = None
+    if os.geteuid() == 0:
+        try:
+            owner = pwd.getpwnam("mysql")
+        except KeyError:
+            pytest.skip("needs the mysql user (apt-get install mariadb-server)")
+        run_as = ["--user=mysql"]
+    top = tempfile.mkdtemp(prefix="cf-lite-my-")
+    if owner is not None:
+        os.chown(top, owner.pw_uid, owner.pw_gid)
+    data, sock = os.path.join(top, "data"), os.path.join(top, "sock")
+    proc = None
+    try:
+        subprocess.run([install, "--no-defaults", f"--datadir={data}", *run_as,
+                        "--auth-root-authentication-method=normal", "--skip-test-db"],
+                       check=True, capture_output=True, timeout=180)
+        proc = subprocess.Popen([str(server), "--no-defaults", f"--datadir={data}",
+                                 f"--socket={sock}", "--skip-networking", *run_as,
+                                 f"--pid-file={os.path.join(top, 'pid')}",
+                                 f"--log-error={os.path.join(top, 'err')}"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import pymysql
+        import time
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                conn = pymysql.connect(unix_socket=sock, user="root", password="",
+                                       autocommit=True)
+                break
+            except pymysql.MySQLError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("mariadbd did not start")
+                time.sleep(0.2)
+        with conn.cursor() as cur:
+            cur.execute("ALTER USER root@localhost IDENTIFIED BY %s", (PASSWORD,))
+        conn.close()
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, RuntimeError) as exc:
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(top, ignore_errors=True)
+        pytest.skip(f"cannot start a scratch MariaDB server: {exc}")
+    try:
+        yield MariaDB(sock, "root", PASSWORD)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def my_sql(server: MariaDB, query: str, dbname: str | None = None) -> list[tuple[object, ...]]:
+    import pymysql
+    conn = pymysql.connect(unix_socket=server.socket, user=server.user,
+                           password=server.password, database=dbname, autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(query)
+            return list(cur.fetchall()) if cur.description is not None else []
+    finally:
+        conn.close()

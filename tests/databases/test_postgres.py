@@ -141,27 +141,15 @@ def test_wrong_password_and_no_server_are_one_clear_error(pg: Cluster, tmp_path:
     assert "cflite_d" not in databases(pg)
 
 
-def test_missing_operation_and_mysql_fail_without_connecting(tmp_path: Path) -> None:
+def test_missing_operation_and_server_type_fail_without_connecting(tmp_path: Path) -> None:
     text = POLICY.format(promiser="foobar", op="create", extra="", user="u", password="p",
                          host="/nonexistent", policy="fix").replace(
         'database_operation => "create",', "")
     code, out = run_agent(tmp_path, text)
     assert "error: Missing database_operation in database promise" in out
     assert classes(out) == "R: classes: d_failed"
-    code, out = run_agent(tmp_path, text.replace('"postgres";\n  db_server_connection_db',
-                                                 '"mysql";\n  db_server_connection_db')
+    code, out = run_agent(tmp_path, text.replace('db_server_type => "postgres";', "")
                           .replace('database_type => "sql",',
                                    'database_type => "sql", database_operation => "create",'))
-    assert "MySQL/MariaDB databases are not supported by cf-lite" in out
+    assert "No supported db_server_type is promised (postgres or mysql)" in out
     assert "databases promise 'foobar'" in out
-
-
-def test_table_drop(pg: Cluster, tmp_path: Path) -> None:
-    sql(pg, "CREATE DATABASE cflite_e")
-    sql(pg, "CREATE TABLE gone (x integer)", "cflite_e")
-    text = policy(pg, "cflite_e/gone", op="drop", extra='comment => "backed up",')
-    code, out = run_agent(tmp_path, text)
-    assert "Dropped table 'cflite_e.gone' to keep promise" in out, out
-    assert classes(out) == "R: classes: d_repaired" and "cflite_e" in databases(pg)
-    code, out = run_agent(tmp_path, text)
-    assert classes(out) == "R: classes: d_kept"

@@ -2,12 +2,12 @@
 
 Checks come first (spec.py): a promise that fails them is not kept, and no
 connection is made (``Missing database_operation in database promise``...).
-``db_server_type => "mysql"`` is not kept (``not supported``: no MySQL driver
-here); ``database_type => "ms_registry"`` is the Windows registry: nothing to
-do on Linux (as 3.21).
+``db_server_type`` picks the driver: ``postgres`` (psycopg 3) or ``mysql``
+(PyMySQL, for MySQL and MariaDB); ``database_type => "ms_registry"`` is the
+Windows registry: nothing to do on Linux (as 3.21).
 
 A database promise (``"name"``) connects to ``db_server_connection_db``
-(default ``postgres``) and lists the databases:
+(default ``postgres``, or ``mysql`` for MySQL) and lists the databases:
 
 * ``create``: a missing database is created (repaired), a present one kept;
 * ``delete``/``drop``: a present database is dropped (repaired), a missing one
@@ -42,9 +42,11 @@ from typing import Any
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun, handler
 from cfpromise.promises.databases import spec
-from cfpromise.promises.databases.postgres import DbError, MissingDriver, Session
+from cfpromise.promises.databases.postgres import DbError, MissingDriver
 
-DEFAULT_CONNECTION_DB = "postgres"
+# db_server_type -> (the module with its Session, the default db_server_connection_db)
+SERVER_TYPES = {"postgres": ("cfpromise.promises.databases.postgres", "postgres"),
+                "mysql": ("cfpromise.promises.databases.mysql", "mysql")}
 _OPERATIONS = {"create": "create", "delete": "drop", "drop": "drop", "verify": "verify",
                "cache": "verify", "restore": "verify"}
 
@@ -75,12 +77,9 @@ def verify_databases(run: PromiseRun) -> Outcome:
         log("error", f"Missing database_operation in database promise ({run.where()})")
         return Outcome.FAILED
     server_type = server.get("db_server_type")
-    if server_type == "mysql":
-        log("error", f"MySQL/MariaDB databases are not supported by cf-lite (only PostgreSQL): "
-                     f"{run.where()} is not kept")
-        return Outcome.FAILED
-    if server_type != "postgres":
-        log("error", f"No supported db_server_type is promised (postgres) in {run.where()}")
+    if server_type not in SERVER_TYPES:
+        log("error", f"No supported db_server_type is promised (postgres or mysql) in "
+                     f"{run.where()}")
         return Outcome.FAILED
     op = _OPERATIONS[str(operation)]
     if operation in ("cache", "restore"):
@@ -89,7 +88,7 @@ def verify_databases(run: PromiseRun) -> Outcome:
     if _list(attrs.get("database_rows")):
         log("info", "Database row operations are not currently supported. Please contact "
                     "cfengine with suggestions.")
-    job = _Job(run, server, database, table, columns, op)
+    job = _Job(run, server, str(server_type), database, table, columns, op)
     try:
         return job.run()
     except MissingDriver as exc:
@@ -109,15 +108,18 @@ def _list(value: Any) -> list[str]:
 class _Job:
     """One promise against one server."""
 
-    def __init__(self, run: PromiseRun, server: dict[str, Any], database: str, table: str,
-                 columns: list[spec.Column], op: str) -> None:
+    def __init__(self, run: PromiseRun, server: dict[str, Any], server_type: str,
+                 database: str, table: str, columns: list[spec.Column], op: str) -> None:
         self.run_, self.server, self.database, self.table = run, server, database, table
+        self.module, self.default_db = SERVER_TYPES[server_type]
         self.columns, self.op = columns, op
         self.log = run.agent.log
 
-    def connect(self, dbname: str | None) -> Session:
+    def connect(self, dbname: str | None) -> Any:
+        import importlib
         s = self.server
-        return Session(str(s["db_server_host"]), str(s["db_server_owner"]),
+        session = importlib.import_module(self.module).Session
+        return session(str(s["db_server_host"]), str(s["db_server_owner"]),
                        str(s["db_server_password"]), dbname)
 
     def run(self) -> Outcome:
@@ -147,7 +149,7 @@ class _Job:
     # -- the database ---------------------------------------------------------------------
     def database_promise(self) -> Outcome:
         run, name = self.run_, self.database
-        conn_db = self.server.get("db_server_connection_db") or DEFAULT_CONNECTION_DB
+        conn_db = self.server.get("db_server_connection_db") or self.default_db
         try:
             session = self.connect(str(conn_db))
         except MissingDriver:
@@ -183,7 +185,7 @@ class _Job:
             return Outcome.REPAIRED
 
     # -- the table ------------------------------------------------------------------------
-    def table_promise(self, session: Session) -> Outcome:
+    def table_promise(self, session: Any) -> Outcome:
         run, table = self.run_, self.table
         path = f"{self.database}.{table}"
         self.log("verbose", f"Verifying promised table structure for '{path}'")
@@ -216,7 +218,7 @@ class _Job:
             return Outcome.REPAIRED
         return self.check_columns(session, path)
 
-    def check_columns(self, session: Session, path: str) -> Outcome:
+    def check_columns(self, session: Any, path: str) -> Outcome:
         run = self.run_
         results: list[Outcome] = []
         promised = {c.name: c for c in self.columns}
@@ -230,7 +232,7 @@ class _Job:
                 results.append(Outcome.FAILED)
                 continue
             seen.add(name)
-            if column.canonical_type() != type_:
+            if type_ not in (column.type.lower(), column.canonical_type()):
                 self.log("verbose", f"Promised column in database '{run.promiser}' has a "
                                     f"non-matching type ({column.type} != {type_})")
             if column.size > 0 and size != column.size:
