@@ -153,3 +153,29 @@ def test_a_different_file_system_is_never_mounted_over(scratch: Path) -> None:
     assert classes(out) == "R: classes: m_failed"
     assert len([m for m in mounts.mounted() if m.mountpoint == str(scratch / "mnt")]) == 1
     assert (scratch / "fstab").read_text() == FSTAB
+
+
+def test_check_foreign_skips_network_file_systems(scratch: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from cfpromise.agent.outcome import Outcome
+    from cfpromise.promises.storage import handler
+    from tests.promises.fakes import FakeAgent, make_run
+    remote = scratch / "remote"
+    remote.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(remote)], check=True)
+    (remote / "a").write_bytes(b"x" * 2000)
+    (remote / "b").write_bytes(b"x")
+    # the kernel says tmpfs; make the mount table say NFS, as an NFS mount would show
+    fake = f"99 1 0:99 / {remote} rw - nfs4 srv:/export rw\n"
+    monkeypatch.setattr(handler.mounts, "mounted", lambda: mounts.parse_mountinfo(fake))
+    body = {"freespace": "999999G"}
+    agent = FakeAgent()
+    outcome = handler.verify_storage(make_run(str(remote), agent, promise_type="storage",
+                                              volume=body))
+    assert outcome is Outcome.KEPT
+    assert f"Filesystem '{remote}' is mounted from a foreign system, so skipping it" in \
+        agent.messages("info")
+    agent = FakeAgent()
+    outcome = handler.verify_storage(make_run(str(remote), agent, promise_type="storage",
+                                              volume={**body, "check_foreign": "true"}))
+    assert outcome is Outcome.FAILED and "Disk space under" in agent.messages("error")[0]
