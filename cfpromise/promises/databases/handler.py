@@ -1,4 +1,4 @@
-"""Databases promises as cf-agent 3.21 keeps them (VerifyDatabasePromises), on PostgreSQL.
+"""Databases promises as cf-agent 3.21 keeps them (VerifyDatabasePromises): PostgreSQL, MySQL.
 
 Checks come first (spec.py): a promise that fails them is not kept, and no
 connection is made (``Missing database_operation in database promise``...).
