@@ -4,12 +4,13 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
+EXTRAS ?= test,databases
 
 .PHONY: install compile run test conformance conformance-update bench clean
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[$(EXTRAS)]' --config-settings editable_mode=compat
 	$(BIN)/python -m compileall -q cfpromise
 	touch $(STAMP)
 

@@ -185,6 +185,9 @@ HANDLER_MODULES: dict[str, str] = {
     "packages": "cfpromise.promises.packages.handler",
     "services": "cfpromise.promises.services",
     "users": "cfpromise.promises.users.handler",
+    "storage": "cfpromise.promises.storage.handler",
+    "databases": "cfpromise.promises.databases.handler",
+    "guest_environments": "cfpromise.promises.guest_environments.handler",
 }
 
 # Modules whose ``end_of_run(services)`` the agent calls once, when the run ends
