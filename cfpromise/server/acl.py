@@ -37,26 +37,29 @@ def ip_matches(rule: str, ip: str) -> bool:
     """cf-serverd's FuzzySetMatch or a full regex match."""
     if not rule or not ip:
         return False
+    return _fuzzy(rule, ip) or full_match(rule, ip)
+
+
+def _fuzzy(rule: str, ip: str) -> bool:
     if "/" in rule:
         try:
             return ipaddress.ip_address(ip) in ipaddress.ip_network(rule, strict=False)
         except ValueError:
-            return full_match(rule, ip)
-    if "-" in rule and "." in rule:
+            return False
+    if "-" in rule:
         rparts, iparts = rule.split("."), ip.split(".")
-        if len(rparts) == len(iparts) == 4:
-            for r, i in zip(rparts, iparts):
-                if "-" in r:
-                    lo, _, hi = r.partition("-")
-                    if not (lo.isdigit() and hi.isdigit() and i.isdigit()
-                            and int(lo) <= int(i) <= int(hi)):
-                        return False
-                elif r != i:
+        if len(rparts) != 4 or len(iparts) != 4:
+            return False
+        for r, i in zip(rparts, iparts):
+            if "-" in r:
+                lo, _, hi = r.partition("-")
+                if not (lo.isdigit() and hi.isdigit() and i.isdigit()
+                        and int(lo) <= int(i) <= int(hi)):
                     return False
-            return True
-    if ip.startswith(rule):
+            elif r != i:
+                return False
         return True
-    return full_match(rule, ip)
+    return ip.startswith(rule)
 
 
 def hostname_matches(rule: str, hostname: str) -> bool:
