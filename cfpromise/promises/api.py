@@ -133,6 +133,7 @@ HANDLER_MODULES: dict[str, str] = {
     "insert_lines": "cfpromise.promises.edit.insert_lines",
     "field_edits": "cfpromise.promises.edit.field_edits",
     "replace_patterns": "cfpromise.promises.edit.replace_patterns",
+    "measurements": "cfpromise.monitor.measurements",
     "access": "cfpromise.server.policy",
     "roles": "cfpromise.server.policy",
 }
