@@ -1,0 +1,110 @@
+"""cf-lite-monitord as a daemon: samples on its interval, pid file, policy reload, clean stop,
+a probe that crashes does not stop the others, a corrupt store is set aside, idle uses no CPU."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cfpromise.monitor import probes
+from cfpromise.monitor.store import FILENAME, MonitorStore
+from tests.monitor.helpers import daemon, env_data, workdir_with
+
+
+def test_a_crashing_probe_is_logged_and_the_others_sampled(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    def explode(state: probes.ProbeState, sample: probes.Sample) -> None:
+        raise RuntimeError("sensor on fire")
+    table = tuple((name, explode if name == "cpu" else fn) for name, fn in probes.PROBES)
+    monkeypatch.setattr(probes, "PROBES", table)
+    work = workdir_with(tmp_path, "")
+    d, log = daemon(work)
+    d.sample()
+    d.sample()
+    env = env_data(work)
+    assert env["value_cpu"] == "0.00" and float(env["value_rootprocs"]) > 0
+    assert "value_mem_total" in env and "@listening_ports" in env
+    errors = [l for l in log.getvalue().splitlines() if "Probe 'cpu' failed" in l]
+    assert len(errors) == 1 and "sensor on fire" in errors[0]
+
+
+def test_corrupt_store_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
+    state = tmp_path / "work" / "state"
+    state.mkdir(parents=True)
+    (state / FILENAME).write_bytes(b"this is not a database" * 100)
+    messages: list[str] = []
+    store = MonitorStore(str(state), lambda level, msg: messages.append(msg))
+    store.put("k", "v")
+    assert store.get("k") == "v"
+    store.close()
+    assert any("moved to" in m for m in messages)
+    assert any(p.name.startswith(FILENAME + ".corrupt-") for p in state.iterdir())
+    work = workdir_with(tmp_path, "")
+    d, _log = daemon(work)
+    d.sample()                                  # the daemon samples on the rebuilt store
+    assert "value_users" in env_data(work)
+
+
+def _wait(predicate, timeout: float = 20.0) -> bool:   # type: ignore[no-untyped-def]
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_daemon_samples_reloads_and_stops(tmp_path: Path) -> None:
+    data = tmp_path / "d.txt"
+    data.write_text("n=4\n")
+    work = workdir_with(tmp_path, f'''
+measurements:
+  "{data}" handle => "first", stream_type => "file", data_type => "int",
+      history_type => "scalar", match_value => m("n=.*", "n=(\\d+)");
+''')
+    env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(work),
+               CF_LITE_POLICY_CHECK_INTERVAL="0.2")
+    log = open(tmp_path / "log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "cfpromise.cli.monitord", "-F", "-I",
+                             "--interval", "0.5"], stdout=log, stderr=subprocess.STDOUT, env=env)
+    env_file = work / "state" / "env_data"
+    try:
+        assert _wait(lambda: env_file.exists() and "value_first=4" in env_file.read_text())
+        assert (work / "cf-monitord.pid").read_text().strip() == str(proc.pid)
+        policy = work / "inputs" / "promises.cf"
+        policy.write_text(policy.read_text().replace('handle => "first"', 'handle => "second"'))
+        assert _wait(lambda: "value_second=4" in env_file.read_text())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        assert not (work / "cf-monitord.pid").exists()
+        text = (tmp_path / "log").read_text()
+        assert "Updated averages at" in text and "Traceback" not in text
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_idle_between_samples_uses_no_cpu(tmp_path: Path) -> None:
+    psutil = pytest.importorskip("psutil")
+    work = workdir_with(tmp_path, "")
+    env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(work))
+    proc = subprocess.Popen([sys.executable, "-m", "cfpromise.cli.monitord", "-F"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        assert _wait(lambda: (work / "state" / "env_data").exists())
+        time.sleep(0.5)
+        ps = psutil.Process(proc.pid)
+        before = ps.cpu_times()
+        time.sleep(3)
+        after = ps.cpu_times()
+        used = (after.user + after.system) - (before.user + before.system)
+        assert used < 0.05, f"idle cf-lite-monitord used {used:.3f} s of CPU in 3 s"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
