@@ -27,6 +27,10 @@ from cfpromise.monitor.observables import FIXED, PROBE_SLOTS, SLOT_COUNT
 from cfpromise.monitor.store import MonitorStore
 
 DEFAULT_INTERVAL = 150.0
+# cf-monitord keeps these classes as persistent classes (CF_PERSISTENCE: 10 minutes), so that
+# agents started a little later still see a serious anomaly
+PERSISTENT = ("_dev2", "_anomaly", "_microanomaly", "_ldt")
+PERSISTENCE_MINUTES = 10
 
 
 class MonitorDaemon(Daemon):
@@ -154,6 +158,7 @@ class MonitorDaemon(Daemon):
             elif name in averages:
                 lines += self.stats.arm(sample.values, [name], averages, entropy)
         self.stats.done()
+        _persist(self.options.workdir, [line for line in lines if line.endswith(PERSISTENT)], now)
         lines += _event_lines(store)
         lines += _port_lines(sample)
         lines += entropy
@@ -218,6 +223,26 @@ def _load_error(err: Exception) -> str:
         where = f"{coord.file}:{coord.line}:{coord.column}: " if coord is not None else ""
         return where + str(getattr(first, "message", first))
     return f"{type(err).__name__}: {err}" if not str(err) else str(err)
+
+
+def _persist(workdir: str, names: list[str], now: float) -> None:
+    """Add ``names`` to the agent's persistent classes (WORKDIR/state/persistent_classes.json)."""
+    if not names:
+        return
+    import json
+    from cfpromise.agent.persistence import PersistentClasses
+    store = PersistentClasses(workdir)
+    try:
+        with open(store.path, encoding="utf-8") as fh:
+            stored = json.load(fh)
+    except (OSError, ValueError):
+        stored = {}
+    if isinstance(stored, dict):
+        store.entries = {k: v for k, v in stored.items()
+                         if isinstance(v, dict) and v.get("expires", 0) > now}
+    for name in names:
+        store.remember(name, PERSISTENCE_MINUTES, ("monitoring", "source=environment"), now=now)
+    store.save()
 
 
 def _event_lines(store: MonitorStore) -> list[str]:

@@ -108,3 +108,20 @@ def test_idle_between_samples_uses_no_cpu(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_forgetrate_from_body_monitor_control_and_persistent_anomalies(tmp_path: Path) -> None:
+    import json
+    work = workdir_with(tmp_path, "", extra='body monitor control { forgetrate => "0.3"; '
+                                            'histograms => "true"; tcpdump => "false"; '
+                                            'monitorfacility => "LOG_DAEMON"; }\n')
+    d, _log = daemon(work)
+    d.sample()
+    env = env_data(work)
+    users = float(env["value_users"])
+    assert abs(float(env["av_users"]) - 0.3 * users) < 0.011     # 3.21's 0.6 would give 0.6 x
+    # a jump far beyond what was learnt: _microanomaly/_dev2/_anomaly persist for the agent
+    from cfpromise.monitor import daemon as monitor_daemon
+    monitor_daemon._persist(str(work), ["users_high_dev2"], time.time())
+    stored = json.loads((work / "state" / "persistent_classes.json").read_text())
+    assert stored["users_high_dev2"]["expires"] > time.time() + 9 * 60
