@@ -2,18 +2,22 @@
 
 cf-monitord reads the policy as cf-agent does (the agent's loading: common bundles first so
 that inputs resolve) and, at every sample, evaluates the promises of every ``monitor``
-bundle (vars, classes, measurements, reports), the classes of the moment deciding which
-apply.  Measurements are actuated by their handler (``cfpromise.monitor.measurements``),
-which records into the sink of the sample being taken.
+bundle (vars, classes, measurements; reports are a no-op there), the classes of the moment
+deciding which apply.  Measurements are actuated by their handler
+(``cfpromise.monitor.measurements``), which records into the sink of the sample being taken.
 """
 from __future__ import annotations
 
 import io
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from cfpromise.agent.output import Output
+
+
+# What cf-monitord keeps of a monitor bundle: its reports are not made (a no-op there)
+MONITOR_TYPES = ("meta", "vars", "defaults", "classes", "measurements")
 
 
 @dataclass
@@ -54,7 +58,7 @@ def _agent(path: str, workdir: str, out: Output, define: list[str]) -> Any:
     return agent
 
 
-def load_control(path: str, workdir: str, out: Output, define: list[str] = ()) -> MonitorControl:
+def load_control(path: str, workdir: str, out: Output, define: Sequence[str] = ()) -> MonitorControl:
     """Load and check the policy (raises the agent's LoadError/PolicyError when invalid);
     ``body monitor control`` and the files read."""
     from cfpromise.eval.context import Frame
@@ -84,12 +88,12 @@ def load_control(path: str, workdir: str, out: Output, define: list[str] = ()) -
     return control
 
 
-def run_monitor_bundles(path: str, workdir: str, out: Output, define: list[str] = ()) -> int:
+def run_monitor_bundles(path: str, workdir: str, out: Output, define: Sequence[str] = ()) -> int:
     """Evaluate every monitor bundle (without parameters) once; the number evaluated."""
     agent = _agent(path, workdir, out, list(define))
     count = 0
     for bundle in list(agent.policy.bundles):
         if bundle.type == "monitor" and not bundle.args:
-            agent.run_bundle(bundle, [])
+            agent.run_bundle(bundle, [], types=MONITOR_TYPES)
             count += 1
     return count

@@ -29,7 +29,8 @@ from typing import Callable
 from cfpromise.monitor.observables import SERVICES, SNIFFER_KINDS
 
 LISTEN = 0x0A
-LOG_FILES = (("webaccess", "/var/log/apache2/access_log"), ("weberrors", "/var/log/apache2/error_log"),
+LOG_FILES = (("webaccess", "/var/log/apache2/access_log"),
+             ("weberrors", "/var/log/apache2/error_log"),
              ("syslog", "/var/log/syslog"), ("messages", "/var/log/messages"))
 
 
@@ -104,7 +105,8 @@ def disk(state: ProbeState, sample: Sample) -> None:
             continue
         last = state.log_sizes.get(name, 0.0)
         state.log_sizes[name] = size
-        sample.values[name] = float(int(size / 100 + 0.5)) if last == 0 else float(int(size - last + 0.5))
+        growth = size / 100 if last == 0 else size - last      # first: "spike mitigation"
+        sample.values[name] = float(int(growth + 0.5))
 
 
 def load(state: ProbeState, sample: Sample) -> None:
@@ -252,7 +254,8 @@ def network(state: ProbeState, sample: Sample) -> None:
     for number, name, obs_in, obs_out in SERVICES:
         sample.values.setdefault(obs_in, 0.0)
         sample.values.setdefault(obs_out, 0.0)
-    for direction, table, stem in (("in", incoming, "cf_incoming"), ("out", outgoing, "cf_outgoing")):
+    for direction, table, stem in (("in", incoming, "cf_incoming"),
+                                   ("out", outgoing, "cf_outgoing")):
         for _, name, _, _ in SERVICES:
             _save_snapshot(state, sample, f"{stem}.{name}", name.replace("-", "_"), direction,
                            table[name], remote_of=True)

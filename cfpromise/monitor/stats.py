@@ -198,7 +198,8 @@ def _classes(name: str, this: float, expect: float, var: float, l_expect: float,
         return sig
     base = name + ("_high" if delta > 0 and ldelta > 0 else
                    "_low" if delta < 0 and ldelta < 0 else "_normal")
-    dev = math.sqrt(delta * delta / (1.0 + sigma * sigma) + ldelta * ldelta / (1.0 + lsigma * lsigma))
+    dev = math.sqrt(delta * delta / (1.0 + sigma * sigma)
+                    + ldelta * ldelta / (1.0 + lsigma * lsigma))
     if abs(delta) < NOISE_THRESHOLD:
         lines.append(base)
         if dev > 2.0 * math.sqrt(2.0):

@@ -16,8 +16,8 @@ from cfpromise.monitor.store import FILENAME, MonitorStore
 from tests.monitor.helpers import daemon, env_data, workdir_with
 
 
-def test_a_crashing_probe_is_logged_and_the_others_sampled(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crashing_probe_is_logged_and_the_others_sampled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def explode(state: probes.ProbeState, sample: probes.Sample) -> None:
         raise RuntimeError("sensor on fire")
     table = tuple((name, explode if name == "cpu" else fn) for name, fn in probes.PROBES)
