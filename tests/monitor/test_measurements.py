@@ -107,3 +107,24 @@ measurements:
         lines = [l for l in text.splitlines() if f"measurement '{handle}'" in l and "error" in l]
         assert len(lines) == 1, (handle, text)          # once, over two samples
         assert why in lines[0]
+
+
+def test_ifelapsed_reuses_the_last_sample_until_elapsed(tmp_path: Path) -> None:
+    data = tmp_path / "n.txt"
+    data.write_text("n=1\n")
+    work = workdir_with(tmp_path, f'''
+measurements:
+  "{data}" handle => "slow", stream_type => "file", data_type => "int",
+      history_type => "scalar", match_value => m("n=.*", "n=(\\d+)"), action => every(60);
+  "{data}" handle => "fast", stream_type => "file", data_type => "int",
+      history_type => "scalar", match_value => m("n=.*", "n=(\\d+)");
+''', extra="body action every(m) { ifelapsed => \"$(m)\"; }\n")
+    d, _log = daemon(work)
+    d.sample()
+    data.write_text("n=2\n")
+    d.sample()
+    env = env_data(work)
+    assert env["value_fast"] == "2" and env["value_slow"] == "1"
+    d2, _log2 = daemon(work)          # a restarted daemon measures at once
+    d2.sample()
+    assert env_data(work)["value_slow"] == "2"
