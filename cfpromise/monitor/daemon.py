@@ -78,7 +78,13 @@ class MonitorDaemon(Daemon):
         return control.files
 
     def tick(self, now: float) -> float:
-        self.sample(now)
+        import sqlite3
+        try:
+            self.sample(now)
+        except sqlite3.DatabaseError as err:
+            # reopened (integrity-checked, set aside if corrupt) at the next sample
+            self.log("error", f"Monitor state error ({err}): reopening it at the next sample")
+            self.shutdown()
         return self.interval
 
     def shutdown(self) -> None:

@@ -125,3 +125,25 @@ def test_forgetrate_from_body_monitor_control_and_persistent_anomalies(tmp_path:
     monitor_daemon._persist(str(work), ["users_high_dev2"], time.time())
     stored = json.loads((work / "state" / "persistent_classes.json").read_text())
     assert stored["users_high_dev2"]["expires"] > time.time() + 9 * 60
+
+
+def test_store_corrupted_while_running_is_rebuilt_at_the_next_sample(tmp_path: Path) -> None:
+    work = workdir_with(tmp_path, "")
+    d, log = daemon(work)
+    d.tick(time.time())
+    assert d.store is not None
+    d.store.close()
+    db = work / "state" / FILENAME
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    db.write_bytes(b"garbage" * 1000)
+    d.store = MonitorStore.__new__(MonitorStore)          # a handle on the broken file
+    d.store.path, d.store.log = str(db), d.log
+    import sqlite3
+    d.store.db = sqlite3.connect(str(db))
+    d.tick(time.time())                                   # fails, logged, store dropped
+    assert d.store is None and "Monitor state error" in log.getvalue()
+    (work / "state" / "env_data").unlink()
+    d.tick(time.time())                                   # reopened: set aside, rebuilt
+    assert (work / "state" / "env_data").exists()
+    assert any(p.name.startswith(FILENAME + ".corrupt-") for p in (work / "state").iterdir())
