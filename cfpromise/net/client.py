@@ -39,6 +39,10 @@ class TrustError(NetError):
     """The server presented a key we do not trust."""
 
 
+class SetupError(NetError):
+    """This host cannot connect at all (no key pair, bad TLS settings)."""
+
+
 @dataclass
 class ConnectOptions:
     workdir: str
@@ -254,13 +258,16 @@ def _md5_file(path: str) -> bytes:
     return h.digest()
 
 
-def _tcp_connect(host: str, port: str, timeout: float, force_ipv4: bool) -> tuple[socket.socket,
-                                                                                   str]:
+def _tcp_connect(host: str, port: str, timeout: float, force_ipv4: bool,
+                 log: Callable[[str, str], None] | None = None) -> tuple[socket.socket, str]:
     try:
         infos = socket.getaddrinfo(host, port, socket.AF_INET if force_ipv4 else socket.AF_UNSPEC,
                                    socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise NetError(f"Unable to find host '{host}' service '{port}' ({exc})") from None
+        reason = getattr(exc, "strerror", None) or str(exc)
+        if log:
+            log("info", f"Unable to find host '{host}' service '{port}' ({reason})")
+        raise NetError(f"No server is responding on port: {port}") from None
     last: Exception | None = None
     for family, kind, proto, _, addr in infos:
         sock = socket.socket(family, kind, proto)
@@ -301,12 +308,12 @@ def connect(server: str, opts: ConnectOptions) -> Connection:
     try:
         hostkey = keys.load_host_key(opts.workdir)
     except keys.KeyError_ as exc:
-        raise NetError(str(exc)) from None
+        raise SetupError(str(exc)) from None
     try:
         ctx = tls.client_context(hostkey.private, opts.ciphers, opts.min_tls)
     except tls.TLSSetupError as exc:
-        raise NetError(str(exc)) from None
-    raw, address = _tcp_connect(host, port, opts.timeout, opts.force_ipv4)
+        raise SetupError(str(exc)) from None
+    raw, address = _tcp_connect(host, port, opts.timeout, opts.force_ipv4, opts.log)
     try:
         sock = ctx.wrap_socket(raw, server_hostname=None)
     except (OSError, ssl.SSLError) as exc:

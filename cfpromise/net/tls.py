@@ -26,7 +26,7 @@ SERVER_DEFAULT_CIPHERS = "AES256-GCM-SHA384:AES256-SHA"
 TLS_VERSIONS = {"1.0": ssl.TLSVersion.TLSv1, "1": ssl.TLSVersion.TLSv1,
                 "1.1": ssl.TLSVersion.TLSv1_1, "1.2": ssl.TLSVersion.TLSv1_2,
                 "1.3": ssl.TLSVersion.TLSv1_3}
-DEFAULT_MIN_TLS = "1.1"           # TLS_LOWEST_RECOMMENDED in 3.21
+DEFAULT_MIN_TLS = "1.2"           # (3.21 recommends >= 1.1; OpenSSL 3 peers use 1.3 anyway)
 
 
 class TLSSetupError(Exception):
@@ -59,9 +59,12 @@ def _load_identity(ctx: ssl.SSLContext, key: RSAPrivateKey) -> None:
 
 
 def _min_version(ctx: ssl.SSLContext, min_version: str | None) -> None:
-    version = TLS_VERSIONS.get((min_version or DEFAULT_MIN_TLS).strip(), ssl.TLSVersion.TLSv1_1)
+    import warnings
+    version = TLS_VERSIONS.get((min_version or DEFAULT_MIN_TLS).strip(), ssl.TLSVersion.TLSv1_2)
     try:
-        ctx.minimum_version = version
+        with warnings.catch_warnings():          # 1.0/1.1 only when asked for explicitly
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ctx.minimum_version = version
     except (ValueError, ssl.SSLError):
         pass
 
