@@ -32,6 +32,7 @@ def _normal_ip(address: str) -> str:
 
 class ServerD(Daemon):
     name = "cf-serverd"
+    single_instance = False       # cf-serverd 3.21 runs beside another one (other port)
 
     def __init__(self, options: DaemonOptions, stream: Any = None,
                  port: int | None = None) -> None:
