@@ -54,13 +54,15 @@ bundle server access
 class CfServerd:
     """cf-serverd 3.21 in ``workdir``, admitting 127.0.0.1 to ``admit`` paths."""
 
-    def __init__(self, tmp: Path, admit: list[str]) -> None:
+    def __init__(self, tmp: Path, admit: list[str], shortcuts: dict[str, str] | None = None) -> None:
         self.workdir = tmp / "server-wd"
         (self.workdir / "inputs").mkdir(parents=True)
         (self.workdir / "bin").mkdir()
         os.symlink(CF_PROMISES or "/usr/bin/cf-promises", self.workdir / "bin" / "cf-promises")
         self.port = free_port()
         rules = "\n".join(f'    "{p}" admit_ips => {{ "127.0.0.1" }};' for p in admit)
+        rules += "\n".join(f'\n    "{p}" admit_ips => {{ "127.0.0.1" }}, shortcut => "{name}";'
+                           for name, p in (shortcuts or {}).items())
         policy = self.workdir / "inputs" / "promises.cf"
         policy.write_text(SERVER_POLICY.format(port=self.port, rules=rules))
         policy.chmod(0o600)
