@@ -22,6 +22,7 @@ bundle server x {{
   "$(d)/closed/" admit_ips => {{ "127.0.0.1" }}, deny_ips => {{ "127.0.0.0/8" }};
   "{echo}" admit_ips => {{ "127.0.0.1" }};
   "the literal" resource_type => "literal", handle => "lit", admit_ips => {{ "127.0.0.1" }};
+  "allowed_.*" resource_type => "context", admit_ips => {{ "127.0.0.1" }};
  roles:
   "allowed_.*" authorize => {{ "root" }};
 }}
@@ -71,12 +72,12 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
 
 
 def run(access: object, payload: bytes | str, ip: str = "127.0.0.1",
-        incoming: list[bytes] = ()) -> tuple[bool, Wire]:
+        incoming: list[bytes] = (), workdir: str = "") -> tuple[bool, Wire]:
     wire = Wire()
     wire.incoming = list(incoming)
     logs: list[str] = []
     req = Request(access, Peer(ip=ip, key="MD5=00", username="root"), wire.send,  # type: ignore
-                  wire.receive, lambda level, msg: logs.append(msg))
+                  wire.receive, lambda level, msg: logs.append(msg), workdir)
     data = payload.encode() if isinstance(payload, str) else payload
     return dispatch(req, data), wire
 
@@ -179,3 +180,21 @@ def test_exec_runs_cfruncommand_with_authorised_classes(setup: tuple[Path, objec
     assert wire.transactions()[0] == "EXEC denied bundle activation (check cf-serverd verbose output)"
     _, wire = run(access, "EXEC", incoming=[b"no_such_class", terminator])
     assert wire.transactions()[0].startswith("Hello ")
+
+
+def test_context_serves_admitted_persistent_classes(setup: tuple[Path, object],
+                                                    tmp_path: Path) -> None:
+    import json
+    import time
+    _, access = setup
+    (tmp_path / "state").mkdir()
+    now = time.time()
+    (tmp_path / "state" / "persistent_classes.json").write_text(json.dumps({
+        "allowed_x": {"expires": now + 600}, "allowed_old": {"expires": now - 5},
+        "other": {"expires": now + 600}}))
+    assert run(access, "CONTEXT allowed_.*", workdir=str(tmp_path))[1].transactions() == \
+        ["allowed_x"]
+    assert run(access, "CONTEXT other", workdir=str(tmp_path))[1].transactions() == \
+        [P.CF_FAILEDSTR]
+    assert run(access, "CONTEXT allowed_.*", ip="10.0.0.1",
+               workdir=str(tmp_path))[1].transactions() == [P.CF_FAILEDSTR]
