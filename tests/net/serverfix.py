@@ -54,7 +54,8 @@ bundle server access
 class CfServerd:
     """cf-serverd 3.21 in ``workdir``, admitting 127.0.0.1 to ``admit`` paths."""
 
-    def __init__(self, tmp: Path, admit: list[str], shortcuts: dict[str, str] | None = None) -> None:
+    def __init__(self, tmp: Path, admit: list[str], shortcuts: dict[str, str] | None = None,
+                 lite_key: bool = False) -> None:
         self.workdir = tmp / "server-wd"
         (self.workdir / "inputs").mkdir(parents=True)
         (self.workdir / "bin").mkdir()
@@ -67,7 +68,12 @@ class CfServerd:
         policy.write_text(SERVER_POLICY.format(port=self.port, rules=rules))
         policy.chmod(0o600)
         self.env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(self.workdir))
-        subprocess.run([CF_KEY or "cf-key"], env=self.env, check=True, capture_output=True)
+        if lite_key:            # cf-serverd runs on a key pair made by cf-lite-key
+            import sys
+            subprocess.run([sys.executable, "-m", "cfpromise.cli.key"], env=self.env, check=True,
+                           capture_output=True)
+        else:
+            subprocess.run([CF_KEY or "cf-key"], env=self.env, check=True, capture_output=True)
         self.proc = subprocess.Popen([CF_SERVERD or "cf-serverd", "-F", "-f", str(policy)],
                                      env=self.env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True)

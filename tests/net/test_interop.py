@@ -208,3 +208,20 @@ def test_malformed_server_replies_fail_the_promise_cleanly(tmp_path, reply):
 def _user() -> str:
     from cfpromise.net.client import current_user
     return current_user()
+
+
+@needs_serverd
+def test_cf_serverd_runs_on_a_cf_lite_key_and_trusts_a_cf_key_client(tmp_path, data):
+    """Key files interoperate: cf-serverd loads a pair written by cf-lite-key, and our
+    agent connects with a pair written by cf-key 3.21."""
+    srv = CfServerd(tmp_path, [str(data / "a.txt")], lite_key=True)
+    try:
+        wd = tmp_path / "work"
+        env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(wd))
+        subprocess.run([CF_KEY], env=env, check=True, capture_output=True)
+        dst = tmp_path / "dst"
+        code, out = run_agent(tmp_path, _policy(srv.port, f'    "{dst}/a.txt" copy_from => net("{data}/a.txt");'))
+    finally:
+        srv.stop()
+    assert code == 0, out
+    assert (dst / "a.txt").read_bytes() == (data / "a.txt").read_bytes()
