@@ -146,6 +146,21 @@ def canonical_request_path(path: str) -> str | None:
     return real
 
 
+def open_checked(path: str, flags: int = 0) -> int:
+    """Open ``path`` (already canonical and admitted) without following a symlink, and
+    make sure the object opened is the one checked: a directory swapped for a symlink
+    between the check and the open is refused (OSError)."""
+    fd = os.open(path.rstrip("/") or "/", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | flags)
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        real = None
+    if real is not None and real != (path.rstrip("/") or "/"):
+        os.close(fd)
+        raise OSError(13, "Permission denied (path changed after the access check)")
+    return fd
+
+
 def _strip_slash(path: str) -> str:
     return path[:-1] if len(path) > 1 and path.endswith("/") else path
 
@@ -220,7 +235,7 @@ def send_file(req: Request, path: str, bufsize: int) -> None:
         req.send(_padded(P.CF_FAILEDSTR, bufsize))
         return
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = open_checked(path)
     except OSError as err:
         req.log("error", f"Open error of file '{path}'. (open: {err.strerror})")
         req.send(_padded(P.CF_FAILEDSTR, bufsize))
@@ -258,7 +273,11 @@ def opendir(req: Request, payload: bytes, text: str) -> bool:
         req.log("info", f"access denied to OPENDIR: {path}")
         return req.refuse(text)
     try:
-        names = [".", ".."] + sorted(os.listdir(path))
+        fd = open_checked(path, os.O_DIRECTORY)
+        try:
+            names = [".", ".."] + sorted(os.listdir(fd))
+        finally:
+            os.close(fd)
     except OSError as err:
         req.log("info", f"Couldn't open directory '{path}' (DirOpen:{err.strerror})")
         req.reply(f"BAD: cfengine, couldn't open dir {path}")
@@ -348,7 +367,7 @@ def md5(req: Request, payload: bytes, text: str) -> bool:
     digest = payload[start:start + 16].ljust(16, b"\0")
     h = hashlib.md5()
     try:
-        with open(path, "rb") as f:
+        with os.fdopen(open_checked(path), "rb") as f:
             for block in iter(lambda: f.read(READ_CHUNK), b""):
                 h.update(block)
     except OSError:

@@ -198,3 +198,16 @@ def test_context_serves_admitted_persistent_classes(setup: tuple[Path, object],
         [P.CF_FAILEDSTR]
     assert run(access, "CONTEXT allowed_.*", ip="10.0.0.1",
                workdir=str(tmp_path))[1].transactions() == [P.CF_FAILEDSTR]
+
+
+def test_open_checked_refuses_a_path_swapped_for_a_symlink(tmp_path: Path) -> None:
+    from cfpromise.server.requests import open_checked
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "f").write_text("x")
+    os.symlink(tmp_path / "real", tmp_path / "swapped")
+    os.close(open_checked(str(tmp_path / "real" / "f")))
+    with pytest.raises(OSError):
+        open_checked(str(tmp_path / "swapped" / "f"))        # a directory became a symlink
+    os.symlink(tmp_path / "real" / "f", tmp_path / "link")
+    with pytest.raises(OSError):
+        open_checked(str(tmp_path / "link"))                  # the file itself is a symlink
