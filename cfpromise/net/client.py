@@ -25,6 +25,7 @@ from typing import Callable, Iterator
 from cfpromise.net import protocol as P
 
 DEFAULT_PORT = 5308
+MAX_DIR_ENTRIES = 1_000_000          # a server cannot make us hold an endless listing
 
 
 class NetError(Exception):
@@ -209,6 +210,9 @@ class Connection:
             names.extend(chunk)
             if done:
                 return names
+            if len(names) > MAX_DIR_ENTRIES:
+                self.broken = True
+                raise NetError(f"Directory listing of '{self.server}:{path}' is too long")
 
     def md5_differs(self, path: str, local_file: str) -> bool:
         """CompareHashNet: does the server's file differ from ``local_file``?"""
@@ -302,7 +306,7 @@ def connect(server: str, opts: ConnectOptions) -> Connection:
     from cfpromise.net import keys, tls
     version = opts.version or P.LATEST
     if version == P.Version.CLASSIC:
-        raise NetError(f"Protocol version 1 (classic) is not supported by cf-lite: cannot "
+        raise SetupError(f"Protocol version 1 (classic) is not supported by cf-lite: cannot "
                        f"connect to '{server}'; use protocol_version \"2\" or later")
     host, port = split_host_port(server, opts.port)
     try:

@@ -225,3 +225,13 @@ def test_cf_serverd_runs_on_a_cf_lite_key_and_trusts_a_cf_key_client(tmp_path, d
         srv.stop()
     assert code == 0, out
     assert (dst / "a.txt").read_bytes() == (data / "a.txt").read_bytes()
+
+
+def test_classic_protocol_is_refused_with_a_message(tmp_path):
+    _client_workdir(tmp_path)
+    dst = tmp_path / "dst"
+    policy = _policy(1, f'    "{dst}/f" copy_from => net("/etc/hostname");',
+                     extra='protocol_version => "classic";')
+    code, out = run_agent(tmp_path, policy)
+    assert "Protocol version 1 (classic) is not supported" in out
+    assert "No suitable server found" in out and not (dst / "f").exists()
