@@ -235,3 +235,19 @@ def test_classic_protocol_is_refused_with_a_message(tmp_path):
     code, out = run_agent(tmp_path, policy)
     assert "Protocol version 1 (classic) is not supported" in out
     assert "No suitable server found" in out and not (dst / "f").exists()
+
+
+@needs_serverd
+def test_copyfrom_restrict_keys(tmp_path, data, server):
+    _client_workdir(tmp_path)
+    dst = tmp_path / "dst"
+    digest = keys.digest(keys.parse_public(server.public_key.read_bytes()))
+    promise = f'    "{dst}/a.txt" copy_from => net("{data}/a.txt");'
+    other = "MD5=" + "0" * 32
+    policy = _policy(server.port, promise).replace(
+        "body depth_search", f'body agent control {{ copyfrom_restrict_keys => {{ "{other}" }}; }}\nbody depth_search')
+    code, out = run_agent(tmp_path, policy)
+    assert f"Server key not in allowed keys, server presented: {digest}" in out
+    assert not (dst / "a.txt").exists()
+    code, out = run_agent(tmp_path, policy.replace(other, digest))
+    assert (dst / "a.txt").exists(), out

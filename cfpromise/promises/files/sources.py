@@ -157,10 +157,13 @@ def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
             conn.close()
             conn = False
         if conn is False:
+            from cfpromise.promises.files.attributes import as_list
+            restrict = as_list(bridge.agent_control(fr.agent).get("copyfrom_restrict_keys"))
             opts = client.ConnectOptions(workdir=_workdir(fr.agent), port=copy.port,
                                          version=version, trust=copy.trustkey,
                                          timeout=copy.timeout or 30.0,
-                                         force_ipv4=copy.force_ipv4, log=log)
+                                         force_ipv4=copy.force_ipv4, log=log,
+                                         restrict_keys=[str(k) for k in restrict])
             try:
                 conn = client.connect(server, opts)
                 from cfpromise.net import lastseen
