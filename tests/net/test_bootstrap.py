@@ -68,6 +68,11 @@ def test_bootstrap_as_client_pulls_masterfiles(tmp_path, monkeypatch):
     assert "R: Updated local policy from policy server" in out
     assert "R: Triggered an initial run of the policy" in out
     assert f"Bootstrap to '127.0.0.1:{srv.port}' completed successfully!" in out
+    # sys.policy_hub / policy_hub_port now come from policy_server.dat
+    code, out = run_agent(tmp_path, """
+bundle agent main { reports: "hub=$(sys.policy_hub) port=$(sys.policy_hub_port)"; }
+""")
+    assert f"R: hub=127.0.0.1 port={srv.port}" in out, out
 
 
 def test_bootstrap_as_hub_needs_masterfiles(tmp_path):
