@@ -150,7 +150,9 @@ def open_checked(path: str, flags: int = 0) -> int:
     """Open ``path`` (already canonical and admitted) without following a symlink, and
     make sure the object opened is the one checked: a directory swapped for a symlink
     between the check and the open is refused (OSError)."""
-    fd = os.open(path.rstrip("/") or "/", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | flags)
+    # O_NONBLOCK: a FIFO in an admitted tree must not hang the connection at open()
+    fd = os.open(path.rstrip("/") or "/",
+                 os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | flags)
     try:
         real = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
@@ -241,10 +243,19 @@ def send_file(req: Request, path: str, bufsize: int) -> None:
         req.send(_padded(P.CF_FAILEDSTR, bufsize))
         return
     try:
-        size = os.fstat(fd).st_size
+        opened = os.fstat(fd)
+        if not st_.S_ISREG(opened.st_mode):
+            req.log("error", f"Open error of file '{path}'. (not a regular file)")
+            req.send(_padded(P.CF_FAILEDSTR, bufsize))
+            return
+        size = opened.st_size
         sent = 0
         while sent < size:
-            chunk = os.read(fd, min(READ_CHUNK, size - sent))
+            try:
+                chunk = os.read(fd, min(READ_CHUNK, size - sent))
+            except OSError as err:
+                req.log("error", f"Read failed in GetFile. (read: {err.strerror})")
+                break
             if not chunk:
                 break
             sent += len(chunk)
@@ -367,7 +378,11 @@ def md5(req: Request, payload: bytes, text: str) -> bool:
     digest = payload[start:start + 16].ljust(16, b"\0")
     h = hashlib.md5()
     try:
-        with os.fdopen(open_checked(path), "rb") as f:
+        fd = open_checked(path)
+        if not st_.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OSError(21, "not a regular file")
+        with os.fdopen(fd, "rb") as f:
             for block in iter(lambda: f.read(READ_CHUNK), b""):
                 h.update(block)
     except OSError:

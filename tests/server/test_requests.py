@@ -211,3 +211,15 @@ def test_open_checked_refuses_a_path_swapped_for_a_symlink(tmp_path: Path) -> No
     os.symlink(tmp_path / "real" / "f", tmp_path / "link")
     with pytest.raises(OSError):
         open_checked(str(tmp_path / "link"))                  # the file itself is a symlink
+
+
+def test_get_of_a_directory_or_fifo_is_a_failed_block(setup: tuple[Path, object]) -> None:
+    root, access = setup
+    fifo = root / "pub" / "fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    for target in ("sub", "fifo"):
+        keep, wire = run(access, f"GET 2048 {root}/pub/{target}")
+        assert keep and bytes(wire.data) == P.CF_FAILEDSTR.encode().ljust(2048, b"\0")
+    _, wire = run(access, P.md5(f"{root}/pub/fifo", b"\0" * 16))
+    assert wire.transactions() == [P.CFD_TRUE]               # answered, not stuck on the FIFO
