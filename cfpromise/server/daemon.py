@@ -180,6 +180,8 @@ class ServerD(Daemon):
                    for e in table.entries.values()):
             return ""
         if ip not in self._names:
+            if len(self._names) >= 4096:          # bounded: forget the oldest answers
+                self._names.pop(next(iter(self._names)))
             try:
                 self._names[ip] = socket.gethostbyaddr(ip)[0]
             except OSError:
