@@ -251,3 +251,12 @@ def test_copyfrom_restrict_keys(tmp_path, data, server):
     assert not (dst / "a.txt").exists()
     code, out = run_agent(tmp_path, policy.replace(other, digest))
     assert (dst / "a.txt").exists(), out
+
+
+def test_common_control_protocol_version_applies(tmp_path):
+    _client_workdir(tmp_path)
+    dst = tmp_path / "dst"
+    policy = _policy(1, f'    "{dst}/f" copy_from => net("/etc/hostname");').replace(
+        'bundlesequence => { "main" };', 'bundlesequence => { "main" }; protocol_version => "classic";')
+    code, out = run_agent(tmp_path, policy)
+    assert "Protocol version 1 (classic) is not supported" in out, out

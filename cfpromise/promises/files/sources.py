@@ -138,6 +138,16 @@ def _workdir(agent: Any) -> str:
     return os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or default_workdir()
 
 
+def _common_control(agent: Any) -> dict[str, Any]:
+    engine = bridge._engine(agent)
+    control = getattr(engine, "control", None) if engine is not None else None
+    return control if isinstance(control, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value and "$" not in value else None
+
+
 def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
     """The source for this copy: LOCAL, a RemoteSource, or None when no server
     could be reached (the caller fails the promise)."""
@@ -147,7 +157,10 @@ def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
     if not copy.servers:
         return LOCAL
     cache = bridge.run_state(fr.agent, "net_connections")
-    version = P.parse_version_policy(copy.protocol_version) or P.LATEST
+    common = _common_control(fr.agent)
+    # DecideProtocol: the copy_from's protocol_version, else body common control's, else latest
+    version = (P.parse_version_policy(copy.protocol_version)
+               or P.parse_version_policy(_text(common.get("protocol_version"))) or P.LATEST)
     for server in copy.servers:
         if server == "localhost":
             return LOCAL
@@ -163,7 +176,9 @@ def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
                                          version=version, trust=copy.trustkey,
                                          timeout=copy.timeout or 30.0,
                                          force_ipv4=copy.force_ipv4, log=log,
-                                         restrict_keys=[str(k) for k in restrict])
+                                         restrict_keys=[str(k) for k in restrict],
+                                         ciphers=_text(common.get("tls_ciphers")),
+                                         min_tls=_text(common.get("tls_min_version")))
             try:
                 conn = client.connect(server, opts)
                 from cfpromise.net import lastseen
