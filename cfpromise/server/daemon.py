@@ -91,6 +91,8 @@ class ServerD(Daemon):
             self.register(listener, self._accept)
             self.log("info", f"Listening for connections on port {port}")
         self.tls_context = context
+        if not self.access.files:
+            self.log("notice", "Server is starting...")
         self.access = access
         self.log("verbose", f"Loaded server policy: {len(access.paths)} path rules")
         return access.files
@@ -189,6 +191,7 @@ class ServerD(Daemon):
         return self._names[ip]
 
     def shutdown(self) -> None:
+        self.log("notice", "Cleaning up and exiting...")
         self.stopping = True
         if self.listener is not None:
             self.unregister(self.listener)

@@ -112,6 +112,7 @@ class Session:
             self.log("error", f"Unexpected error, closing connection: {type(err).__name__}: "
                               f"{err}")
         finally:
+            self.log("info", "Closing connection, terminating thread")
             try:
                 self.sock.close()
             except OSError:
