@@ -75,11 +75,7 @@ class ServerD(Daemon):
                 self.host_key = keys.load_host_key(opts.workdir)
             except keys.KeyError_ as err:
                 raise PolicyError(f"{err}") from None
-        try:
-            context = server_context(self.host_key.private, access.allowciphers,
-                                     access.allowtlsversion)
-        except TLSSetupError as err:
-            raise PolicyError(str(err)) from None
+        context = self._tls_context(access)
         port = self.port_override or access.port
         where = (access.bindtointerface, port)
         if where != self.bound:
@@ -96,6 +92,36 @@ class ServerD(Daemon):
         self.access = access
         self.log("verbose", f"Loaded server policy: {len(access.paths)} path rules")
         return access.files
+
+    def _tls_context(self, access: ServerAccess) -> Any:
+        """The TLS context for ``allowciphers``/``allowtlsversion``.  As 3.21's
+        TLSSetCipherList, names starting "TLS_" are TLS 1.3 suites and a list without
+        any disables TLS 1.3; when the context cannot take the 1.3 suites themselves
+        (the ssl module has no call for them), the 1.2 part is applied and TLS 1.3
+        keeps OpenSSL's suites."""
+        import ssl
+        from cfpromise.net.tls import TLSSetupError, server_context
+        ciphers = access.allowciphers
+        key = self.host_key.private
+        parts = [c for c in (ciphers or "").split(":") if c]
+        suites = [c for c in parts if c.startswith("TLS_")]
+        older = ":".join(c for c in parts if not c.startswith("TLS_")) or None
+        try:
+            try:
+                context = server_context(key, ciphers, access.allowtlsversion)
+            except TLSSetupError:
+                if not suites or not ciphers:
+                    raise
+                self.log("verbose", f"TLS 1.3 cipher suites '{':'.join(suites)}' cannot be "
+                                    "restricted here: TLS 1.3 keeps OpenSSL's suites")
+                context = server_context(key, older, access.allowtlsversion)
+        except TLSSetupError as err:
+            raise PolicyError(str(err)) from None
+        if ciphers and not suites:
+            self.log("warning", "Disabling TLS 1.3 because no TLS 1.3 ciphersuites specified "
+                                f"in allowed ciphers: '{ciphers}'")
+            context.options |= ssl.OP_NO_TLSv1_3
+        return context
 
     def _listen(self, interface: str, port: int) -> socket.socket:
         try:

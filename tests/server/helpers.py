@@ -75,10 +75,10 @@ class Client:
     """Just enough of the agent's side to talk to the server."""
 
     def __init__(self, port: int, key: keys.HostKey, username: str = "root",
-                 version: int = 3) -> None:
+                 version: int = 3, min_tls: str | None = None) -> None:
         from cfpromise.net.tls import client_context
         raw = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self.sock: Any = client_context(key.private).wrap_socket(raw)
+        self.sock: Any = client_context(key.private, min_version=min_tls).wrap_socket(raw)
         self.hello = self._line()
         self.sock.sendall(P.version_line(version, "cf-agent") + P.identity_line(username))
         self.welcome = self._line()

@@ -27,14 +27,15 @@ bundle server x {{
 
 
 def start(tmp: Path, trust: str = '"127.0.0.1"', maxconn: int = 50,
-          env: dict[str, str] | None = None) -> tuple[Server, keys.HostKey, Path]:
+          env: dict[str, str] | None = None, extra: str = "") -> tuple[Server, keys.HostKey, Path]:
     wd = tmp / "wd"
     make_workdir(str(wd))
     pub = tmp / "pub"
     pub.mkdir()
     (pub / "f").write_bytes(b"hello")
     os.chmod(tmp, 0o755)
-    policy = write_policy(str(tmp / "s.cf"), POLICY.format(pub=pub, trust=trust, maxconn=maxconn))
+    text = POLICY.format(pub=pub, trust=trust, maxconn=maxconn)
+    policy = write_policy(str(tmp / "s.cf"), text.replace("maxconnections", extra + " maxconnections"))
     client_key = keys.HostKey(keys.generate())
     return Server(str(wd), policy, free_port(), env), client_key, pub
 
@@ -196,5 +197,28 @@ def test_maxconnections(tmp_path: Path) -> None:
         c = Client(server.port, key)
         assert c.request("VERSION").startswith("OK:")
         c.close()
+    finally:
+        server.stop()
+
+
+def test_tls_1_3_only_server(tmp_path: Path) -> None:
+    server, key, pub = start(tmp_path, extra='allowciphers => "TLS_AES_256_GCM_SHA384"; '
+                                             'allowtlsversion => "1.3";')
+    try:
+        c = Client(server.port, key)
+        assert c.sock.version() == "TLSv1.3" and c.request("VERSION").startswith("OK:")
+        c.close()
+    finally:
+        server.stop()
+
+
+def test_ciphers_without_tls13_suites_disable_tls13(tmp_path: Path) -> None:
+    server, key, pub = start(tmp_path, extra='allowciphers => "AES256-GCM-SHA384";')
+    try:
+        c = Client(server.port, key)
+        assert c.sock.version() == "TLSv1.2" and c.sock.cipher()[0] == "AES256-GCM-SHA384"
+        c.close()
+        with pytest.raises((OSError, ssl.SSLError)):
+            Client(server.port, key, min_tls="1.3")
     finally:
         server.stop()
