@@ -64,15 +64,17 @@ def served(tmp_path: Path):
     wd = tmp_path / "srvwd"
     make_workdir(str(wd))
     policy = write_policy(str(tmp_path / "s.cf"), SERVER.format(pub=pub))
-    server = Server(str(wd), policy, free_port())
     client_wd = tmp_path / "cliwd"
     client_wd.mkdir(mode=0o700)
     env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(client_wd))
     subprocess.run([CF_KEY], env=env, check=True, capture_output=True)
     (client_wd / "bin").mkdir(exist_ok=True)
     os.symlink("/usr/bin/cf-promises", client_wd / "bin" / "cf-promises")
-    yield tmp_path, pub, server, env
-    server.stop()
+    server = Server(str(wd), policy, free_port())
+    try:
+        yield tmp_path, pub, server, env
+    finally:
+        server.stop()
 
 
 def test_cf_agent_copies_from_cf_lite_serverd(served) -> None:

@@ -37,12 +37,14 @@ def setup(tmp_path: Path):
     server_key = make_workdir(str(srv))
     policy = write_policy(str(tmp_path / "s.cf"),
                           SERVER.format(user=getpass.getuser(), script=script, out=out))
-    server = Server(str(srv), policy, free_port())
     cli = tmp_path / "cli"
     make_workdir(str(cli))
     keys.trust_key(str(cli), server_key.public)
-    yield server, cli, out
-    server.stop()
+    server = Server(str(srv), policy, free_port())
+    try:
+        yield server, cli, out
+    finally:
+        server.stop()
 
 
 def runagent(server: Server, cli: Path, *args: str) -> subprocess.CompletedProcess[str]:
