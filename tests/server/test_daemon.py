@@ -26,6 +26,16 @@ bundle server x {{
 """
 
 
+_STARTED: list[Server] = []
+
+
+@pytest.fixture(autouse=True)
+def _stop_servers():
+    yield
+    while _STARTED:
+        _STARTED.pop().stop()
+
+
 def start(tmp: Path, trust: str = '"127.0.0.1"', maxconn: int = 50,
           env: dict[str, str] | None = None, extra: str = "") -> tuple[Server, keys.HostKey, Path]:
     wd = tmp / "wd"
@@ -37,7 +47,9 @@ def start(tmp: Path, trust: str = '"127.0.0.1"', maxconn: int = 50,
     text = POLICY.format(pub=pub, trust=trust, maxconn=maxconn)
     policy = write_policy(str(tmp / "s.cf"), text.replace("maxconnections", extra + " maxconnections"))
     client_key = keys.HostKey(keys.generate())
-    return Server(str(wd), policy, free_port(), env), client_key, pub
+    server = Server(str(wd), policy, free_port(), env)
+    _STARTED.append(server)
+    return server, client_key, pub
 
 
 def test_trusted_by_trustkeysfrom_then_served(tmp_path: Path) -> None:
