@@ -5,7 +5,7 @@ timeout), TLS handshake presenting our host key's certificate, the server's key
 checked against WORKDIR/ppkeys/<user>-<digest>.pub (a new key is trusted and
 stored only with ``trust``, as ``trustkey => "true"`` or a bootstrap does),
 then the ``CFE_vN`` / ``IDENTITY`` dialog.  Protocol version 1 (classic) is
-refused: cf-lite speaks only the TLS protocols.
+handed to classic_client.py.
 
 Every reply is parsed defensively: a malformed, truncated or oversized answer
 raises :class:`NetError` (never anything else), so that a promise can fail
@@ -57,6 +57,7 @@ class ConnectOptions:
     force_ipv4: bool = False
     restrict_keys: list[str] = field(default_factory=list)
     log: Callable[[str, str], None] | None = None    # (level, message)
+    encrypt: bool = False                  # classic protocol only: S* (encrypted) requests
 
 
 def split_host_port(text: str, default_port: int | str = DEFAULT_PORT) -> tuple[str, str]:
@@ -306,8 +307,8 @@ def connect(server: str, opts: ConnectOptions) -> Connection:
     from cfpromise.net import keys, tls
     version = opts.version or P.LATEST
     if version == P.Version.CLASSIC:
-        raise SetupError(f"Protocol version 1 (classic) is not supported by cf-lite: cannot "
-                       f"connect to '{server}'; use protocol_version \"2\" or later")
+        from cfpromise.net import classic_client
+        return classic_client.connect(server, opts, opts.encrypt)
     host, port = split_host_port(server, opts.port)
     try:
         hostkey = keys.load_host_key(opts.workdir)

@@ -164,7 +164,8 @@ def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
     for server in copy.servers:
         if server == "localhost":
             return LOCAL
-        key = (server, str(copy.port), int(version), copy.trustkey, copy.force_ipv4)
+        key = (server, str(copy.port), int(version), copy.trustkey, copy.force_ipv4,
+               copy.encrypt and version == P.Version.CLASSIC)
         conn = cache.get(key, False)
         if conn is not False and conn is not None and conn.broken:
             conn.close()
@@ -178,7 +179,8 @@ def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
                                          force_ipv4=copy.force_ipv4, log=log,
                                          restrict_keys=[str(k) for k in restrict],
                                          ciphers=_text(common.get("tls_ciphers")),
-                                         min_tls=_text(common.get("tls_min_version")))
+                                         min_tls=_text(common.get("tls_min_version")),
+                                         encrypt=copy.encrypt)
             try:
                 conn = client.connect(server, opts)
                 from cfpromise.net import lastseen
