@@ -57,7 +57,8 @@ def insecure(path: str) -> bool:
 
 
 OWN_PROGRAMS = {"cf-agent": "cf-lite-agent", "cf-promises": "cf-lite-promises",
-                "cf-serverd": "cf-lite-serverd", "cf-monitord": "cf-lite-monitord"}
+                "cf-serverd": "cf-lite-serverd", "cf-monitord": "cf-lite-monitord",
+                "cf-key": "cf-lite-key", "cf-net": "cf-lite-net", "cf-secret": "cf-lite-secret"}
 
 
 def own_programs(workdir: str) -> dict[str, str]:

@@ -48,6 +48,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("-t", "--timing-output", action="store_true",
                     help="timing information on the console in verbose mode (as cf-agent)")
     ap.add_argument("-V", "--version", action="store_true")
+    ap.add_argument("-B", "--bootstrap", metavar="HOST[:PORT]",
+                    help="bootstrap to the policy server at HOST (cfpromise.net.bootstrap)")
+    ap.add_argument("--trust-server", nargs="?", const="yes", default="yes", choices=("yes", "no"),
+                    help="when bootstrapping, trust the server's key (default yes)")
+    ap.add_argument("--skip-bootstrap-policy-run", action="store_true",
+                    help="do not run the fetched policy at the end of the bootstrap")
     ap.add_argument("--graph", nargs="?", const="dot", choices=("dot", "json"),
                     help="print the plan (Graphviz dot, or JSON) and exit without running")
     ap.add_argument("--report", nargs="?", const="json", type=_report_spec, metavar="json[=FILE]",
@@ -124,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
     level = args.log_level or ("debug" if args.debug else "verbose" if args.verbose else
                                "info" if args.inform else "notice")
+    if args.bootstrap:
+        from cfpromise.net.bootstrap import bootstrap_options
+        if not bootstrap_options(args, workdir, level):
+            return 1
     options = AgentOptions(
         file=resolve_file(args.file, workdir), bundlesequence=args.bundlesequence,
         define=args.define, negate=args.negate, ignore_locks=args.no_lock or args.dry_run,
@@ -142,7 +152,13 @@ def main(argv: list[str] | None = None) -> int:
         from cfpromise.agent.validated import ValidationTagger
         agent.observers.append(ValidationTagger(explicit_file=bool(args.file)))
         agent.observers.append(_recorder(args, workdir))
-        return agent.run()
+        code = agent.run()
+        if args.bootstrap:
+            from cfpromise.net.bootstrap import verify
+            out.flush()
+            if not verify(workdir, args.bootstrap, out.log):
+                return 1
+        return code
     finally:
         out.flush()
 

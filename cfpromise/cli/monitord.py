@@ -1,12 +1,68 @@
-"""cf-lite-monitord: the monitord daemon (not yet implemented: it has its own issue)."""
+"""cf-lite-monitord: the monitoring daemon, as cf-monitord 3.21 (the work is in cfpromise.monitor).
+
+Beyond cf-monitord's options, for tests and cron:
+
+    --interval SECONDS   seconds between samples (default 150, as cf-monitord; also the
+                         CF_LITE_MONITOR_INTERVAL environment variable)
+    --once               take one sample, write WORKDIR/state/env_data and exit
+
+Environment: CF_LITE_MONITOR_PIPE_TIMEOUT (seconds a pipe measurement may run, default 60),
+CF_LITE_POLICY_CHECK_INTERVAL (seconds between checks of the policy files, default 5).
+"""
 from __future__ import annotations
 
+import argparse
+import os
 import sys
+
+from cfpromise.cli import HelpFormatter
+
+
+def _parser() -> argparse.ArgumentParser:
+    from cfpromise.daemon import add_arguments
+    ap = argparse.ArgumentParser(prog="cf-lite-monitord",
+                                 description="Monitoring daemon for CFEngine 3 policy.",
+                                 epilog=__doc__.split("\n\n", 1)[1],
+                                 formatter_class=HelpFormatter)
+    add_arguments(ap)
+    ap.add_argument("-n", "--dry-run", action="store_true", help="accepted, as cf-monitord")
+    ap.add_argument("-H", "--histograms", action="store_true",
+                    help="ignored for backward compatibility, as cf-monitord")
+    ap.add_argument("-T", "--tcpdump", action="store_true",
+                    help="accepted; cf-lite-monitord does not sniff packets")
+    ap.add_argument("--interval", type=float, metavar="SECONDS",
+                    help="seconds between samples (default 150)")
+    ap.add_argument("--once", action="store_true", help="take one sample and exit")
+    return ap
+
+
+def _seconds(text: str | None, default: float) -> float:
+    try:
+        value = float(text) if text not in (None, "") else default
+    except ValueError:
+        return default
+    return value if value > 0 else default
 
 
 def main(argv: list[str] | None = None) -> int:
-    print("cf-lite-monitord: not implemented yet", file=sys.stderr)
-    return 1
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.version:
+        from cfpromise import CFENGINE_COMPAT_VERSION, __version__
+        print(f"cf-lite-monitord {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")
+        return 0
+    from cfpromise.daemon import options_from_args
+    from cfpromise.monitor.daemon import DEFAULT_INTERVAL, MonitorDaemon
+    from cfpromise.monitor.measurements import DEFAULT_PIPE_TIMEOUT
+    options = options_from_args(args)
+    interval = args.interval if args.interval and args.interval > 0 else _seconds(
+        os.environ.get("CF_LITE_MONITOR_INTERVAL"), DEFAULT_INTERVAL)
+    timeout = _seconds(os.environ.get("CF_LITE_MONITOR_PIPE_TIMEOUT"), DEFAULT_PIPE_TIMEOUT)
+    if args.once:
+        options.foreground = True
+    daemon = MonitorDaemon(options, interval=interval, pipe_timeout=timeout)
+    if args.once:
+        return daemon.run_once()
+    return daemon.run()
 
 
 if __name__ == "__main__":

@@ -1,12 +1,27 @@
-"""cf-lite-serverd: the serverd daemon (not yet implemented: it has its own issue)."""
+"""cf-lite-serverd: serve files, variables and remote runs to CFEngine agents (cf-serverd 3.21).
+
+Options are every CFEngine daemon's (see :func:`cfpromise.daemon.add_arguments`);
+the work is in :mod:`cfpromise.server`.  ``--port`` overrides ``body server
+control`` ``port`` (for tests)."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    print("cf-lite-serverd: not implemented yet", file=sys.stderr)
-    return 1
+    from cfpromise.daemon import add_arguments, options_from_args
+    ap = argparse.ArgumentParser(prog="cf-lite-serverd",
+                                 description="cf-lite's server daemon (cf-serverd 3.21)")
+    add_arguments(ap)
+    ap.add_argument("--port", type=int, help="listen on this port, whatever the policy says")
+    args = ap.parse_args(argv)
+    if args.version:
+        from cfpromise import __version__
+        print(f"cf-lite-serverd {__version__} (CFEngine Core 3.21 protocol)")
+        return 0
+    from cfpromise.server.daemon import ServerD
+    return ServerD(options_from_args(args), port=args.port).run()
 
 
 if __name__ == "__main__":

@@ -186,6 +186,7 @@ def discover(
     procdir = hostinfo.procdir_root()
     _networking(sink, files if procdir == "/" else FileSource(procdir))
     mon_vars = _environment(sink, dirs, seconds)
+    mon_vars.update(_observations(dirs))
     sink.put_class("any", SRC)
     _prefix_classes(sink, "cfengine_" + canonify(CFENGINE_COMPAT_VERSION), INV)
     for feature in FEATURES:
@@ -584,6 +585,8 @@ def _parse_shown_list(text: str) -> list[str]:
     body = text.strip()
     if body.startswith("{") and body.endswith("}"):
         body = body[1:-1]
+        if not body.strip():
+            return [""]             # cf-agent reads "{}" as a list of one empty string
     items = []
     for item in body.split(","):
         item = item.strip()
@@ -619,6 +622,30 @@ def _environment(sink: _Collector, dirs: _Dirs, seconds: float) -> dict[str, Var
         elif line.strip():
             sink.put_class(line.strip(), "monitoring,source=environment")
     return mon
+
+
+# CFEngine's DataType numbers in the monitor's static store keys ("handle:type")
+_OBSERVATION_TYPES = {"0": "string", "1": "int", "2": "real", "3": "slist", "14": "string"}
+
+
+def _observations(dirs: _Dirs) -> dict[str, VarEntry]:
+    """string/slist measurements of cf-lite-monitord (state/static_data, ``handle:type:value``
+    lines): ``mon.handle``, as cf-agent reads cf-monitord's static store."""
+    try:
+        with open(dirs.statedir + "/static_data", encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return {}
+    tags = ("monitoring", "source=observation")
+    out: dict[str, VarEntry] = {}
+    for line in text.splitlines():
+        name, _, rest = line.partition(":")
+        number, _, value = rest.partition(":")
+        type_ = _OBSERVATION_TYPES.get(number)
+        if not name or type_ is None:
+            continue
+        out[name] = (type_, value.split(",") if type_ == "slist" else value, tags)
+    return out
 
 
 def _cpus(sink: _Collector) -> None:

@@ -188,6 +188,9 @@ HANDLER_MODULES: dict[str, str] = {
     "storage": "cfpromise.promises.storage.handler",
     "databases": "cfpromise.promises.databases.handler",
     "guest_environments": "cfpromise.promises.guest_environments.handler",
+    "measurements": "cfpromise.monitor.measurements",
+    "access": "cfpromise.server.policy",
+    "roles": "cfpromise.server.policy",
 }
 
 # Modules whose ``end_of_run(services)`` the agent calls once, when the run ends

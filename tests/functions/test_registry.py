@@ -82,7 +82,7 @@ def test_container_where_a_string_is_expected(name: str) -> None:
         REGISTRY.table[name].impl(FakeContext(), args)
 
 
-ENTERPRISE = ["hubknowledge", "remoteclassesmatching", "remotescalar", "hostswithclass",
+ENTERPRISE = ["hubknowledge", "hostswithclass",
               "ldaparray", "ldaplist", "ldapvalue", "regldap"]
 
 

@@ -26,7 +26,7 @@ from cfpromise.eval.functions.api import REGISTRY, Builtin
 __all__ = ["REGISTRY", "lookup", "load_all", "FAMILIES"]
 
 FAMILIES = ("classes", "data", "enterprise", "files", "hashing", "lists", "maths", "modules",
-            "network", "readers", "strings", "system", "templates", "time", "version")
+            "network", "readers", "remote", "strings", "system", "templates", "time", "version")
 
 REGISTRY.index.update(FAMILY_OF)
 

@@ -12,9 +12,9 @@ from cfpromise.eval.functions.api import FunctionContext, NotSupported, Value, b
 
 Impl = Callable[[FunctionContext, Sequence[Value]], Value]
 
-_ENTERPRISE = ("hubknowledge", "remoteclassesmatching", "remotescalar", "hostswithclass")
+_ENTERPRISE = ("hubknowledge", "hostswithclass")      # remotescalar & co: functions/remote.py
 _LDAP = ("ldaparray", "ldaplist", "ldapvalue", "regldap")
-_CACHED = frozenset({"hubknowledge", "remotescalar", "ldaplist", "ldapvalue", "regldap"})
+_CACHED = frozenset({"hubknowledge", "ldaplist", "ldapvalue", "regldap"})
 
 
 def _unsupported(name: str, what: str) -> Impl:

@@ -189,6 +189,12 @@ class Copy:
     check_root: bool = False
     missing_ok: bool = False
     collapse: bool = False
+    port: str = "5308"                   # portnumber
+    trustkey: bool = False
+    encrypt: bool = False                # no-op over TLS (the channel is encrypted)
+    protocol_version: str | None = None
+    timeout: float | None = None
+    force_ipv4: bool = False
 
 
 @attrs.frozen(slots=True)
@@ -318,7 +324,13 @@ def _copy(body: dict[str, Any]) -> Copy:
         verify=boolean(body.get("verify"), False), stealth=boolean(body.get("stealth"), False),
         check_root=boolean(body.get("check_root"), False),
         missing_ok=boolean(body.get("missing_ok"), False),
-        collapse=boolean(body.get("collapse_destination_dir"), False))
+        collapse=boolean(body.get("collapse_destination_dir"), False),
+        port=str(scalar(body.get("portnumber")) or "5308"),
+        trustkey=boolean(body.get("trustkey"), False),
+        encrypt=boolean(body.get("encrypt"), False),
+        protocol_version=scalar(body.get("protocol_version")),
+        timeout=float(integer(body.get("timeout"), 0) or 0) or None,
+        force_ipv4=boolean(body.get("force_ipv4"), False))
 
 
 def read_attributes(run: PromiseRun) -> FileAttrs:

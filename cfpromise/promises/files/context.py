@@ -32,6 +32,7 @@ class FileRun:
     verbose: bool = False                 # verbose messages are shown (else not even built)
     dry_run: bool = False                 # -n (or dryrun in body agent control)
     _stats: dict[tuple[bool, str], Any] = attrs.Factory(dict)
+    source: Any = None                    # where copy_from reads (files/sources.py)
 
     def __attrs_post_init__(self) -> None:
         from cfpromise.promises.files import bridge

@@ -18,7 +18,11 @@
 * ``body agent control``: ``files_single_copy`` copies a matching destination
   only once per run, ``files_auto_define`` defines ``auto_<dest>`` on a copy.
 
-Remote servers are not supported (cf-lite copies from localhost only).
+* ``servers``: the source is read through cfpromise/promises/files/sources.py
+  -- the local disk, or a server over CFEngine 3.21's protocol (failover over
+  the list; the literal ``localhost`` is the local disk, any address goes
+  through the server and its access rules).  Remote digest comparisons and
+  ``verify`` ask the server (MD5), as cf-agent does.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ from cfpromise.promises.edit import matching
 from cfpromise.promises.files import atomic, bridge
 from cfpromise.promises.files.attributes import SAME, Perms, as_list
 from cfpromise.promises.files.context import FileRun
+from cfpromise.promises.files.sources import LOCAL
 
 CF_NEW = ".cfnew"
 CF_SAVED = ".cfsaved"
@@ -74,12 +79,21 @@ def schedule_copy(fr: FileRun, destination: str) -> None:
         fr.fail("Body copy_from has no source! Maybe a typo in the policy?", level="info")
         return
     fr.log("verbose", f"File '{destination}' copy_from '{copy.source}'")
-    remote = [s for s in copy.servers if s not in ("localhost", "127.0.0.1", "::1")]
-    if remote and "localhost" not in copy.servers:
-        fr.fail(f"cf-lite copies from localhost only: not copying '{copy.source}' from "
-                f"'{remote[0]}'")
+    from cfpromise.promises.files.sources import open_source
+    source = open_source(fr, fr.log)
+    if source is None:
+        fr.fail(f"No suitable server found for '{destination}'")
+        fr.promise_ref()
         return
-    copy_file_sources(fr, destination)
+    fr.source = source
+    try:
+        copy_file_sources(fr, destination)
+    finally:
+        fr.source = None
+
+
+def _src(fr: FileRun) -> Any:
+    return fr.source or LOCAL
 
 
 def copy_file_sources(fr: FileRun, destination: str) -> None:
@@ -88,15 +102,20 @@ def copy_file_sources(fr: FileRun, destination: str) -> None:
     copy = fr.a.copy
     assert copy is not None and copy.source is not None
     source = copy.source
+    src = _src(fr)
     try:
-        ssb = os.stat(source)
-    except OSError:
+        ssb = src.stat(source)
+    except OSError as exc:
+        if src.remote:
+            import errno
+            fr.log("verbose" if exc.errno == errno.EACCES else "error",
+                   f"Server returned error: {exc.strerror}")
         if copy.missing_ok:
-            fr.log("debug", f"Can't stat file '{source}' on 'localhost' but promise is kept "
+            fr.log("debug", f"Can't stat file '{source}' on '{src.host}' but promise is kept "
                             "'missing_ok' in files.copy_from promise")
             fr.kept()
             return
-        fr.fail(f"Can't stat file '{source}' on 'localhost' in files.copy_from promise")
+        fr.fail(f"Can't stat file '{source}' on '{src.host}' in files.copy_from promise")
         return
     vbuff = destination
     if stat.S_ISDIR(ssb.st_mode):
@@ -156,8 +175,9 @@ def source_search_and_copy(fr: FileRun, source: str, to: str, maxrecurse: int, r
                 fr.log("info", f"Unable to backup old '{to}'")
                 os.unlink(to)
             os.mkdir(to, 0o700)
+    src = _src(fr)
     try:
-        entries = os.listdir(source)
+        entries = src.listdir(source)
     except OSError:
         fr.interrupted(f"copy can't open directory '{source}'", level="info")
         return
@@ -168,7 +188,7 @@ def source_search_and_copy(fr: FileRun, source: str, to: str, maxrecurse: int, r
             names.append(name)
         follow = (depth is not None and depth.travlinks) or copy.link_type == "none"
         try:
-            sb = os.stat(newfrom) if follow else os.lstat(newfrom)
+            sb = src.stat(newfrom) if follow else src.lstat(newfrom)
         except OSError as exc:
             fr.log("verbose", f"Can't stat '{newfrom}'. (cf_stat: {exc.strerror})")
             continue
@@ -256,8 +276,9 @@ def verify_copy(fr: FileRun, source: str, destination: str, inodes: dict[int, st
     """VerifyCopy: a file, or the entries of a directory (one level)."""
     copy = fr.a.copy
     assert copy is not None
+    src = _src(fr)
     try:
-        ssb = os.stat(source) if copy.link_type == "none" else os.lstat(source)
+        ssb = src.stat(source) if copy.link_type == "none" else src.lstat(source)
     except OSError:
         fr.fail(f"Can't stat '{source}' in verify copy")
         return
@@ -273,7 +294,7 @@ def verify_copy(fr: FileRun, source: str, destination: str, inodes: dict[int, st
     else:
         verify_copied_file_attributes(fr, source, destination, ssb, dsb)
     try:
-        entries = os.listdir(source)
+        entries = src.listdir(source)
     except OSError as exc:
         fr.fail(f"Can't open directory '{source}/'. (opendir: {exc.strerror})")
         return
@@ -281,7 +302,7 @@ def verify_copy(fr: FileRun, source: str, destination: str, inodes: dict[int, st
         sfile = os.path.join(source, name)
         dfile = os.path.join(destination, name)
         try:
-            sb = os.stat(sfile) if copy.link_type == "none" else os.lstat(sfile)
+            sb = src.stat(sfile) if copy.link_type == "none" else src.lstat(sfile)
         except OSError as exc:
             fr.fail(f"Can't stat source file '{sfile}'. (lstat: {exc.strerror})")
             return
@@ -303,7 +324,7 @@ def cf_copy_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
     from cfpromise.promises.files.create import make_parent_directory
     copy = fr.a.copy
     assert copy is not None
-    if source == dest:
+    if source == dest and not _src(fr).remote:
         fr.log("info", f"File copy promise loop: file/dir '{source}' is its own source")
         return
     if fr.a.select is not None and not select.select_leaf(fr, source, ssb):
@@ -364,7 +385,7 @@ def cf_copy_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
         fr.fail(f"Promised file copy {dest} exists but type mismatch with source '{source}'")
         return
     if ok_to_copy and fr.warn_only:
-        fr.should(f"Should update file '{dest}' from '{source}' on 'localhost'")
+        fr.should(f"Should update file '{dest}' from '{source}' on '{_src(fr).host}'")
         return
     if copy.force_update or ok_to_copy or stat.S_ISLNK(ssb.st_mode):
         if stat.S_ISREG(ssb.st_mode) or copy.link_type == "none":
@@ -375,7 +396,7 @@ def cf_copy_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 except OSError as exc:
                     fr.interrupted(f"Can't stat destination '{dest}'. (stat: {exc.strerror})")
                 else:
-                    fr.change(f"Updated '{dest}' from source '{source}' on 'localhost'")
+                    fr.change(f"Updated '{dest}' from source '{source}' on '{_src(fr).host}'")
                     verify_copied_file_attributes(fr, source, dest, ssb, newst)
                 if _match_any(_single_copy_list(fr), dest):
                     _single_copy_cache(fr)[dest] = True
@@ -405,7 +426,7 @@ def _copy_new(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
             return
         fr.log("verbose", f"'{dest}' wasn't at destination (copying)")
         if copy_regular_file(fr, source, dest, ssb, None, inodes):
-            fr.change(f"Updated file '{dest}' from 'localhost:{source}'")
+            fr.change(f"Updated file '{dest}' from '{_src(fr).host}:{source}'")
             try:
                 dsb = os.stat(dest)
             except OSError as exc:
@@ -416,7 +437,7 @@ def _copy_new(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 _single_copy_cache(fr)[dest] = True
             _auto_define(fr, dest)
         else:
-            fr.fail(f"Copy from 'localhost:{source}' failed")
+            fr.fail(f"Copy from '{_src(fr).host}:{source}' failed")
         return
     if stat.S_ISFIFO(mode):
         try:
@@ -446,14 +467,18 @@ def compare_for_copy(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
     compare = copy.compare
     regular = stat.S_ISREG(dsb.st_mode) and stat.S_ISREG(ssb.st_mode)
     newer = dsb.st_ctime < ssb.st_ctime or dsb.st_mtime < ssb.st_mtime
+    src = _src(fr)
     if compare in ("digest", "hash", "checksum"):
-        ok = files_differ_digest(source, dest) if regular else newer
+        ok = src.differs(source, dest) if regular else newer
         if ok:
             fr.log("verbose", f"Image file '{dest}' has a wrong digest/checksum, should be copy "
                               f"of '{source}'")
         return ok
     if compare == "binary":
-        ok = files_differ_binary(source, dest, ssb, dsb) if regular else newer
+        if src.remote:                   # cf-agent compares remote files by digest
+            ok = (ssb.st_size != dsb.st_size or src.differs(source, dest)) if regular else newer
+        else:
+            ok = files_differ_binary(source, dest, ssb, dsb) if regular else newer
         if ok:
             fr.log("verbose", f"Image file {dest} has a wrong binary checksum, should be copy of "
                               f"'{source}'")
@@ -461,7 +486,8 @@ def compare_for_copy(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
     if compare == "mtime":
         ok = dsb.st_mtime < ssb.st_mtime
     elif compare == "atime":
-        ok = newer or files_differ_binary(source, dest, ssb, dsb)
+        ok = newer or (src.differs(source, dest) if src.remote
+                       else files_differ_binary(source, dest, ssb, dsb))
     else:
         ok = newer
     if ok:
@@ -514,22 +540,29 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
         mode = stat.S_IMODE(dsb.st_mode)
     else:
         mode = stat.S_IMODE(ssb.st_mode) & ~0o077
+    src = _src(fr)
     try:
-        _copy_data(source, new, mode)
+        _copy_data(src, source, new, mode, ssb.st_size)
         if copy.preserve:
             try:
                 os.chown(new, ssb.st_uid, ssb.st_gid)
             except OSError:
                 pass
     except OSError as exc:
-        fr.fail(f"Failed copying file '{source}' to '{new}'. ({exc.strerror})")
+        if src.remote:
+            fr.fail(f"Failed to copy file '{source}' from '{src.host}' to '{new}'. "
+                    f"({exc.strerror})")
+        else:
+            fr.fail(f"Failed copying file '{source}' to '{new}'. ({exc.strerror})")
         _discard(new)
         return False
-    if copy.preserve:
+    if src.remote:
+        fr.log("info", f"Copied file '{source}' from '{src.host}' to '{new}'")
+    elif copy.preserve:
         fr.log("info", f"Copied file '{source}' to '{new}' (permissions preserved)")
     else:
         fr.log("info", f"Copied file '{source}' to '{new}' (mode '{mode:o}')")
-    if copy.stealth:
+    if copy.stealth and not src.remote:
         try:
             os.utime(source, ns=(ssb.st_atime_ns, ssb.st_mtime_ns))
         except OSError:
@@ -547,7 +580,7 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
         return False
     if copy.verify:
         fr.log("verbose", "Final verification of transmission ...")
-        if files_differ_digest(source, new):
+        if src.differs(source, new):
             fr.fail(f"New file '{new}' seems to have been corrupted in transit, aborting.")
             _discard(new)
             return False
@@ -593,30 +626,21 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
         _discard(backup)
     if copy.stealth:
         try:
-            os.utime(dest, ns=(ssb.st_atime_ns, ssb.st_mtime_ns))
+            os.utime(dest, (ssb.st_atime, ssb.st_mtime)) if src.remote else \
+                os.utime(dest, ns=(ssb.st_atime_ns, ssb.st_mtime_ns))
         except OSError:
             pass
     return True
 
 
-def _copy_data(source: str, new: str, mode: int) -> None:
+def _copy_data(src: Any, source: str, new: str, mode: int, expected: int) -> None:
     try:
         os.unlink(new)
     except FileNotFoundError:
         pass
     fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
-        with open(source, "rb") as src:
-            while True:
-                chunk = src.read(1 << 20)
-                if not chunk:
-                    break
-                if not any(chunk):
-                    os.lseek(fd, len(chunk), os.SEEK_CUR)     # keep sparse files sparse
-                    continue
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(fd, view):]
+        src.fetch(source, fd, expected)
         size = os.fstat(fd).st_size
         end = os.lseek(fd, 0, os.SEEK_CUR)
         if end > size:
@@ -640,9 +664,10 @@ def link_copy(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
     from cfpromise.promises.files import links
     copy = fr.a.copy
     assert copy is not None
+    src = _src(fr)
     if stat.S_ISLNK(ssb.st_mode):
         try:
-            linkbuf = os.readlink(source)
+            linkbuf = src.readlink(source)
         except OSError:
             fr.fail(f"Can't readlink '{source}'")
             return
@@ -652,11 +677,13 @@ def link_copy(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
     else:
         linkbuf = source
     if _match_any(copy.copy_links, os.path.basename(source)):
-        target = links.expand_links(source) or linkbuf
+        target = (linkbuf if src.remote else links.expand_links(source)) or linkbuf
+        if src.remote and not os.path.isabs(target):
+            target = os.path.join(os.path.dirname(source), target)
         fr.log("verbose", f"Link item in copy '{source}' marked for copying from '{target}' "
                           "instead")
         try:
-            tsb = os.stat(target)
+            tsb = src.stat(target)
         except OSError:
             fr.fail(f"Can't stat '{target}' in verify copy")
             return

@@ -1,0 +1,354 @@
+"""The agent's side of a connection to a CFEngine 3.21 (or cf-lite) server.
+
+``connect()`` does what ServerConnection/TLSConnect do: TCP connect (with a
+timeout), TLS handshake presenting our host key's certificate, the server's key
+checked against WORKDIR/ppkeys/<user>-<digest>.pub (a new key is trusted and
+stored only with ``trust``, as ``trustkey => "true"`` or a bootstrap does),
+then the ``CFE_vN`` / ``IDENTITY`` dialog.  Protocol version 1 (classic) is
+handed to classic_client.py.
+
+Every reply is parsed defensively: a malformed, truncated or oversized answer
+raises :class:`NetError` (never anything else), so that a promise can fail
+with a clear message instead of the agent crashing.
+"""
+from __future__ import annotations
+
+import getpass
+import hashlib
+import os
+import socket
+import ssl
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from cfpromise.net import protocol as P
+
+DEFAULT_PORT = 5308
+MAX_DIR_ENTRIES = 1_000_000          # a server cannot make us hold an endless listing
+
+
+class NetError(Exception):
+    """A connection or request failed; the message is what the user should read."""
+
+
+class AccessDenied(NetError):
+    """The server refused the request (``BAD: Unspecified server refusal ...``)."""
+
+
+class TrustError(NetError):
+    """The server presented a key we do not trust."""
+
+
+class SetupError(NetError):
+    """This host cannot connect at all (no key pair, bad TLS settings)."""
+
+
+@dataclass
+class ConnectOptions:
+    workdir: str
+    port: int | str = DEFAULT_PORT
+    version: P.Version = P.LATEST
+    timeout: float = 30.0
+    trust: bool = False                    # trustkey / bootstrap: accept a new server key
+    username: str | None = None            # IDENTITY USERNAME (default: current user)
+    ciphers: str | None = None
+    min_tls: str | None = None
+    force_ipv4: bool = False
+    restrict_keys: list[str] = field(default_factory=list)
+    log: Callable[[str, str], None] | None = None    # (level, message)
+    encrypt: bool = False                  # classic protocol only: S* (encrypted) requests
+
+
+def split_host_port(text: str, default_port: int | str = DEFAULT_PORT) -> tuple[str, str]:
+    """``host``, ``host:port``, ``[v6]:port`` or a bare IPv6 address."""
+    text = text.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        return host, rest[1:] if rest.startswith(":") and rest[1:] else str(default_port)
+    if text.count(":") == 1:
+        host, _, port = text.partition(":")
+        return host, port or str(default_port)
+    return text, str(default_port)
+
+
+def current_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "root" if os.geteuid() == 0 else str(os.geteuid())
+
+
+class Connection:
+    """An authenticated connection; one request at a time."""
+
+    def __init__(self, sock: ssl.SSLSocket, server: str, address: str, version: P.Version,
+                 key_digest: str) -> None:
+        self.sock = sock
+        self.server = server
+        self.address = address
+        self.version = version
+        self.key_digest = key_digest
+        self.broken = False
+
+    # ------------------------------------------------------------------ raw I/O
+    def _recv_exact(self, n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            try:
+                chunk = self.sock.recv(n - len(buf))
+            except (OSError, ssl.SSLError) as exc:
+                self.broken = True
+                raise NetError(f"Connection to '{self.server}' failed while receiving "
+                               f"({exc})") from None
+            if not chunk:
+                self.broken = True
+                raise NetError(f"Connection to '{self.server}' was closed by the server")
+            buf += chunk
+        return bytes(buf)
+
+    def send(self, payload: bytes, more: bool = False) -> None:
+        try:
+            self.sock.sendall(P.encode(payload, more))
+        except ValueError as exc:
+            raise NetError(str(exc)) from None
+        except (OSError, ssl.SSLError) as exc:
+            self.broken = True
+            raise NetError(f"Transmission to '{self.server}' failed ({exc})") from None
+
+    def recv(self) -> tuple[bytes, bool]:
+        try:
+            return P.read_transaction(self._recv_exact)
+        except P.ProtocolError as exc:
+            self.broken = True
+            raise NetError(f"Bad reply from '{self.server}': {exc}") from None
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _reply(self) -> str:
+        payload, _ = self.recv()
+        return P.cstring(payload)
+
+    # ------------------------------------------------------------------ requests
+    def stat(self, path: str) -> P.RemoteStat:
+        """SYNCH/STAT; AccessDenied on refusal, NetError on any other failure."""
+        if len(path) > P.CF_BUFSIZE - 30:
+            raise NetError("Filename too long")
+        self.send(P.synch_stat(path, int(time.time())))
+        first = self._reply()
+        if "unsynchronized" in first:
+            raise NetError("Clocks differ too much to do copy by date (security), server "
+                           f"reported: {first[5:]}")
+        if first.startswith(P.CF_FAILEDSTR):
+            raise AccessDenied(f"Network access to '{self.server}:{path}' denied")
+        if P.is_bad(first):
+            raise AccessDenied(f"Server returned error: {first[5:]}")
+        if not P.is_ok(first):
+            raise NetError(f"Transmission refused or failed statting '{path}', got "
+                           f"'{first[:100]}'")
+        second, _ = self.recv()
+        try:
+            return P.parse_stat_reply(first, second)
+        except P.ProtocolError as exc:
+            raise NetError(f"Cannot read STAT reply from '{self.server}' ({exc})") from None
+
+    def get(self, path: str, size: int, write: Callable[[bytes], None]) -> None:
+        """GET: exactly ``size`` bytes (from a previous STAT) handed to ``write``."""
+        self.send(P.get(path, P.GET_BUFSIZE))
+        changed = (P.CF_CHANGEDSTR1 + P.CF_CHANGEDSTR2).encode()
+        got = 0
+        while got < size:
+            toget = min(size - got, P.GET_BUFSIZE)
+            try:
+                data = self.sock.recv(toget)
+            except (OSError, ssl.SSLError) as exc:
+                self.broken = True
+                raise NetError(f"Error in client-server stream, has {self.server}:{path} "
+                               f"shrunk? ({exc})") from None
+            if not data:
+                self.broken = True
+                raise NetError(f"Error in client-server stream, has {self.server}:{path} "
+                               "shrunk?")
+            if got == 0 and data.startswith(P.CF_FAILEDSTR.encode()):
+                self.broken = True
+                raise AccessDenied(f"Network access to '{self.server}:{path}' denied")
+            if data.startswith(changed):
+                self.broken = True
+                raise NetError(f"Source '{self.server}:{path}' changed while copying")
+            if got == 0 and data[:2] in (b"t ", b"m ") and data[8:13] == b"BAD: ":
+                self.broken = True
+                raise AccessDenied(f"Network access to cleartext '{self.server}:{path}' denied")
+            write(data)
+            got += len(data)
+
+    def opendir(self, path: str) -> list[str]:
+        if len(path) > P.CF_BUFSIZE - 20:
+            raise NetError("Directory name too long")
+        self.send(P.opendir(path))
+        names: list[str] = []
+        while True:
+            payload, _ = self.recv()
+            head = P.cstring(payload)
+            if head.startswith(P.CF_FAILEDSTR):
+                raise AccessDenied(f"Network access to '{self.server}:{path}' denied")
+            if P.is_bad(head):
+                raise NetError(head[5:])
+            try:
+                chunk, done = P.parse_opendir_chunk(payload)
+            except P.ProtocolError as exc:
+                self.broken = True
+                raise NetError(f"{exc} '{path}'") from None
+            names.extend(chunk)
+            if done:
+                return names
+            if len(names) > MAX_DIR_ENTRIES:
+                self.broken = True
+                raise NetError(f"Directory listing of '{self.server}:{path}' is too long")
+
+    def md5_differs(self, path: str, local_file: str) -> bool:
+        """CompareHashNet: does the server's file differ from ``local_file``?"""
+        digest = _md5_file(local_file)
+        self.send(P.md5(path, digest))
+        try:
+            reply = self._reply()
+        except NetError:
+            return True
+        return reply == P.CFD_TRUE or reply != P.CFD_FALSE
+
+    def var(self, name: str) -> str:
+        """VAR: a server literal (``BAD: ...`` replies are returned as such)."""
+        self.send(f"VAR {name}".encode())
+        payload, _ = self.recv()
+        return P.cstring(payload)
+
+    def context(self, regex: str) -> str:
+        """CONTEXT: the comma-separated persistent classes that match (or BAD:)."""
+        self.send(f"CONTEXT {regex}".encode())
+        payload, _ = self.recv()
+        return P.cstring(payload)
+
+    def exec_(self, args: str) -> Iterator[str]:
+        """EXEC: the server's output lines until CFD_TERMINATOR."""
+        self.send(f"EXEC {args}".encode())
+        while True:
+            payload, _ = self.recv()
+            text = P.cstring(payload)
+            if text.startswith(P.CFD_TERMINATOR):
+                return
+            yield text
+
+    def version_request(self) -> str:
+        self.send(b"VERSION")
+        return self._reply()
+
+
+def _md5_file(path: str) -> bytes:
+    h = hashlib.md5()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        pass
+    return h.digest()
+
+
+def _tcp_connect(host: str, port: str, timeout: float, force_ipv4: bool,
+                 log: Callable[[str, str], None] | None = None) -> tuple[socket.socket, str]:
+    try:
+        infos = socket.getaddrinfo(host, port, socket.AF_INET if force_ipv4 else socket.AF_UNSPEC,
+                                   socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        if log:
+            log("info", f"Unable to find host '{host}' service '{port}' ({reason})")
+        raise NetError(f"No server is responding on port: {port}") from None
+    last: Exception | None = None
+    for family, kind, proto, _, addr in infos:
+        sock = socket.socket(family, kind, proto)
+        sock.settimeout(timeout or None)
+        try:
+            sock.connect(addr)
+        except OSError as exc:
+            last = exc
+            sock.close()
+            continue
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock, str(addr[0])
+    raise NetError(f"No server is responding on port: {port}"
+                   + (f" ({last.strerror or last})" if isinstance(last, OSError) else ""))
+
+
+def _recv_line(sock: ssl.SSLSocket) -> bytes:
+    """TLSRecvLines: until a newline, at most IDENT_LINE_MAX bytes."""
+    buf = bytearray()
+    while not buf.endswith(b"\n"):
+        chunk = sock.recv(P.IDENT_LINE_MAX - len(buf))
+        if not chunk:
+            raise NetError("Connection was hung up during identification!")
+        buf += chunk
+        if len(buf) >= P.IDENT_LINE_MAX and not buf.endswith(b"\n"):
+            raise NetError("Received line too long, hanging up!")
+    return bytes(buf)
+
+
+def connect(server: str, opts: ConnectOptions) -> Connection:
+    """An authenticated connection to ``server`` (``host`` or ``host:port``)."""
+    from cfpromise.net import keys, tls
+    version = opts.version or P.LATEST
+    if version == P.Version.CLASSIC:
+        from cfpromise.net import classic_client
+        return classic_client.connect(server, opts, opts.encrypt)
+    host, port = split_host_port(server, opts.port)
+    try:
+        hostkey = keys.load_host_key(opts.workdir)
+    except keys.KeyError_ as exc:
+        raise SetupError(str(exc)) from None
+    try:
+        ctx = tls.client_context(hostkey.private, opts.ciphers, opts.min_tls)
+    except tls.TLSSetupError as exc:
+        raise SetupError(str(exc)) from None
+    raw, address = _tcp_connect(host, port, opts.timeout, opts.force_ipv4, opts.log)
+    try:
+        sock = ctx.wrap_socket(raw, server_hostname=None)
+    except (OSError, ssl.SSLError) as exc:
+        raw.close()
+        raise NetError(f"Failed to establish TLS connection to '{server}' ({exc})") from None
+    try:
+        peer = tls.peer_public_key(sock)
+        key_digest = keys.digest(peer)
+        username = opts.username or current_user()
+        if opts.restrict_keys and key_digest not in opts.restrict_keys:
+            raise TrustError(f"Server key not in allowed keys, server presented: {key_digest}")
+        if not keys.is_trusted(opts.workdir, peer, username):
+            if not opts.trust:
+                raise TrustError(f"TRUST FAILED, server presented untrusted key: {key_digest}")
+            if opts.log:
+                opts.log("notice", f"Trusting new key: {key_digest}")
+            keys.trust_key(opts.workdir, peer, username)
+        offered = P.parse_version_line(_recv_line(sock))
+        if offered in (P.Version.UNDEFINED, P.Version.CLASSIC):
+            raise NetError("Server sent a bad version number! (0a)")
+        agreed = P.Version(min(int(version), offered)) if offered < version else version
+        sock.sendall(P.version_line(agreed, P.CLIENT_NAME) + P.identity_line(username))
+        welcome = _recv_line(sock)
+        if not welcome.startswith(P.OK_WELCOME.encode()):
+            text = welcome.decode("utf-8", "replace").strip()
+            raise TrustError(f"Peer did not accept our identity! Responded: {text}")
+    except (TrustError, NetError):
+        sock.close()
+        raise
+    except (OSError, ssl.SSLError, P.ProtocolError, keys.KeyError_, tls.TLSSetupError) as exc:
+        sock.close()
+        raise NetError(f"Connection to '{server}' failed during identification ({exc})") from None
+    return Connection(sock, server, address, agreed, key_digest)

@@ -1,0 +1,208 @@
+"""Access control lists of cf-lite-serverd, with cf-serverd 3.21's matching rules.
+
+An ``access`` promise adds admit/deny entries to the ACL of its resource (a path,
+a literal handle, a class regex, a variable, a query, a bundle); ``roles`` adds
+the users allowed to activate classes.  Several promises for one resource add to
+the same entry.  A request is checked against one entry:
+
+* paths: the longest entry that is a prefix of the canonical path, ending at a
+  '/' (a directory entry ends with '/') or equal to it; an entry written with
+  ``$(connection.ip)``/``hostname``/``key`` is tried with those substituted;
+* admission: an admit rule (IP, hostname, key or user) must match and no deny
+  rule may match.  Default deny: no entry or no admit match refuses.
+
+IP rules match as cf-serverd's FuzzySetMatch does (CIDR ``a.b.c.d/n``, a range
+in one octet ``a.b.c.10-20``, a plain prefix) or as a full regex; hostname rules
+match the name or a '.'-prefixed domain suffix, or as a full regex.
+"""
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Iterable
+
+import attrs
+
+CONNECTION_VARS = ("$(connection.ip)", "$(connection.hostname)", "$(connection.key)")
+
+
+def full_match(pattern: str, text: str) -> bool:
+    try:
+        return re.fullmatch(pattern, text) is not None
+    except re.error:
+        return False
+
+
+def ip_matches(rule: str, ip: str) -> bool:
+    """cf-serverd's FuzzySetMatch or a full regex match."""
+    if not rule or not ip:
+        return False
+    return _fuzzy(rule, ip) or full_match(rule, ip)
+
+
+def _fuzzy(rule: str, ip: str) -> bool:
+    if "/" in rule:
+        try:
+            return ipaddress.ip_address(ip) in ipaddress.ip_network(rule, strict=False)
+        except ValueError:
+            return False
+    if "-" in rule:
+        rparts, iparts = rule.split("."), ip.split(".")
+        if len(rparts) != 4 or len(iparts) != 4:
+            return False
+        for r, i in zip(rparts, iparts):
+            if "-" in r:
+                lo, _, hi = r.partition("-")
+                if not (lo.isdigit() and hi.isdigit() and i.isdigit()
+                        and int(lo) <= int(i) <= int(hi)):
+                    return False
+            elif r != i:
+                return False
+        return True
+    return ip.startswith(rule)
+
+
+def hostname_matches(rule: str, hostname: str) -> bool:
+    if not rule or not hostname:
+        return False
+    if rule == hostname or (rule.startswith(".") and hostname.endswith(rule)):
+        return True
+    return full_match(rule, hostname)
+
+
+def admit_type(entry: str) -> str:
+    """The kind of a legacy ``admit``/``deny`` entry."""
+    if entry.startswith(("SHA=", "MD5=")):
+        return "keys"
+    if entry and all(c in "0123456789abcdef.:/[-]*()\\" for c in entry):
+        return "ips"
+    return "hostnames"
+
+
+@attrs.define(slots=True)
+class Rules:
+    ips: list[str] = attrs.Factory(list)
+    hostnames: list[str] = attrs.Factory(list)
+    keys: list[str] = attrs.Factory(list)
+    usernames: list[str] = attrs.Factory(list)
+
+    def match(self, ip: str, hostname: str, key: str, username: str) -> bool:
+        return (any(ip_matches(r, ip) for r in self.ips)
+                or any(hostname_matches(r, hostname) for r in self.hostnames)
+                or (bool(key) and key in self.keys)
+                or (bool(username) and username in self.usernames))
+
+
+@attrs.define(slots=True)
+class Entry:
+    """The ACL of one resource."""
+    admit: Rules = attrs.Factory(Rules)
+    deny: Rules = attrs.Factory(Rules)
+    maproot: list[str] = attrs.Factory(list)
+    encrypted: bool = False
+
+    def check(self, ip: str, hostname: str, key: str, username: str = "") -> bool:
+        if not self.admit.match(ip, hostname, key, username):
+            return False
+        return not self.deny.match(ip, hostname, key, username)
+
+    def found(self, ip: str, hostname: str, key: str, username: str = "") -> bool | None:
+        """None when no rule names the peer, else whether it is admitted."""
+        if self.admit.match(ip, hostname, key, username):
+            return not self.deny.match(ip, hostname, key, username)
+        if self.deny.match(ip, hostname, key, username):
+            return False
+        return None
+
+    def maps_root(self, ip: str, hostname: str) -> bool:
+        return any(ip_matches(r, ip) or hostname_matches(r, hostname) for r in self.maproot)
+
+
+class Table:
+    """Resources by name, each with its Entry."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, Entry] = {}
+
+    def entry(self, name: str) -> Entry:
+        found = self.entries.get(name)
+        if found is None:
+            found = self.entries[name] = Entry()
+        return found
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    # -- lookups ---------------------------------------------------------------
+    def longest_path(self, path: str) -> Entry | None:
+        best: Entry | None = None
+        best_len = -1
+        candidates = [path[:i + 1] for i, c in enumerate(path) if c == "/"] + [path]
+        for cand in candidates:
+            found = self.entries.get(cand)
+            if found is not None and len(cand) > best_len:
+                best, best_len = found, len(cand)
+        return best
+
+    def check_path(self, path: str, ip: str, hostname: str, key: str) -> bool:
+        access = False
+        entry = self.longest_path(path)
+        if entry is not None and entry.check(ip, hostname, key):
+            access = True
+        mangled = path
+        for value, var in zip((ip, hostname, key), CONNECTION_VARS):
+            if value:
+                mangled = mangled.replace(value, var)
+        if mangled != path:
+            entry = self.longest_path(mangled)
+            if entry is not None and entry.check(*CONNECTION_VARS):
+                access = True
+        return access
+
+    def path_entry(self, path: str, ip: str, hostname: str, key: str) -> Entry | None:
+        """The entry that admits ``path`` (for maproot), if any."""
+        entry = self.longest_path(path)
+        if entry is not None and entry.check(ip, hostname, key):
+            return entry
+        return None
+
+    def check_exact(self, name: str, ip: str, hostname: str, key: str) -> bool:
+        entry = self.entries.get(name)
+        return entry is not None and entry.check(ip, hostname, key)
+
+    def check_regex(self, name: str, ip: str, hostname: str, key: str,
+                    username: str = "") -> bool:
+        """Every entry whose regex matches ``name``: one that refuses wins."""
+        result = False
+        for pattern, entry in self.entries.items():
+            if full_match(pattern, name):
+                verdict = entry.found(ip, hostname, key, username)
+                if verdict is False:
+                    return False
+                if verdict:
+                    result = True
+        return result
+
+
+def add_rules(entry: Entry, attributes: dict[str, object]) -> None:
+    """Apply an access promise's admit/deny/maproot/ifencrypted attributes to ``entry``."""
+    def items(name: str) -> Iterable[str]:
+        value = attributes.get(name)
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list):
+            return [v for v in value if isinstance(v, str) and v]
+        return []
+    entry.admit.ips += items("admit_ips")
+    entry.deny.ips += items("deny_ips")
+    entry.admit.hostnames += items("admit_hostnames")
+    entry.deny.hostnames += items("deny_hostnames")
+    entry.admit.keys += items("admit_keys")
+    entry.deny.keys += items("deny_keys")
+    for legacy, rules in (("admit", entry.admit), ("deny", entry.deny)):
+        for value in items(legacy):
+            getattr(rules, admit_type(value)).append(value)
+    entry.maproot += items("maproot")
+    enc = attributes.get("ifencrypted")
+    if isinstance(enc, str):
+        entry.encrypted = enc in ("true", "yes", "on")

@@ -1,0 +1,229 @@
+"""cf-lite-serverd on the shared daemon skeleton: listen, admit, hand each agent a thread.
+
+``load()`` evaluates the policy (:mod:`cfpromise.server.policy`) and swaps the
+access rules in one assignment, so connections already running keep the rules
+they started with; it (re)binds the listening socket when ``port`` or
+``bindtointerface`` change and rebuilds the TLS context (``allowciphers``,
+``allowtlsversion``).  The accept callback runs in the skeleton's select loop:
+``allowconnects``/``denyconnects``, one connection per address unless
+``allowallconnects`` admits it, and at most ``maxconnections`` at once are
+decided there, before a thread is started.  Threads, not asyncio: OpenSSL and
+file reads release the GIL, and 50 agents copying at once were measured at the
+speed of cf-serverd (bench/serverd.py).  Each connection times out after
+``idle_timeout`` seconds of silence (600, cf-serverd's CONNTIMEOUT * 20;
+env ``CF_LITE_SERVERD_IDLE_TIMEOUT`` for tests).
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from typing import Any, Iterable
+
+from cfpromise.daemon import Daemon, DaemonOptions, PolicyError
+from cfpromise.server.policy import ServerAccess
+
+DEFAULT_IDLE_TIMEOUT = 600.0
+
+
+def _normal_ip(address: str) -> str:
+    return address[7:] if address.startswith("::ffff:") and "." in address else address
+
+
+class ServerD(Daemon):
+    name = "cf-serverd"
+    single_instance = False       # cf-serverd 3.21 runs beside another one (other port)
+
+    def __init__(self, options: DaemonOptions, stream: Any = None,
+                 port: int | None = None) -> None:
+        super().__init__(options, stream)
+        self.access = ServerAccess()
+        self.port_override = port
+        self.listener: socket.socket | None = None
+        self.bound: tuple[str, int] | None = None
+        self.tls_context: Any = None
+        self.host_key: Any = None
+        self.lock = threading.Lock()
+        self.active: dict[object, str] = {}    # one token per connection -> peer address
+        self.threads: set[threading.Thread] = set()
+        self.stopping = False
+        try:
+            self.idle_timeout = float(os.environ.get("CF_LITE_SERVERD_IDLE_TIMEOUT",
+                                                     DEFAULT_IDLE_TIMEOUT))
+        except ValueError:
+            self.idle_timeout = DEFAULT_IDLE_TIMEOUT
+        self._names: dict[str, str] = {}
+
+    # -- policy -------------------------------------------------------------------------------
+    def load(self) -> Iterable[str]:
+        from cfpromise.agent.loading import LoadError
+        from cfpromise.net import keys
+        from cfpromise.net.tls import TLSSetupError, server_context
+        from cfpromise.server.policy import load_server_policy
+        from cfpromise.syntax.errors import PolicyError as SyntaxError_
+        opts = self.options
+        try:
+            access = load_server_policy(opts.file, opts.workdir, define=opts.define)
+        except LoadError as err:
+            raise PolicyError("; ".join(d.message for d in err.diagnostics[:3])) from None
+        except SyntaxError_ as err:
+            raise PolicyError("; ".join(d.render() for d in err.diagnostics[:3])) from None
+        for message in access.errors:
+            self.log("error", message)
+        if self.host_key is None:
+            try:
+                self.host_key = keys.load_host_key(opts.workdir)
+            except keys.KeyError_ as err:
+                raise PolicyError(f"{err}") from None
+        context = self._tls_context(access)
+        port = self.port_override or access.port
+        where = (access.bindtointerface, port)
+        if where != self.bound:
+            listener = self._listen(*where)
+            if self.listener is not None:
+                self.unregister(self.listener)
+                self.listener.close()
+            self.listener, self.bound = listener, where
+            self.register(listener, self._accept)
+            self.log("info", f"Listening for connections on port {port}")
+        self.tls_context = context
+        if not self.access.files:
+            self.log("notice", "Server is starting...")
+        self.access = access
+        self.log("verbose", f"Loaded server policy: {len(access.paths)} path rules")
+        return access.files
+
+    def _tls_context(self, access: ServerAccess) -> Any:
+        """The TLS context for ``allowciphers``/``allowtlsversion``.  As 3.21's
+        TLSSetCipherList, names starting "TLS_" are TLS 1.3 suites and a list without
+        any disables TLS 1.3; when the context cannot take the 1.3 suites themselves
+        (the ssl module has no call for them), the 1.2 part is applied and TLS 1.3
+        keeps OpenSSL's suites."""
+        import ssl
+        from cfpromise.net.tls import TLSSetupError, server_context
+        ciphers = access.allowciphers
+        key = self.host_key.private
+        parts = [c for c in (ciphers or "").split(":") if c]
+        suites = [c for c in parts if c.startswith("TLS_")]
+        older = ":".join(c for c in parts if not c.startswith("TLS_")) or None
+        try:
+            try:
+                context = server_context(key, ciphers, access.allowtlsversion)
+            except TLSSetupError:
+                if not suites or not ciphers:
+                    raise
+                self.log("verbose", f"TLS 1.3 cipher suites '{':'.join(suites)}' cannot be "
+                                    "restricted here: TLS 1.3 keeps OpenSSL's suites")
+                context = server_context(key, older, access.allowtlsversion)
+        except TLSSetupError as err:
+            raise PolicyError(str(err)) from None
+        if ciphers and not suites:
+            self.log("warning", "Disabling TLS 1.3 because no TLS 1.3 ciphersuites specified "
+                                f"in allowed ciphers: '{ciphers}'")
+            context.options |= ssl.OP_NO_TLSv1_3
+        return context
+
+    def _listen(self, interface: str, port: int) -> socket.socket:
+        try:
+            if interface:
+                infos = socket.getaddrinfo(interface, port, type=socket.SOCK_STREAM,
+                                           flags=socket.AI_PASSIVE)
+                family, _, _, _, address = infos[0]
+                sock = socket.socket(family, socket.SOCK_STREAM)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind(address)
+                sock.listen(128)
+            elif socket.has_dualstack_ipv6():
+                sock = socket.create_server(("::", port), family=socket.AF_INET6,
+                                            dualstack_ipv6=True, backlog=128)
+            else:
+                sock = socket.create_server(("", port), backlog=128)
+        except OSError as err:
+            raise PolicyError(f"Could not bind to port {port}"
+                              f"{' on ' + interface if interface else ''}: {err.strerror}")
+        sock.setblocking(False)
+        return sock
+
+    # -- connections ----------------------------------------------------------------------------
+    def _accept(self, listener: socket.socket) -> None:
+        try:
+            sock, address = listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as err:
+            self.log("error", f"accept failed: {err.strerror}")
+            return
+        sock.setblocking(True)
+        ip = _normal_ip(address[0])
+        token = object()
+        if not self._admit(ip, token):
+            sock.close()
+            return
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        thread = threading.Thread(target=self._serve, args=(sock, ip, token), daemon=True,
+                                  name=f"serverd-{ip}")
+        with self.lock:
+            self.threads.add(thread)
+        thread.start()
+
+    def _admit(self, ip: str, token: object) -> bool:
+        from cfpromise.server.session import listed
+        access = self.access
+        if access.allowconnects and not listed(access.allowconnects, ip):
+            self.log("error", f"Remote host '{ip}' not in allowconnects, denying connection")
+            return False
+        if listed(access.denyconnects, ip):
+            self.log("error", f"Remote host '{ip}' is in denyconnects, denying connection")
+            return False
+        with self.lock:
+            if not listed(access.allowallconnects, ip) and ip in self.active.values():
+                self.log("error", f"Remote host '{ip}' is not in allowallconnects, denying "
+                                  "second simultaneous connection")
+                return False
+            if len(self.active) >= max(access.maxconnections, 1):
+                self.log("error", f"Too many threads ({len(self.active)} >= "
+                                  f"{access.maxconnections}), dropping connection! "
+                                  "Increase server maxconnections?")
+                return False
+            self.active[token] = ip
+        return True
+
+    def _serve(self, sock: socket.socket, ip: str, token: object) -> None:
+        from cfpromise.server.session import Session
+        me = threading.current_thread()
+        try:
+            self.log("info", f"{ip}> ".ljust(17) + "Accepting connection")
+            Session(self, sock, ip).run()
+        finally:
+            with self.lock:
+                self.active.pop(token, None)
+                self.threads.discard(me)
+
+    def reverse_lookup(self, ip: str) -> str:
+        """The peer's name for hostname rules (only looked up when some rule names one)."""
+        access = self.access
+        if not any(e.admit.hostnames or e.deny.hostnames
+                   for table in (access.paths, access.classes, access.literals,
+                                 access.queries, access.variables)
+                   for e in table.entries.values()):
+            return ""
+        if ip not in self._names:
+            if len(self._names) >= 4096:          # bounded: forget the oldest answers
+                self._names.pop(next(iter(self._names)))
+            try:
+                self._names[ip] = socket.gethostbyaddr(ip)[0]
+            except OSError:
+                self._names[ip] = ""
+        return self._names[ip]
+
+    def shutdown(self) -> None:
+        self.log("notice", "Cleaning up and exiting...")
+        self.stopping = True
+        if self.listener is not None:
+            self.unregister(self.listener)
+            self.listener.close()
+            self.listener = None
+        with self.lock:
+            threads = list(self.threads)
+        for thread in threads:
+            thread.join(timeout=2.0)
