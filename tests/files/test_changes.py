@@ -4,6 +4,7 @@ words, and a run with nothing changed says nothing.  Replayed against cf-agent 3
 installed (each agent with its own state, on the same files)."""
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -43,14 +44,23 @@ def _change(d: Path) -> None:
 
 
 # Whether a run reports a changed modification time depends on whether the edit between
-# runs crossed a second boundary (for cf-agent too): those lines are left out.
-_TIMING = ("Last modified time for", "Recorded modification time changes")
+# runs crossed a second boundary (for cf-agent too): those lines are left out, and so is
+# "Wrote stat information changes" for a file whose only recorded change was its mtime.
+_TIMING = ("Last modified time for",
+           "Recorded mtime changes in")
 
 
 def _lines(out: str, d: Path) -> list[str]:
     keep = ("    info: ", "  notice: ", " warning: ", "   error: ")
-    return [line.replace(str(d), "{d}") for line in out.splitlines()
-            if line.startswith(keep) and not any(t in line for t in _TIMING)]
+    lines = [line.replace(str(d), "{d}") for line in out.splitlines() if line.startswith(keep)]
+    recorded: dict[str, set[str]] = {}
+    for line in lines:
+        m = re.search(r"Recorded (\w+) changes in '(.*)'", line)
+        if m:
+            recorded.setdefault(m.group(2), set()).add(m.group(1))
+    only_mtime = {path for path, kinds in recorded.items() if kinds == {"mtime"}}
+    return [line for line in lines if not any(t in line for t in _TIMING) and not any(
+        f"Wrote stat information changes for '{path}'" in line for path in only_mtime)]
 
 
 def _three_runs(base: Path, runner: str) -> list[list[str]]:

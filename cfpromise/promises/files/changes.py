@@ -185,7 +185,7 @@ def verify_stats(fr: FileRun, path: str, st: os.stat_result) -> None:
         after = time.ctime(new[5])
         fr.log("notice", f"Last modified time for '{path}' changed '{before}' -> '{after}'")
         log_change(fr, path, "S", f"Modified time: {before} -> {after}")
-        fr.log("info", f"Recorded modification time changes in '{path}'")
+        fr.log("info", f"Recorded mtime changes in '{path}'")
     if changes.update and not fr.dry_run:
         db.data["S"][path] = new
         db.save()
