@@ -26,9 +26,10 @@ options, entries = [], []
 for line in sys.stdin:
     key, _, value = line.rstrip("\n").partition("=")
     (options if key == "options" else entries).append(value if key == "options" else (key, value))
-state = options[0] if options else os.environ.get("FAKE_STATE", "")
-with open(os.path.join(state, "calls.log"), "a") as log:
-    log.write(request + "\n")
+state = options[0] if options else ""
+if state:                         # supports-api-version comes without options
+    with open(os.path.join(state, "calls.log"), "a") as log:
+        log.write(request + "\n")
 mis = os.path.join(state, "misbehave.txt")
 if os.path.exists(mis):
     how, _, on = open(mis).read().strip().partition(":")
@@ -286,9 +287,9 @@ bundle agent report
                                  'bundlesequence => { "main", "report" }'))
     run = [sys.executable, "-m", "cfpromise.cli.agent", "-K", "-f", str(path),
            "-w", str(tmp_path / "wd")]
-    first = subprocess.run(run, capture_output=True, text=True, timeout=60)
+    first = subprocess.run(run, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert reports(first) == ["[] []"]            # the caches are written at the end of a run
-    second = subprocess.run(run, capture_output=True, text=True, timeout=60)
+    second = subprocess.run(run, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert reports(second) == [
         '[{"arch":"amd64","method":"fake","name":"sl","version":"1.0"}] '
         '[{"arch":"amd64","method":"fake","name":"vim","version":"9.1"}]'], second.stderr
