@@ -80,10 +80,10 @@ class Services:
         bundle = find_or_fail(agent, call.name, run.namespace, run.where())
         if bundle is None:
             return Outcome.SKIPPED
+        warn_only = run.body("action").get("action_policy") in ("warn", "nop")
         outcome, _ = call_bundle(agent, bundle, list(call.args),
                                  inherit=agent.ctx.frame if inherit else None,
-                                 warn_only=run.body("action").get("action_policy") in ("warn", "nop"),
-                                 where=run.where())
+                                 warn_only=warn_only, where=run.where())
         return outcome
 
     def edit_buffer(self) -> Any:
