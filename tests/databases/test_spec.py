@@ -34,3 +34,12 @@ def test_sanity_as_3_21() -> None:
     assert errors[1] == "No server host is promised for connecting to the SQL server"
     assert spec.sanity_errors("db", {"database_operation": "drop", "comment": "x"},
                               server) == []
+
+
+def test_password_scrubbing_keeps_messages_readable() -> None:
+    from cfpromise.promises.databases.postgres import scrub
+    text = 'connection to server at "127.0.0.1", port 5432 failed'
+    assert scrub(text, "p") == text
+    assert scrub("bad password s3cret! for u", "s3cret!") == "bad password ******** for u"
+    assert scrub("dsn host=h password=xyz user=u", "other") == \
+        "dsn host=h password=******** user=u"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cfpromise.promises.databases.postgres import DbError, MissingDriver
+from cfpromise.promises.databases.postgres import DbError, MissingDriver, scrub
 from cfpromise.promises.databases.spec import Column
 
 CONNECT_TIMEOUT_S = 10
@@ -54,10 +54,7 @@ class Session:
     def _scrub(self, exc: BaseException) -> str:
         args = getattr(exc, "args", ())
         text = str(args[1]) if len(args) > 1 else str(exc)
-        text = " ".join(text.split())
-        if self.password:
-            text = text.replace(self.password, "********")
-        return text or type(exc).__name__
+        return scrub(" ".join(text.split()), self.password) or type(exc).__name__
 
     def close(self) -> None:
         try:

@@ -16,6 +16,17 @@ from cfpromise.promises.databases.spec import Column
 CONNECT_TIMEOUT_S = 10
 
 
+def scrub(text: str, password: str) -> str:
+    """``text`` without the password: as a word of its own (a one-letter password must not
+    blank every letter of a message) and in any ``password=...`` setting."""
+    import re
+    text = re.sub(r"password\s*=\s*\S+", "password=********", text, flags=re.IGNORECASE)
+    if password:
+        text = re.sub(r"(?<![A-Za-z0-9])" + re.escape(password) + r"(?![A-Za-z0-9])",
+                      "********", text)
+    return text
+
+
 class DbError(Exception):
     """A connection or query failed; the message is safe to log (no password)."""
 
@@ -49,10 +60,7 @@ class Session:
             raise DbError(self._scrub(exc)) from None
 
     def _scrub(self, exc: BaseException) -> str:
-        text = " ".join(str(exc).split())
-        if self.password:
-            text = text.replace(self.password, "********")
-        return text or type(exc).__name__
+        return scrub(" ".join(str(exc).split()), self.password) or type(exc).__name__
 
     def close(self) -> None:
         try:
