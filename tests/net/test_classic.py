@@ -39,6 +39,7 @@ def test_session_cipher_is_blowfish_cbc_with_pkcs7() -> None:
 def test_secure_request_layout() -> None:
     key = os.urandom(16)
     req = C.secure_request(key, "SGET", b"GET dummykey /x\0", " 2048")
+    assert C.open_secure_request(key, C.secure_request(key, "SMD5", b"MD5 /x"))[0] == "SMD5"
     head = req[:16].rstrip(b"\0").decode()
     word, length, bufsize = head.split()
     assert word == "SGET" and int(length) == len(req) - 16 and bufsize == "2048"
