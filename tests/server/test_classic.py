@@ -194,6 +194,7 @@ def test_cf_agent_321_copies_from_lite_server_over_classic(tmp_path: Path) -> No
     server, data = start(tmp_path)
     wd = tmp_path / "agent-wd"
     (wd / "bin").mkdir(parents=True)
+    os.symlink(shutil.which("cf-promises") or "/usr/bin/cf-promises", wd / "bin" / "cf-promises")
     env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(wd))
     subprocess.run(["cf-key"], env=env, check=True, capture_output=True)
     dest = tmp_path / "dest"
