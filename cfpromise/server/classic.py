@@ -210,7 +210,7 @@ def _sget(session: "Session", req: R.Request, key: bytes, plain_text: str,
         return False
     pending = bytearray()
     state = {"first": True, "refused": False}
-    failed = (P.encode(P.CF_FAILEDSTR), R._padded(P.CF_FAILEDSTR, min(bufsize, 4095) or 2048))
+    failed = (P.encode(P.CF_FAILEDSTR), R._padded(P.CF_FAILEDSTR, P.GET_BUFSIZE))
 
     def flush(last: bool) -> None:
         while len(pending) > SGET_BLOCK or (last and pending):
@@ -231,7 +231,7 @@ def _sget(session: "Session", req: R.Request, key: bytes, plain_text: str,
 
     stream_req = R.Request(req.access, req.peer, send, req.receive, req.log, req.workdir,
                            req.run_command)
-    get_payload = f"GET 2048 {parts[2]}".encode("utf-8", "surrogateescape")
+    get_payload = f"GET {P.GET_BUFSIZE} {parts[2]}".encode("utf-8", "surrogateescape")
     keep = R.dispatch(stream_req, get_payload)
     if not state["refused"]:
         if pending:
