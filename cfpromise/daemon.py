@@ -191,6 +191,10 @@ class Daemon:
 
     name = "cf-daemon"
     facility = "LOG_DAEMON"
+    # Refuse to start while another copy's pid file names a live process (cf-monitord);
+    # cf-serverd 3.21 runs beside another one on the same WORKDIR (another port) and only
+    # overwrites the pid file, so the server sets this False.
+    single_instance = True
     retry_after = 60.0          # seconds to the next tick when a tick raised
 
     def __init__(self, options: DaemonOptions, stream: TextIO | None = None) -> None:
@@ -244,7 +248,7 @@ class Daemon:
     # -- the loop --------------------------------------------------------------------------
     def run(self) -> int:
         """Start (detaching unless -F), loop until SIGTERM/SIGINT; the exit status."""
-        other = running_pid(self.pid_path, self.name)
+        other = running_pid(self.pid_path, self.name) if self.single_instance else None
         if other is not None:
             self.log("error", f"{self.name} is already running (pid {other}, "
                               f"pid file '{self.pid_path}')")

@@ -161,7 +161,7 @@ def secure_request(key: bytes, word: str, plain: bytes, extra: str = "") -> byte
     return head.ljust(CF_PROTO_OFFSET, b"\0") + cipher
 
 
-_SECURE_HEAD = re.compile(rb"([A-Z]+) +(\d+)(?: +(-?\d+))?\0*$")
+_SECURE_HEAD = re.compile(rb"([A-Z][A-Z0-9]*) +(\d+)(?: +(-?\d+))?\0*$")
 
 
 def open_secure_request(key: bytes, payload: bytes) -> tuple[str, bytes, int | None]:

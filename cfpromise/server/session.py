@@ -2,8 +2,8 @@
 
 1. The first 13 bytes are peeked: ``CAUTH`` after the 8-byte header (or fewer
    bytes) is the classic protocol, refused unless ``allowlegacyconnects`` admits
-   the address (and then refused anyway: cf-lite speaks only TLS); anything else
-   is a TLS ClientHello.
+   the address (then cfpromise.server.classic serves it); anything else is a
+   TLS ClientHello.
 2. TLS handshake with the host key's certificate; the client's certificate is
    required and its RSA key is the peer's identity.
 3. ``CFE_v3 cf-serverd VERSION`` is sent; the client's ``CFE_vN`` line and its
@@ -87,7 +87,12 @@ class Session:
     def run(self) -> None:
         try:
             self.sock.settimeout(self.server.idle_timeout)
-            if not self.choose_protocol():
+            protocol = self.choose_protocol()
+            if not protocol:
+                return
+            if protocol == "classic":
+                from cfpromise.server import classic
+                classic.serve(self)
                 return
             peer = self.establish()
             if peer is None:
@@ -118,19 +123,18 @@ class Session:
             except OSError:
                 pass
 
-    def choose_protocol(self) -> bool:
+    def choose_protocol(self) -> str:
+        """Which protocol: "tls", "classic" (allowlegacyconnects admits it) or "" (refused)."""
         head = self.sock.recv(PEEK_SIZE, socket.MSG_PEEK | socket.MSG_WAITALL)
         if not head:
             self.log("info", "Peer closed TCP connection without sending data!")
-            return False
+            return ""
         if len(head) < PEEK_SIZE or head[P.CF_INBAND_OFFSET:] == b"CAUTH":
             if not listed(self.access.allowlegacyconnects, self.ip):
                 self.log("info", "Connection is not using latest protocol, denying")
-            else:
-                self.log("error", "Classic (version 1) protocol connection refused: "
-                                  "cf-lite-serverd speaks only the TLS protocol")
-            return False
-        return True
+                return ""
+            return "classic"
+        return "tls"
 
     def establish(self) -> Peer | None:
         from cfpromise.net import keys

@@ -15,7 +15,7 @@ import pytest
 from cfpromise.daemon import InputWatch, running_pid
 
 SCRIPT = r'''
-import sys, time
+import os, sys, time
 from cfpromise.daemon import Daemon, PolicyError, DaemonOptions
 
 class Toy(Daemon):
@@ -39,6 +39,7 @@ class Toy(Daemon):
 opts = DaemonOptions(workdir=sys.argv[1], file=sys.argv[2], foreground=len(sys.argv) < 4,
                      policy_check_interval=0.2)
 Toy.retry_after = 0.2
+Toy.single_instance = os.environ.get("TOY_MANY") != "1"
 sys.exit(Toy(opts).run())
 '''
 
@@ -88,6 +89,15 @@ def test_pid_file_signals_and_reload(tmp_path: Path) -> None:
         second = subprocess.run([sys.executable, str(tmp_path / "toyd.py"), str(tmp_path),
                                  str(policy)], capture_output=True, text=True, timeout=30)
         assert second.returncode == 1 and "already running" in second.stdout
+        # a daemon that allows more copies (cf-serverd on another port) starts beside it
+        many = subprocess.Popen([sys.executable, str(tmp_path / "toyd.py"), str(tmp_path),
+                                 str(policy)], stdout=subprocess.PIPE, text=True,
+                                env=dict(os.environ, TOY_MANY="1"))
+        try:
+            assert "loaded" in many.stdout.readline()
+        finally:
+            many.terminate()
+            many.wait(timeout=10)
         os.kill(proc.pid, signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
         assert "shutdown" in log.read_text()

@@ -31,7 +31,8 @@ def test_first_sample_as_3_21() -> None:
     assert "entropy_users_low" in entropy and "entropy_misc_in_low" in entropy
 
 
-def test_deviation_classes_after_learning() -> None:
+def test_deviation_classes_after_learning(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(stats.random, "random", lambda: 0.0)   # the jump is taken in full
     st = stats.Statistics(age=0)
     names = ["x"]
     lastweek: dict[str, tuple[float, float, float, float]] = {}

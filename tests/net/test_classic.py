@@ -39,6 +39,7 @@ def test_session_cipher_is_blowfish_cbc_with_pkcs7() -> None:
 def test_secure_request_layout() -> None:
     key = os.urandom(16)
     req = C.secure_request(key, "SGET", b"GET dummykey /x\0", " 2048")
+    assert C.open_secure_request(key, C.secure_request(key, "SMD5", b"MD5 /x"))[0] == "SMD5"
     head = req[:16].rstrip(b"\0").decode()
     word, length, bufsize = head.split()
     assert word == "SGET" and int(length) == len(req) - 16 and bufsize == "2048"
@@ -136,5 +137,40 @@ def test_classic_refused_without_allowlegacyconnects(tmp_path: Path, data: Path)
         keys.ensure_host_key(str(wd))
         with pytest.raises(client.NetError):
             client.connect("127.0.0.1", _opts(wd, srv.port, trust=True))
+    finally:
+        srv.stop()
+
+
+AGENT_POLICY = """
+body common control {{ bundlesequence => {{ "main" }}; }}
+body copy_from classic(path)
+{{
+  source => "$(path)";
+  servers => {{ "127.0.0.1" }};
+  portnumber => "{port}";
+  protocol_version => "classic";
+  compare => "digest";
+  encrypt => "true";
+  trustkey => "true";
+}}
+bundle agent main
+{{
+  files:
+    "{dst}/a.bin" copy_from => classic("{data}/a.bin");
+}}
+"""
+
+
+def test_agent_classic_encrypted_copy_and_second_run_kept(tmp_path: Path, data: Path) -> None:
+    from tests.files.agentrun import run_agent
+    srv = _serverd(tmp_path, data)
+    try:
+        keys.ensure_host_key(str(tmp_path / "work"))
+        dst = tmp_path / "dst"
+        policy = AGENT_POLICY.format(port=srv.port, dst=dst, data=data)
+        code, out = run_agent(tmp_path, policy)
+        assert (dst / "a.bin").read_bytes() == (data / "a.bin").read_bytes(), out
+        code, out = run_agent(tmp_path, policy)
+        assert code == 0 and "Updated" not in out and "Copied" not in out, out
     finally:
         srv.stop()

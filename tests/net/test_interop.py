@@ -227,14 +227,14 @@ def test_cf_serverd_runs_on_a_cf_lite_key_and_trusts_a_cf_key_client(tmp_path, d
     assert (dst / "a.txt").read_bytes() == (data / "a.txt").read_bytes()
 
 
-def test_classic_protocol_is_refused_with_a_message(tmp_path):
+@needs_serverd
+def test_classic_protocol_refused_by_server_without_allowlegacyconnects(tmp_path, data, server):
     _client_workdir(tmp_path)
     dst = tmp_path / "dst"
-    policy = _policy(1, f'    "{dst}/f" copy_from => net("/etc/hostname");',
+    policy = _policy(server.port, f'    "{dst}/a.txt" copy_from => net("{data}/a.txt");',
                      extra='protocol_version => "classic";')
     code, out = run_agent(tmp_path, policy)
-    assert "Protocol version 1 (classic) is not supported" in out
-    assert "No suitable server found" in out and not (dst / "f").exists()
+    assert "No suitable server found" in out and not (dst / "a.txt").exists(), out
 
 
 @needs_serverd
@@ -253,10 +253,14 @@ def test_copyfrom_restrict_keys(tmp_path, data, server):
     assert (dst / "a.txt").exists(), out
 
 
-def test_common_control_protocol_version_applies(tmp_path):
+@needs_serverd
+def test_common_control_protocol_version_applies(tmp_path, data, server):
     _client_workdir(tmp_path)
     dst = tmp_path / "dst"
-    policy = _policy(1, f'    "{dst}/f" copy_from => net("/etc/hostname");').replace(
-        'bundlesequence => { "main" };', 'bundlesequence => { "main" }; protocol_version => "classic";')
+    policy = _policy(server.port, f'    "{dst}/a.txt" copy_from => net("{data}/a.txt");')
+    classic = policy.replace('bundlesequence => { "main" };',
+                             'bundlesequence => { "main" }; protocol_version => "classic";')
+    code, out = run_agent(tmp_path, classic)     # the server admits no classic client
+    assert "No suitable server found" in out and not (dst / "a.txt").exists(), out
     code, out = run_agent(tmp_path, policy)
-    assert "Protocol version 1 (classic) is not supported" in out, out
+    assert (dst / "a.txt").exists(), out
