@@ -78,12 +78,23 @@ def client_context(key: RSAPrivateKey, ciphers: str | None = None,
     ctx.verify_mode = ssl.CERT_NONE
     ctx.options |= ssl.OP_NO_TICKET
     _min_version(ctx, min_version)
+    legacy, suites = split_ciphers(ciphers)
     try:
-        ctx.set_ciphers(ciphers or "DEFAULT")
+        ctx.set_ciphers(legacy or "DEFAULT")
     except ssl.SSLError as exc:
         raise TLSSetupError(f"invalid cipher list '{ciphers}' ({exc})") from None
+    if ciphers and not suites:        # as 3.21: a list without TLS 1.3 suites means no TLS 1.3
+        ctx.options |= ssl.OP_NO_TLSv1_3
     _load_identity(ctx, key)
     return ctx
+
+
+def split_ciphers(ciphers: str | None) -> tuple[str, list[str]]:
+    """3.21's TLSSetCipherList split of a ':' list: (the TLS <= 1.2 cipher list, the TLS 1.3
+    suites, whose names start with ``TLS_``)."""
+    names = [n for n in (ciphers or "").split(":") if n]
+    suites = [n for n in names if n.startswith("TLS_")]
+    return ":".join(n for n in names if not n.startswith("TLS_")), suites
 
 
 def server_context(key: RSAPrivateKey, ciphers: str | None = None,
