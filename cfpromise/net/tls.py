@@ -84,7 +84,7 @@ def client_context(key: RSAPrivateKey, ciphers: str | None = None,
     except ssl.SSLError as exc:
         raise TLSSetupError(f"invalid cipher list '{ciphers}' ({exc})") from None
     if ciphers and not suites:        # as 3.21: a list without TLS 1.3 suites means no TLS 1.3
-        ctx.options |= ssl.OP_NO_TLSv1_3
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_2
     _load_identity(ctx, key)
     return ctx
 

@@ -17,9 +17,9 @@ def test_split_ciphers() -> None:
 
 def test_client_list_without_tls13_suites_disables_tls13() -> None:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    assert tls.client_context(key, "AES128-SHA").options & ssl.OP_NO_TLSv1_3
-    assert not tls.client_context(key).options & ssl.OP_NO_TLSv1_3
-    with_suite = tls.client_context(key, "AES128-SHA:TLS_AES_256_GCM_SHA384")
-    assert not with_suite.options & ssl.OP_NO_TLSv1_3
+    top = ssl.TLSVersion.TLSv1_2
+    assert tls.client_context(key, "AES128-SHA").maximum_version == top
+    assert tls.client_context(key).maximum_version != top
+    assert tls.client_context(key, "AES128-SHA:TLS_AES_256_GCM_SHA384").maximum_version != top
     names = {c["name"] for c in tls.client_context(key, "AES128-SHA").get_ciphers()}
     assert "AES128-SHA" in names and "AES256-GCM-SHA384" not in names
