@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cfpromise.promises.databases.postgres import DbError, MissingDriver, scrub
+from cfpromise.promises.databases.postgres import DbError, MissingDriver, SessionBase, scrub
 from cfpromise.promises.databases.spec import Column
 
 CONNECT_TIMEOUT_S = 10
@@ -29,7 +29,7 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-class Session:
+class Session(SessionBase):
     """One connection to one database (autocommit)."""
 
     def __init__(self, host: str, user: str, password: str, dbname: str | None) -> None:
@@ -55,18 +55,6 @@ class Session:
         args = getattr(exc, "args", ())
         text = str(args[1]) if len(args) > 1 else str(exc)
         return scrub(" ".join(text.split()), self.password) or type(exc).__name__
-
-    def close(self) -> None:
-        try:
-            self.conn.close()
-        except Exception:           # closing is best effort
-            pass
-
-    def __enter__(self) -> Session:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _execute(self, query: str, params: tuple[Any, ...] | None = None
                  ) -> list[tuple[Any, ...]]:

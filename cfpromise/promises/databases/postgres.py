@@ -44,7 +44,25 @@ def _driver() -> Any:
     return psycopg
 
 
-class Session:
+class SessionBase:
+    """What the PostgreSQL and MySQL sessions share: a connection closed on leaving."""
+
+    conn: Any
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except Exception:           # closing is best effort
+            pass
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Session(SessionBase):
     """One connection to one database (autocommit: each statement stands alone)."""
 
     def __init__(self, host: str, user: str, password: str, dbname: str | None) -> None:
@@ -61,18 +79,6 @@ class Session:
 
     def _scrub(self, exc: BaseException) -> str:
         return scrub(" ".join(str(exc).split()), self.password) or type(exc).__name__
-
-    def close(self) -> None:
-        try:
-            self.conn.close()
-        except Exception:           # closing is best effort
-            pass
-
-    def __enter__(self) -> Session:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _execute(self, query: Any, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         import psycopg
