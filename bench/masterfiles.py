@@ -9,6 +9,14 @@ on a test machine):
 * first run: a fresh work directory;
 * converged run: the same work directory again (best of ``--repeat``).
 
+masterfiles names ``apt_get`` as its ``package_inventory``: cf-lite falls back to
+its own module when WORKDIR/modules/packages holds none, cf-agent skips the
+inventory without one.  So that both do the same work, each work directory gets
+the module (cf-lite's ``apt_get``: one protocol, either agent runs it); both then
+stop at masterfiles' ``interpreter`` ($(sys.bindir)/cfengine-selected-python,
+which only masterfiles' update policy installs) with the same error, and neither
+runs ``apt-get update`` (whose time depends on the network, not the agent).
+
 Each run is a fresh process; its wall time and its own peak resident memory
 (``wait4``) are printed, then the ratios cf-lite / cf-agent (goals: converged at
 most 1.0x, first run at most 1.5x).  Skips, saying so, without CFEngine.
@@ -26,6 +34,7 @@ import time
 from pathlib import Path
 
 MASTERFILES = Path("/usr/share/cfengine3/masterfiles")
+APT_GET = Path(__file__).resolve().parent.parent / "cfpromise" / "modules" / "packages" / "apt_get"
 
 
 def timed(cmd: list[str], env: dict[str, str], log: Path) -> tuple[float, int]:
@@ -46,6 +55,9 @@ def workdir(root: Path, name: str) -> Path:
     wd = root / name
     shutil.copytree(MASTERFILES, wd / "inputs", symlinks=True)
     (wd / "bin").mkdir(parents=True)
+    modules = wd / "modules" / "packages"
+    modules.mkdir(parents=True)
+    shutil.copy2(APT_GET, modules / "apt_get")
     for prog in ("cf-promises", "cf-agent"):
         found = shutil.which(prog)
         if found:

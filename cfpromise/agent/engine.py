@@ -27,7 +27,6 @@ import os
 import time
 from typing import Any, Iterator
 
-import attrs
 
 from cfpromise.agent import loading
 from cfpromise.agent.actionlog import write_action_log
@@ -59,37 +58,58 @@ class AbortBundle(Exception):
     """An abortbundleclasses class was defined."""
 
 
-@attrs.define(slots=True, eq=False, repr=False)
 class AgentOptions:
-    file: str
-    bundlesequence: list[str] | None = None
-    define: list[str] = attrs.Factory(list)
-    negate: list[str] = attrs.Factory(list)
-    ignore_locks: bool = False
-    dry_run: bool = False
-    level: str = "notice"
-    timestamps: bool = False
-    workdir: str = ""
-    show_classes: str | None = None
-    show_vars: str | None = None
-    full_check: bool = True             # cf-agent validates as cf-promises -c does
+    """What the command line asks of a run.  AgentOptions, BundleRun (and the other
+    records on the start path: ast nodes, Frame, Step, PromiseRun) are plain slotted
+    classes, not attrs classes: creating attrs classes and importing attrs cost about
+    15 ms of a 60 ms one-report run (see cfpromise/syntax/ast.py)."""
+
+    __slots__ = ("file", "bundlesequence", "define", "negate", "ignore_locks", "dry_run",
+                 "level", "timestamps", "workdir", "show_classes", "show_vars", "full_check")
+
+    def __init__(self, file: str, bundlesequence: list[str] | None = None,
+                 define: list[str] | None = None, negate: list[str] | None = None,
+                 ignore_locks: bool = False, dry_run: bool = False, level: str = "notice",
+                 timestamps: bool = False, workdir: str = "", show_classes: str | None = None,
+                 show_vars: str | None = None, full_check: bool = True) -> None:
+        self.file = file
+        self.bundlesequence = bundlesequence
+        self.define: list[str] = [] if define is None else define
+        self.negate: list[str] = [] if negate is None else negate
+        self.ignore_locks = ignore_locks
+        self.dry_run = dry_run
+        self.level = level
+        self.timestamps = timestamps
+        self.workdir = workdir
+        self.show_classes = show_classes
+        self.show_vars = show_vars
+        self.full_check = full_check        # cf-agent validates as cf-promises -c does
+
+    def evolve(self, **changes: Any) -> "AgentOptions":
+        """A copy with ``changes`` applied."""
+        values = {name: getattr(self, name) for name in self.__slots__}
+        values.update(changes)
+        return AgentOptions(**values)
 
 
-
-@attrs.define(slots=True, eq=False, repr=False)
 class BundleRun:
     """The state of one bundle call."""
 
-    bundle: ast.Bundle
-    frame: Frame
-    done: set[tuple[Any, ...]] = attrs.Factory(set)
-    outcomes: list[Outcome] = attrs.Factory(list)
-    return_values: dict[str, str] = attrs.Factory(dict)
-    pass_no: int = 1
-    types: tuple[str, ...] | None = None      # restricts the promise types (pre-evaluation)
-    # callbacks handlers registered for the end of the section being evaluated (see
-    # Services.at_section_end), by key; run and cleared when the section ends in each pass
-    section_end: dict[str, Any] = attrs.Factory(dict)
+    __slots__ = ("bundle", "frame", "done", "outcomes", "return_values", "pass_no", "types",
+                 "section_end")
+
+    def __init__(self, bundle: ast.Bundle, frame: Frame, pass_no: int = 1,
+                 types: tuple[str, ...] | None = None) -> None:
+        self.bundle = bundle
+        self.frame = frame
+        self.done: set[tuple[Any, ...]] = set()
+        self.outcomes: list[Outcome] = []
+        self.return_values: dict[str, str] = {}
+        self.pass_no = pass_no
+        self.types = types          # restricts the promise types (pre-evaluation)
+        # callbacks handlers registered for the end of the section being evaluated (see
+        # Services.at_section_end), by key; run and cleared when the section ends in each pass
+        self.section_end: dict[str, Any] = {}
 
 
 class Agent:

@@ -387,11 +387,10 @@ def failsafe(agent: Any) -> int:
     if os.path.isfile(path) and os.path.realpath(path) != os.path.realpath(agent.options.file) \
             and not os.environ.get("CF_LITE_IN_FAILSAFE"):
         from cfpromise.agent.engine import Agent
-        import attrs
         os.environ["CF_LITE_IN_FAILSAFE"] = "1"
         print(f"   error: CFEngine was not able to get confirmation of promises, so going to "
               f"failsafe: {path}", file=sys.stderr)
-        Agent(attrs.evolve(agent.options, file=path, bundlesequence=None), agent.out).run()
+        Agent(agent.options.evolve(file=path, bundlesequence=None), agent.out).run()
     return EXIT_FATAL
 
 

@@ -19,7 +19,6 @@ import os
 import re
 from typing import Any, Callable, Iterable
 
-import attrs
 
 from cfpromise.eval.expand import Expander
 from cfpromise.eval.functions.api import Value, Variable
@@ -28,19 +27,29 @@ from cfpromise.syntax import classexpr
 from cfpromise.syntax.ast import Bundle
 
 
-@attrs.define(slots=True, eq=False, repr=False)
 class Frame:
-    namespace: str
-    bundle: str
-    node: Bundle | None = None
-    local_classes: dict[str, tuple[str, ...]] = attrs.Factory(dict)
-    inherits: "Frame | None" = None       # caller frame whose local classes are visible
-    this: dict[str, Any] = attrs.Factory(dict)
-    promiser: str = ""
-    ptype: str = ""                       # the promise type being evaluated
-    promise: Any = None                   # the promise being evaluated (ast.Promise)
-    edit: Any = None                      # the buffer an edit_line/edit_xml bundle works on
-    extra: dict[str, Variable] = attrs.Factory(dict)   # names a built-in binds (this, this.k)
+    """One bundle being evaluated: its local classes, ``this`` and the promise at hand.
+    A plain slotted class, not attrs: it is on every run's start path (see ast.py)."""
+
+    __slots__ = ("namespace", "bundle", "node", "local_classes", "inherits", "this",
+                 "promiser", "ptype", "promise", "edit", "extra")
+
+    def __init__(self, namespace: str, bundle: str, node: Bundle | None = None,
+                 local_classes: dict[str, tuple[str, ...]] | None = None,
+                 inherits: "Frame | None" = None, this: dict[str, Any] | None = None,
+                 promiser: str = "", ptype: str = "", promise: Any = None, edit: Any = None,
+                 extra: dict[str, Variable] | None = None) -> None:
+        self.namespace = namespace
+        self.bundle = bundle
+        self.node = node
+        self.local_classes: dict[str, tuple[str, ...]] = {} if local_classes is None else local_classes
+        self.inherits = inherits          # caller frame whose local classes are visible
+        self.this: dict[str, Any] = {} if this is None else this
+        self.promiser = promiser
+        self.ptype = ptype                # the promise type being evaluated
+        self.promise = promise            # the promise being evaluated (ast.Promise)
+        self.edit = edit                  # the buffer an edit_line/edit_xml bundle works on
+        self.extra: dict[str, Variable] = {} if extra is None else extra   # names a built-in binds
 
 
 class EvalContext:

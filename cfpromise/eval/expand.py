@@ -76,18 +76,25 @@ def iterable_values(var: Variable) -> list[str] | None:
 
 
 def _close(text: str, start: int, opening: str) -> int:
-    """Index of the bracket closing the one at ``start``; -1 if none."""
+    """Index of the bracket closing the one at ``start``; -1 if none.  (str.find
+    from bracket to bracket: most references hold no nested one.)"""
     closing = ")" if opening == "(" else "}"
-    depth = 0
-    for i in range(start, len(text)):
-        ch = text[i]
-        if ch == opening:
-            depth += 1
-        elif ch == closing:
+    depth = 1
+    i = start + 1
+    find = text.find
+    while True:
+        close = find(closing, i)
+        if close < 0:
+            return -1
+        nested = find(opening, i, close)
+        if nested < 0:
             depth -= 1
             if depth == 0:
-                return i
-    return -1
+                return close
+            i = close + 1
+        else:
+            depth += 1
+            i = nested + 1
 
 
 def naked_reference(text: str, sigil: str = "@") -> str | None:

@@ -33,9 +33,8 @@ from __future__ import annotations
 import os
 import struct
 import time
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, NamedTuple
 
-import attrs
 
 from cfpromise import CFENGINE_COMPAT_VERSION
 from cfpromise.eval import distro, hostinfo
@@ -83,9 +82,9 @@ CONST_VARS: tuple[tuple[str, str], ...] = (
 JQ = "jq --compact-output --monochrome-output --ascii-output --unbuffered --sort-keys"
 
 
-@attrs.frozen
-class HostFacts:
-    """Everything discovered about the host before policy is read.
+class HostFacts(NamedTuple):
+    """Everything discovered about the host before policy is read (immutable; a
+    NamedTuple rather than an attrs class because every run builds it at start-up).
 
     ``classes`` maps canonified class names to their tags (ending with
     ``hardclass``); the variable maps go from the name inside its scope
@@ -128,8 +127,7 @@ class _Collector:
         return None if entry is None else entry[1]
 
 
-@attrs.frozen
-class _Dirs:
+class _Dirs(NamedTuple):
     workdir: str
     bindir: str
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple, Protocol
 
-import attrs
 
 from cfpromise.agent.outcome import Outcome
 from cfpromise.syntax import ast
@@ -127,16 +126,24 @@ class AgentServices(Protocol):
         """The name of the body the promise's ``lval`` refers to."""
 
 
-@attrs.define(slots=True, eq=False, repr=False)
 class PromiseRun:
-    promise: ast.Promise           # the source promise (coords, raw constraints)
-    promise_type: str
-    promiser: str
-    attributes: dict[str, Any]
-    namespace: str
-    bundle: str                    # the bundle's name
-    agent: AgentServices
-    promisee: Any = None
+    """One promise as a handler sees it.  A plain slotted class, not attrs: it is on
+    every run's start path (see cfpromise/syntax/ast.py)."""
+
+    __slots__ = ("promise", "promise_type", "promiser", "attributes", "namespace", "bundle",
+                 "agent", "promisee")
+
+    def __init__(self, promise: ast.Promise, promise_type: str, promiser: str,
+                 attributes: dict[str, Any], namespace: str, bundle: str,
+                 agent: AgentServices, promisee: Any = None) -> None:
+        self.promise = promise            # the source promise (coords, raw constraints)
+        self.promise_type = promise_type
+        self.promiser = promiser
+        self.attributes = attributes
+        self.namespace = namespace
+        self.bundle = bundle              # the bundle's name
+        self.agent = agent
+        self.promisee = promisee
 
     @property
     def handle(self) -> str | None:

@@ -10,25 +10,33 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import attrs
 
 from cfpromise.agent.outcome import Outcome
 from cfpromise.syntax import ast
 
 
-@attrs.define(slots=True, eq=False, repr=False)
 class Step:
-    agent: Any                     # cfpromise.agent.engine.Agent
-    run: Any                       # cfpromise.agent.engine.BundleRun
-    ptype: str
-    promise: ast.Promise
-    bindings: dict[str, str]
-    ev: Any                        # RvalEvaluator with these bindings
-    promiser: str
-    last: bool                     # the last pass: act even with unresolved variables
-    handle: str | None = None
-    attributes: dict[str, Any] | None = None
-    seconds: float = 0.0
+    """One iteration of one promise being evaluated.  A plain slotted class, not attrs:
+    the engine makes one per promise and it is on every run's start path (see ast.py)."""
+
+    __slots__ = ("agent", "run", "ptype", "promise", "bindings", "ev", "promiser", "last",
+                 "handle", "attributes", "seconds")
+
+    def __init__(self, agent: Any, run: Any, ptype: str, promise: ast.Promise,
+                 bindings: dict[str, str], ev: Any, promiser: str, last: bool,
+                 handle: str | None = None, attributes: dict[str, Any] | None = None,
+                 seconds: float = 0.0) -> None:
+        self.agent = agent            # cfpromise.agent.engine.Agent
+        self.run = run                # cfpromise.agent.engine.BundleRun
+        self.ptype = ptype
+        self.promise = promise
+        self.bindings = bindings
+        self.ev = ev                  # RvalEvaluator with these bindings
+        self.promiser = promiser
+        self.last = last              # the last pass: act even with unresolved variables
+        self.handle = handle
+        self.attributes = attributes
+        self.seconds = seconds
 
     @property
     def ctx(self) -> Any:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from typing import Callable, Iterable
 
-import attrs
 
 from cfpromise.schema.validate import diagnostics
 from cfpromise.syntax import ast
@@ -25,13 +24,18 @@ from cfpromise.syntax.parser import parse_file
 Expander = Callable[[ast.Rval, str, str], "list[str] | None"]
 
 
-@attrs.define(slots=True, eq=False, repr=False)
 class LoadedPolicy:
-    policy: ast.Policy          # everything merged
-    entry: ast.Policy           # the entry file alone
-    files: list[str]
-    errors: list[Diagnostic]
-    unresolved: list[tuple[str, ast.Rval]]      # (naming file, input rval) not yet resolvable
+    """A plain slotted class, not attrs: it is on every run's start path (see ast.py)."""
+
+    __slots__ = ("policy", "entry", "files", "errors", "unresolved")
+
+    def __init__(self, policy: ast.Policy, entry: ast.Policy, files: list[str],
+                 errors: list[Diagnostic], unresolved: list[tuple[str, ast.Rval]]) -> None:
+        self.policy = policy          # everything merged
+        self.entry = entry            # the entry file alone
+        self.files = files
+        self.errors = errors
+        self.unresolved = unresolved  # (naming file, input rval) not yet resolvable
 
 
 def input_rvals(policy: ast.Policy) -> Iterable[ast.Rval]:

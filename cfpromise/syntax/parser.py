@@ -24,7 +24,6 @@ import re
 import sys
 from typing import Any
 
-import attrs
 import ply.yacc as yacc
 
 from cfpromise.schema import schema
@@ -505,9 +504,9 @@ def as_entry(policy: ast.Policy) -> ast.Policy:
     """The policy file given on the command line: its ``__main__`` bundle is ``main``."""
     if not any(b.name == "__main__" for b in policy.bundles):
         return policy
-    bundles = tuple(attrs.evolve(b, name="main") if b.name == "__main__" else b
+    bundles = tuple(ast.evolve(b, name="main") if b.name == "__main__" else b
                     for b in policy.bundles)
-    return attrs.evolve(policy, bundles=bundles)
+    return ast.evolve(policy, bundles=bundles)
 
 
 def write_tables() -> str:

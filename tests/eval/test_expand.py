@@ -146,3 +146,24 @@ def test_data_object_iterates_over_its_primitive_values() -> None:
         assert expand("$(o)")[1] is True      # outside iteration it stays unresolved
     finally:
         del VARS["o"]
+
+
+def _close_by_scanning(text: str, start: int, opening: str) -> int:
+    closing = ")" if opening == "(" else "}"
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == opening:
+            depth += 1
+        elif text[i] == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+@given(st.text(alphabet="(){}$ab", max_size=24), st.sampled_from("({"))
+@settings(max_examples=400, deadline=None)
+def test_close_finds_the_matching_bracket_as_a_scan_does(text: str, opening: str) -> None:
+    from cfpromise.eval.expand import _close
+    text = opening + text
+    assert _close(text, 0, opening) == _close_by_scanning(text, 0, opening)

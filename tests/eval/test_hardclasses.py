@@ -361,7 +361,7 @@ def test_discover_basics(tmp_path: Path) -> None:
     (workdir / "bin" / "cf-agent").write_text("")
     policy = tmp_path / "p.cf"
     facts = discover(str(workdir), policy_file=str(policy), now=NOW)
-    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         facts.classes = {}  # type: ignore[misc]
     for name in ("any", "agent", "cfengine", "cfengine_3", "cfengine_3_21", "cfengine_3_21_0",
                  "community_edition", "compiled_on_linux_gnu", "feature_xml", "Monday",
