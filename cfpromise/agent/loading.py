@@ -26,7 +26,6 @@ from cfpromise.schema.validate import diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, PolicyError, source_line_of
 from cfpromise.syntax.loader import input_rvals
-from cfpromise.syntax.parser import as_entry, parse_file
 
 EXIT_OK, EXIT_FATAL, EXIT_ABORTED = 0, 1, 6
 WORKDIR_DIRS = ("inputs", "outputs", "state", "modules", "bin", "ppkeys", "tmp", "data")
@@ -113,6 +112,8 @@ def _read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
         cached, digest = cache.get(path, entry)
         if cached is not None:
             return cached
+    # The parser (and PLY, which imports inspect) loads only when a file is not cached.
+    from cfpromise.syntax.parser import as_entry, parse_file
     policy = parse_file(path)
     if entry:
         policy = as_entry(policy)

@@ -52,6 +52,11 @@ class Frame:
         self.extra: dict[str, Variable] = {} if extra is None else extra   # names a built-in binds
 
 
+# (reference, namespace, bundle) -> (namespace, scope, name, store key): a run resolves
+# the same few thousand references some 20,000 times (masterfiles)
+_PARSED_REFS: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}
+
+
 class EvalContext:
     def __init__(self, workdir: str, policy_file: str, *, dry_run: bool = False,
                  log: Callable[[str, str], None] | None = None) -> None:
@@ -174,7 +179,14 @@ class EvalContext:
         extra = frame.extra.get(ref) if frame.extra else None
         if extra is not None:
             return f"extra:{ref}", extra
-        ns, scope, name = parse_ref(ref, frame.namespace, frame.bundle)
+        where = (ref, frame.namespace, frame.bundle)
+        parsed = _PARSED_REFS.get(where)
+        if parsed is None:
+            if len(_PARSED_REFS) > 65536:
+                _PARSED_REFS.clear()
+            ns, scope, name = parse_ref(ref, frame.namespace, frame.bundle)
+            parsed = _PARSED_REFS[where] = (ns, scope, name, VariableStore.key(ns, scope, name))
+        ns, scope, name, key = parsed
         if scope == "this" and ns == "default":
             value = frame.this.get(name)
             if value is not None:
@@ -182,10 +194,13 @@ class EvalContext:
                     Variable("string", value)
             # $(this.x) that is not a promise variable is the bundle's own x (cf-agent)
             ns, scope = frame.namespace, frame.bundle
-        var = self.vars.get(ns, scope, name)
+            key = VariableStore.key(ns, scope, name)
+        var = self.vars.vars.get(key)
         if var is None:
-            return None
-        return self.vars.key(ns, scope, name), var
+            var = self.vars.get(ns, scope, name)     # array elements, data indices
+            if var is None:
+                return None
+        return key, var
 
     def expander(self, bindings: dict[str, str] | None = None, iterate: bool = False) -> Expander:
         """An expander; without explicit bindings it sees those of the promise iteration
@@ -204,6 +219,10 @@ class EvalContext:
 
     def variables(self) -> Iterable[tuple[str, Variable]]:
         return self.vars.items()
+
+    def array_entries(self, qualified: str) -> list[tuple[str, Variable]] | None:
+        """The variables under ``qualified[`` (see VariableStore.array_entries)."""
+        return self.vars.array_entries(qualified)
 
     def _bind_extra(self, extra: dict[str, Value] | None) -> dict[str, Variable]:
         frame = self.frame

@@ -64,6 +64,8 @@ class RvalEvaluator:
 
     # -- strings ---------------------------------------------------------------
     def text(self, value: str) -> str:
+        if "$" not in value:
+            return value
         exp = self.ctx.expander(self.bindings)
         out = exp.expand(value)
         if exp.unresolved:
@@ -193,15 +195,32 @@ class RvalEvaluator:
         return self.value(rval, want_list=True)
 
 
+# function name -> the (position, range) of its ranged int parameters
+_INT_RANGES: dict[str, tuple[tuple[int, str], ...]] = {}
+
+
+def _int_ranges(name: str) -> tuple[tuple[int, str], ...]:
+    found = _INT_RANGES.get(name)
+    if found is None:
+        from cfpromise.schema import schema
+        sig = schema().functions.get(name)
+        found = _INT_RANGES[name] = () if sig is None else tuple(
+            (i, prange) for i, (ptype, prange, _desc) in enumerate(sig.params)
+            if ptype == "int" and prange)
+    return found
+
+
 def _check_ranges(name: str, args: list[Any]) -> None:
     """Integer arguments against the ranges the function declares (fatal, as in cf-agent)."""
-    from cfpromise.schema import schema
-    from cfpromise.schema.values import ValueError_, check_int
-    sig = schema().functions.get(name)
-    if sig is None:
+    ranges = _int_ranges(name)
+    if not ranges:
         return
-    for value, (ptype, prange, _desc) in zip(args, sig.params):
-        if ptype == "int" and isinstance(value, str) and prange and "$(" not in value:
+    from cfpromise.schema.values import ValueError_, check_int
+    for i, prange in ranges:
+        if i >= len(args):
+            break
+        value = args[i]
+        if isinstance(value, str) and "$(" not in value:
             try:
                 check_int(value, prange)
             except ValueError_ as exc:

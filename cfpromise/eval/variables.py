@@ -93,6 +93,9 @@ class VariableStore:
         self.vars: dict[str, Variable] = {}
         # "ns:scope.base" -> {index-path tuple: None}, in definition order
         self.arrays: dict[str, dict[tuple[str, ...], None]] = {}
+        # names holding "[" that are not an index chain (a[x]y): the arrays index does
+        # not cover them, so array_entries() leaves such a store to a full scan
+        self.irregular: set[str] = set()
 
     @staticmethod
     def key(ns: str, scope: str, name: str) -> str:
@@ -101,16 +104,46 @@ class VariableStore:
     def set(self, ns: str, scope: str, name: str, var: Variable) -> None:
         key = self.key(ns, scope, name)
         self.vars[key] = var
-        base, indices = split_indices(name)
-        if indices:
-            self.arrays.setdefault(self.key(ns, scope, base), {})[tuple(indices)] = None
+        if "[" in name:
+            base, indices = split_indices(name)
+            if indices:
+                self.arrays.setdefault(self.key(ns, scope, base), {})[tuple(indices)] = None
+            else:
+                self.irregular.add(key)
+
+    def array_entries(self, qualified: str) -> list[tuple[str, Variable]] | None:
+        """The variables under ``qualified[`` (``ns:scope.name`` or ``ns:scope.name[i]``),
+        in definition order, as a scan of every variable for that prefix finds them;
+        None when only such a scan can tell.  getindices(), getvalues() and the
+        collecting functions ask this for classic arrays: masterfiles calls them a
+        few hundred times over some ten thousand variables."""
+        if self.irregular:
+            return None
+        base, lead = split_indices(qualified)
+        if "[" in qualified and not lead:
+            return None
+        paths = self.arrays.get(base)
+        if not paths:
+            return []
+        n = len(lead)
+        out: list[tuple[str, Variable]] = []
+        lead_t = tuple(lead)
+        for path in paths:
+            if len(path) > n and path[:n] == lead_t:
+                full = base + "".join([f"[{i}]" for i in path])
+                var = self.vars.get(full)
+                if var is not None:
+                    out.append((full, var))
+        return out
 
     def remove(self, ns: str, scope: str, name: str) -> None:
         key = self.key(ns, scope, name)
-        if self.vars.pop(key, None) is not None:
+        if self.vars.pop(key, None) is not None and "[" in name:
             base, indices = split_indices(name)
             if indices:
                 self.arrays.get(self.key(ns, scope, base), {}).pop(tuple(indices), None)
+            else:
+                self.irregular.discard(key)
 
     def clear_arrays(self, ns: str, scope: str) -> None:
         """Forget the classic array elements (``name[k]``) of a scope: cf-agent does this

@@ -18,7 +18,6 @@ from typing import Callable, Iterable
 from cfpromise.schema.validate import diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, PolicyError
-from cfpromise.syntax.parser import parse_file
 
 # (rval, directory of the naming file, naming file) -> file names, or None if unresolvable
 Expander = Callable[[ast.Rval, str, str], "list[str] | None"]
@@ -71,6 +70,7 @@ def load(entry: str, expand: Expander = literal_inputs, validate: bool = True,
          ignore_missing: bool = False) -> LoadedPolicy:
     """Parse ``entry`` and its inputs; syntax errors raise PolicyError at once,
     validation problems and missing inputs are collected in ``errors``."""
+    from cfpromise.syntax.parser import parse_file   # not imported by a cached agent run
     entry_policy = parse_file(entry)
     result = LoadedPolicy(entry_policy, entry_policy, [entry], [], [])
     if validate:

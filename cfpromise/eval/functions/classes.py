@@ -83,6 +83,8 @@ def isvariable(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 def _tags_match(tags: Sequence[str], tag_regexes: Sequence[str]) -> bool:
     if not tag_regexes:
         return True
+    if not tags:
+        return False
     compiled = [pcre.compile_regex(t) for t in tag_regexes]
     return any(pcre.full_match(rx, tag) for tag in tags for rx in compiled)
 
@@ -129,9 +131,11 @@ def _matching_variables(ctx: FunctionContext, fn: str, args: Sequence[Value]) ->
     rx = pcre.compile_regex(values[0])
     prefix = pcre.literal_prefix(values[0])
     out: list[str] = []
+    tag_regexes = values[1:]
     for name, var in ctx.variables():
-        if name.startswith(prefix) and pcre.full_match(rx, name) \
-                and _tags_match(var.tags, values[1:]):
+        # the tags first: most variables have none, which settles it without a match
+        if name.startswith(prefix) and _tags_match(var.tags, tag_regexes) \
+                and pcre.full_match(rx, name):
             out.append(name)
     return out
 

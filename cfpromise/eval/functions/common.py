@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from cfpromise.eval.functions import jsondata
 from cfpromise.eval.functions.api import FunctionContext, FunctionError, Unresolved, Value
@@ -259,12 +259,20 @@ def var_to_json(ctx: FunctionContext, name: str, allow_scalars: bool) -> Any | N
     return gather_array(ctx, name)
 
 
+def array_candidates(ctx: FunctionContext, base: str) -> Iterable[tuple[str, Any]]:
+    """The variables that may lie under ``base[`` (a qualified name): the context's
+    array index when it has one, else every variable."""
+    index = getattr(ctx, "array_entries", None)
+    found = index(base) if index is not None else None
+    return ctx.variables() if found is None else found
+
+
 def gather_array(ctx: FunctionContext, name: str) -> dict[str, Any] | None:
     """Entries ``name[k]...`` of a classic array as a (nested) JSON object."""
     base = qualify(ctx, name)
     prefix = base + "["
     result: dict[str, Any] = {}
-    for full, var in ctx.variables():
+    for full, var in array_candidates(ctx, base):
         if not full.startswith(prefix):
             continue
         keys = _split_indices(full[len(base):])

@@ -20,8 +20,8 @@ from cfpromise.eval.functions import jsondata, pcre
 from cfpromise.eval.functions.api import (
     FunctionContext, FunctionError, Unresolved, Value, builtin)
 from cfpromise.eval.functions.common import (
-    argv, boolean, c_double, collect, collect_container, int_arg, lazy_value, naked,
-    primitive_strs, primitive_texts, qualify, scalar, split_ref, to_bytes)
+    argv, array_candidates, boolean, c_double, collect, collect_container, int_arg, lazy_value,
+    naked, primitive_strs, primitive_texts, qualify, scalar, split_ref, to_bytes)
 
 # ---------------------------------------------------------------------------
 # Set operations
@@ -402,7 +402,7 @@ def _classic_indices(ctx: FunctionContext, name: str) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     prefix = base + "["
-    for full, _var in ctx.variables():
+    for full, _var in array_candidates(ctx, base):
         if full.startswith(prefix):
             indices = split_ref(full)[3]
             if len(indices) > depth and indices[depth] not in seen:
