@@ -27,7 +27,8 @@ fields marked for it, the same repr, and :func:`evolve`.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Union
+import operator
+from typing import Any, Callable, Iterator, Union
 
 from cfpromise.syntax.errors import NO_COORD, Coord
 
@@ -55,28 +56,33 @@ class _Node:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable (cannot delete '{name}')")
 
-    def _key(self) -> tuple[Any, ...]:
-        return tuple([getattr(self, f) for f in self._eq])
+    _key: Callable[[Any], Any]        # the _eq fields (attrgetter, made per class)
+    _state: Callable[[Any], Any]      # the _fields, as a tuple
+
+    def __init_subclass__(cls) -> None:
+        cls._key = operator.attrgetter(*cls._eq)
+        fields = operator.attrgetter(*cls._fields)
+        cls._state = fields if len(cls._fields) > 1 else (lambda node: (fields(node),))
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._key() == other._key()      # type: ignore[attr-defined]
+        return self._key(self) == other._key(other)      # type: ignore[attr-defined]
 
     def __ne__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._key() != other._key()      # type: ignore[attr-defined]
+        return self._key(self) != other._key(other)      # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash((self.__class__.__name__,) + self._key())
+        return hash((self.__class__.__name__, self._key(self)))
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._repr)
         return f"{type(self).__name__}({inner})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return self.__class__, tuple([getattr(self, f) for f in self._fields])
+        return self.__class__, self._state(self)
 
 
 def evolve(node: Any, **changes: Any) -> Any:

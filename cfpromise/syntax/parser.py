@@ -29,7 +29,7 @@ import ply.yacc as yacc
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson
 from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
-from cfpromise.syntax.lexer import Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
+from cfpromise.syntax.lexer import FastLexer, Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
 
 start = "specification"
 
@@ -478,7 +478,7 @@ def parse(text: str, filename: str = "<string>") -> ast.Policy:
     lexer.input(text)
     _CURRENT_LEXER.append(lexer)
     try:
-        blocks = _parser().parse(lexer=lexer.lexer, tracking=False)
+        blocks = _parser().parse(lexer=FastLexer(lexer), tracking=False)
         lexer.check_end()
     except RecursionError:
         raise PolicyError.at(Coord(filename, lexer.line, 1), "Policy nested too deeply") from None

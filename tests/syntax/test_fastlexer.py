@@ -1,0 +1,70 @@
+"""The fast lexer gives PLY's lexer's tokens, errors and all (see lexer.FastLexer)."""
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from cfpromise.syntax.errors import PolicyError
+from cfpromise.syntax.lexer import FastLexer, Lexer
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPORA = [Path("/usr/share/cfengine3/masterfiles"),
+           ROOT.parent / "shared" / "conformance" / "cfengine-acceptance", ROOT / "bundles",
+           ROOT / "policy"]
+
+
+def _stream(text: str, fast: bool) -> list[Any]:
+    owner = Lexer("f.cf")
+    owner.input(text)
+    source = FastLexer(owner) if fast else owner.lexer
+    out: list[Any] = []
+    try:
+        while True:
+            tok = source.token()
+            if tok is None:
+                owner.check_end()
+                break
+            out.append((tok.type, tok.value, tok.lexpos, tok.coord, getattr(tok, "quote", None)))
+            if len(out) > 100_000:
+                break
+    except PolicyError as exc:
+        out.append(("error", str(exc)))
+    return out
+
+
+def _files() -> list[str]:
+    found: list[str] = []
+    for corpus in CORPORA:
+        if corpus.is_dir():
+            found += sorted(glob.glob(os.path.join(corpus, "**", "*.cf"), recursive=True))
+    return found
+
+
+def test_same_tokens_on_every_policy_file_at_hand() -> None:
+    files = _files()
+    if len(files) < 20:
+        pytest.skip("needs a corpus of policy files (masterfiles or the acceptance suite)")
+    for path in files:
+        text = Path(path).read_bytes().decode("utf-8", "surrogateescape")
+        assert _stream(text, True) == _stream(text, False), path
+
+
+_PIECES = st.sampled_from([
+    "bundle", " ", "\n", "\r\n", "\t", "agent", "x", "ns:x", "vars:", "any::", "linux.!a::",
+    "a b::", '"s"', "'q'", "`b`", '"multi\nline"', '"esc\\"q"', "=>", "->", "{", "}", "(", ")",
+    ",", ";", "$(v)", "@(l)", "${v}", "# c\n", "@if minimum_version(3.7)\n", "@else\n",
+    "@endif\n", "@if feature(nope)\n", '"$(x)"::', "'v'::", "~", "\x00", '"unterminated', "=",
+    "-", "@", "x" * 1030, "é", "\\",
+])
+
+
+@given(st.lists(_PIECES, max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_same_tokens_on_generated_text(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert _stream(text, True) == _stream(text, False)
