@@ -73,6 +73,7 @@ class AgentOptions:
     show_classes: str | None = None
     show_vars: str | None = None
     full_check: bool = True             # cf-agent validates as cf-promises -c does
+    bundle_path: list[str] = attrs.Factory(list)   # --bundle-path (cfpromise.agent.autoload)
 
 
 
@@ -129,6 +130,12 @@ class Agent:
         self.observers: list[Any] = []
         self.changes: list[dict[str, Any]] = []    # noted by handlers for the current step
         self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
+        # hooks: a bundle no file defines, (name, namespace, types) -> Bundle | None
+        # (cfpromise.agent.autoload); which promises run, (run, ptype, promise) -> bool
+        # (cfpromise.agent.only)
+        self.autoload: Any = None
+        self.autoloader: Any = None            # its Autoloader (what was loaded)
+        self.promise_filter: Any = None
         # this.promiser_uid/gid/pid/ppid: who runs the promises (this agent process)
         self.promiser_identity = {"promiser_uid": str(os.getuid()),
                                   "promiser_gid": str(os.getgid()),
@@ -150,7 +157,10 @@ class Agent:
 
     def find_bundle(self, name: str, namespace: str,
                     types: tuple[str, ...] = ("agent", "common")) -> ast.Bundle | None:
-        return find_block(self.bundles, name, namespace, types)
+        found = find_block(self.bundles, name, namespace, types)
+        if found is None and self.autoload is not None:
+            found = self.autoload(name, namespace, types)
+        return found
 
     # -- running bundles ----------------------------------------------------------
     def run_bundle(self, bundle: ast.Bundle, args: list[Any], *, inherit: Frame | None = None,
@@ -252,6 +262,8 @@ class Agent:
                 self.ctx.pop()
 
     def eval_promise(self, run: BundleRun, ptype: str, promise: ast.Promise) -> None:
+        if self.promise_filter is not None and not self.promise_filter(run, ptype, promise):
+            return
         ctx = self.ctx
         if promise.classes != "any" and not ctx.eval_class_expr(promise.classes):
             return
@@ -652,6 +664,8 @@ class Agent:
         for name in cancel:
             self.ctx.undefine_class(_canon(name), ns)
             self.persistent.forget(_canon(name))
+        for observer in self.observers:
+            observer.outcome_classes(self, step, outcome, [_canon(n) for n in names])
 
     def check_abort(self) -> None:
         """abortclasses / abortbundleclasses: a regex matched against the defined classes,
