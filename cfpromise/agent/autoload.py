@@ -105,7 +105,8 @@ def search_dirs(policy_file: str, bundle_path: Iterable[str],
 
 def _defines(policy: ast.Policy) -> list[str]:
     out = [f"bundle {b.type} {b.namespace}:{b.name}" for b in policy.bundles]
-    out += [f"body {b.type} {b.namespace}:{b.name}" for b in policy.bodies]
+    out += [f"body {b.type} {b.namespace}:{b.name}" for b in policy.bodies
+            if b.name != "control"]
     return out
 
 
