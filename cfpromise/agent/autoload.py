@@ -129,14 +129,15 @@ class Autoloader:
                                 warn=agent.out.log)
         self.loaded: list[Loaded] = []
         self.files: dict[str, ast.Policy] = {}    # realpath -> what it added
-        self._stdlib: dict[tuple[str, str], str] | None = None
+        self._stdlib: dict[tuple[str, str, str], str] | None = None
+        self.absent: set[tuple[str, tuple[str, ...], str]] = set()   # no file: not again
 
     # -- where a name's file is -------------------------------------------------------
-    def stdlib_index(self) -> dict[tuple[str, str], str]:
-        """(kind, default-namespace name) -> the standard library file defining it."""
+    def stdlib_index(self) -> dict[tuple[str, str, str], str]:
+        """(kind, type, default-namespace name) -> the standard library file defining it."""
         if self._stdlib is None:
             from cfpromise.resources import share_dir
-            index: dict[tuple[str, str], str] = {}
+            index: dict[tuple[str, str, str], str] = {}
             root = share_dir("bundles")
             for entry in sorted(os.listdir(root)) if os.path.isdir(root) else ():
                 if not entry.endswith(".cf") or entry == "stdlib.cf":
@@ -147,8 +148,8 @@ class Autoloader:
                         text = fh.read()
                 except OSError:
                     continue
-                for kind, _type, name in _BLOCK.findall(text):
-                    index.setdefault((kind, name), path)
+                for kind, type_, name in _BLOCK.findall(text):
+                    index.setdefault((kind, type_, name), path)
             self._stdlib = index
         return self._stdlib
 
@@ -161,9 +162,11 @@ class Autoloader:
                 return path, False
         ns, _, name = want.fqn.partition(":")
         if ns == "default":
-            path = self.stdlib_index().get((want.kind, name))
-            if path is not None:
-                return path, True
+            index = self.stdlib_index()
+            for type_ in want.types:
+                path = index.get((want.kind, type_, name))
+                if path is not None:
+                    return path, True
         return None
 
     # -- loading ----------------------------------------------------------------------
@@ -172,8 +175,10 @@ class Autoloader:
         defines it).  Raises LoadError when the file does not define what it was
         loaded for, PolicyError/LoadError for a file with errors."""
         from cfpromise.agent.loading import LoadError, _read
-        found = self.file_for(want)
+        key = (want.kind, want.types, want.fqn)
+        found = None if key in self.absent else self.file_for(want)
         if found is None:
+            self.absent.add(key)
             return None
         path, stdlib = found
         real = os.path.realpath(path)
