@@ -221,17 +221,38 @@ def definers(policy: ast.Policy) -> tuple[list[Definer], set[str]]:
     return out, persistent
 
 
-def edges(policy: ast.Policy) -> list[NotifyEdge]:
-    """Definer -> guarded promise, for every class a guard names (module docstring)."""
-    found, _ = definers(policy)
+def edges(policy: ast.Policy, found: list[Definer] | None = None) -> list[NotifyEdge]:
+    """Definer -> guarded promise, for every class a guard names (module docstring);
+    ``found``: the policy's :func:`definers` when already known."""
+    if found is None:
+        found = definers(policy)[0]
     if not found:
         return []
+    literal: dict[str, list[Definer]] = {}
+    patterns: list[tuple[str, str, Definer]] = []      # literal prefix, suffix, definer
+    for d in found:
+        if d.pattern is None:
+            literal.setdefault(d.cls, []).append(d)
+        else:
+            chunks = _VARREF.split(d.cls)
+            from cfpromise.eval.canon import canonify
+            patterns.append((canonify(chunks[0]), canonify(chunks[-1]), d))
+    memo: dict[str, list[Definer]] = {}
+
+    def sources(name: str) -> list[Definer]:
+        got = memo.get(name)
+        if got is None:
+            got = list(literal.get(name, ()))
+            got += [d for prefix, suffix, d in patterns
+                    if name.startswith(prefix) and name.endswith(suffix) and d.matches(name)]
+            memo[name] = got
+        return got
     out: list[NotifyEdge] = []
     for bundle, ptype, promise in _promises(policy):
         for name in guard_classes(promise):
             short = name.partition(":")[2] if ":" in name else name
-            for d in found:
-                if d.promise is not promise and d.matches(short):
+            for d in sources(short):
+                if d.promise is not promise:
                     out.append(NotifyEdge(d, bundle, ptype, promise, name))
     return out
 
@@ -289,10 +310,10 @@ def promise_ids(plan: Any) -> dict[int, str]:
 
 def order_warnings(policy: ast.Policy, plan: Any) -> list[Diagnostic]:
     """Guards that can never hold in the order the agent runs (module docstring)."""
-    found = edges(policy)
+    defs, persistent = definers(policy)
+    found = edges(policy, defs)
     if not found:
         return []
-    _, persistent = definers(policy)
     by_classes_promise = {p.promiser for _, t, p in _promises(policy) if t == "classes"}
     ids = promise_ids(plan)
     pos, spans, callers = _positions(plan)
