@@ -24,10 +24,10 @@ without running anything (``cf-lite-promises --graph``, ``cf-lite-agent
 4. ``depends_on`` edges join the promise defining a handle to the promise
    waiting for it; ``on-repaired``/``on-failed``/``on-kept`` edges join a
    promise whose ``classes`` body defines a class on that outcome to the
-   promises the class guards (:mod:`cfpromise.agent.notify`).  A handle written with variables matches as a pattern; a
-   dependency on a handle no promise of the plan defines comes from a node of
-   kind ``missing_handle``; one written with variables from a ``dynamic``
-   node.
+   promises the class guards (:mod:`cfpromise.agent.notify`).  A handle
+   written with variables matches as a pattern; a dependency on a handle no
+   promise of the plan defines comes from a node of kind ``missing_handle``;
+   one written with variables from a ``dynamic`` node.
 
 The plan renders as Graphviz dot (:func:`to_dot`: a cluster per bundle, a
 sub-cluster per step, every label escaped) or as JSON (:func:`to_json`, the

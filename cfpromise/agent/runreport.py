@@ -372,7 +372,8 @@ class RunRecorder(WaitingTracker):
             "exit_code": final,
             "promises": [r.to_json() for r in self.records],
             "bundles": [b.to_json() for b in self.bundles],
-            "autoloaded": [f.to_json() for f in getattr(getattr(agent, "autoloader", None), "loaded", ())],
+            "autoloaded": [f.to_json() for f in
+                           getattr(getattr(agent, "autoloader", None), "loaded", ())],
             "summary": summary.to_json()}
 
     def timing_lines(self, run_seconds: float, top: int = TOP) -> list[str]:
