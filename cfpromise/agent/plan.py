@@ -543,6 +543,8 @@ def to_dot(plan: Plan) -> str:
     for e in plan.edges:
         style = CYCLE_STYLE if e.cycle else EDGE_STYLE.get(e.kind, CALL_STYLE)
         label = e.label + (" (cycle)" if e.cycle else "")
+        if e.kind.startswith("on-"):                 # notify edges say their kind
+            label = f"{e.kind}: {label}"
         attrs_ = f"label={q(label)}, {style}" if label else style
         out.append(f"  {q(e.source)} -> {q(e.target)} [{attrs_}];")
     out.append("}")

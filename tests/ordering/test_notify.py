@@ -63,7 +63,8 @@ def test_graph_draws_the_edges_with_their_kind(tmp_path: Path) -> None:
     assert not (tmp_path / "conf").exists()
     dot = agent(tmp_path, policy(tmp_path), "--graph").stdout
     check_dot(dot)
-    assert 'label="conf_repaired", style=dashed, color=darkorange' in dot
+    assert 'label="on-repaired: conf_repaired", style=dashed, color=darkorange' in dot
+    assert 'label="on-failed: check_failed", style=dashed, color=red' in dot
 
 
 def test_the_run_report_says_which_outcome_enabled_a_promise(tmp_path: Path) -> None:
