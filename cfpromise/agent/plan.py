@@ -642,6 +642,10 @@ def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None,
         loading.report_errors(exc.diagnostics)
         print("   error: Policy failed validation", file=sys.stderr)
         return loading.EXIT_FATAL
+    for item in agent.options.bundlesequence or ():
+        for name in item.split(","):        # -b names load from the bundle path as in a run
+            if name:
+                agent.find_bundle(name, "default")
     plan = build_plan(agent.policy, path=agent.options.file,
                       bundlesequence=agent.options.bundlesequence)
     if only:                # --only: the selected part (cfpromise.agent.only)

@@ -254,3 +254,12 @@ body classes if_repaired_here(c) { promise_repaired => { "$(c)" }; }
     reports = [ln for ln in lite.stdout.splitlines() if ln.startswith("R: ")]
     assert reports == [ln for ln in out.splitlines() if ln.startswith("R: ")]
     assert "R: notified" in reports
+
+
+def test_bundles_named_with_b_load_for_the_run_and_the_graph(tmp_path: Path) -> None:
+    pup121(tmp_path)
+    unused = 'bundle agent unused { reports: "unused"; }\n'
+    proc = agent(tmp_path, unused, "-b", "nagios:main")
+    assert proc.returncode == 0 and "R: nagios:main ran" in proc.stdout
+    proc = agent(tmp_path, unused, "-b", "nagios:main", "--graph=json")
+    assert [b["id"] for b in json.loads(proc.stdout)["bundles"]] == ["bundle:agent:nagios:main"]
