@@ -278,17 +278,29 @@ class Autoloader:
 
     def bundle_hook(self, name: str, namespace: str, types: tuple[str, ...]) -> Any:
         """Agent.autoload: a bundle the engine did not find (a name known at run time)."""
-        if not name or "$" in name or "@" in name:
+        if not name or "$" in name or "@" in name or not self._written(BUNDLE_LVALS):
             return None
         want = Want("bundle", tuple(types), name, namespace, self._where())
         return self.defined(want) if self._at_run_time(want) else None
 
     def body_hook(self, name: str, body_type: str, namespace: str) -> Any:
         """BodyResolver.missing: a body not found (a name known at run time)."""
-        if not name or "$" in name or "@" in name:
+        if not name or "$" in name or "@" in name or not self._written((body_type,)):
             return None
         want = Want("body", (body_type,), name, namespace, self._where())
         return self.defined(want) if self._at_run_time(want) else None
+
+    def _written(self, lvals: Iterable[str]) -> bool:
+        """Whether the promise being evaluated names a bundle or body itself (an
+        attribute of ``lvals``, a body holding one, a methods promiser), or there is
+        none (-b, the bundlesequence): a block the engine calls by default (services'
+        ``default:standard_services``) is never autoloaded, as cf-agent never finds it."""
+        frame = self.agent.ctx.frame
+        promise = getattr(frame, "promise", None)
+        if promise is None or getattr(frame, "ptype", "") == "methods":
+            return True
+        wanted = set(lvals) | {"service_method", "home_bundle"}
+        return any(c.lval in wanted for c in getattr(promise, "constraints", ()))
 
     def _where(self) -> Coord:
         """The promise being evaluated (the reference of a run-time name)."""
