@@ -40,15 +40,22 @@ class BodyResolver:
     def __init__(self, bodies: dict[tuple[str, str, str], ast.Body], ctx: Any) -> None:
         self.bodies = bodies           # (namespace, name, type) -> Body
         self.ctx = ctx
+        # hook: a body no file defines, (name, body type, namespace) -> Body | None
+        # (cfpromise.agent.autoload)
+        self.missing: Callable[[str, str, str], ast.Body | None] | None = None
         from cfpromise.schema import schema
         self.schema = schema()
 
     def find(self, name: str, body_type: str, namespace: str) -> ast.Body | None:
         if ":" in name:
             ns, _, short = name.partition(":")
-            return self.bodies.get((ns, short, body_type))
-        return self.bodies.get((namespace, name, body_type)) or \
-            self.bodies.get(("default", name, body_type))
+            found = self.bodies.get((ns, short, body_type))
+        else:
+            found = self.bodies.get((namespace, name, body_type)) or \
+                self.bodies.get(("default", name, body_type))
+        if found is None and self.missing is not None:
+            found = self.missing(name, body_type, namespace)
+        return found
 
     def resolve(self, body_type: str, name: str, args: list[Any], namespace: str,
                 bindings: dict[str, str], depth: int = 0) -> dict[str, Any]:

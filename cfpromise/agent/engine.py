@@ -58,32 +58,39 @@ class AbortBundle(Exception):
     """An abortbundleclasses class was defined."""
 
 
+# What the command line asks of a run: option -> default (``list``: a fresh empty list).
+# A new option is one row here.
+OPTION_DEFAULTS: dict[str, Any] = {
+    "bundlesequence": None,
+    "define": list,
+    "negate": list,
+    "ignore_locks": False,
+    "dry_run": False,
+    "level": "notice",
+    "timestamps": False,
+    "workdir": "",
+    "show_classes": None,
+    "show_vars": None,
+    "full_check": True,             # cf-agent validates as cf-promises -c does
+    "bundle_path": list,            # --bundle-path (cfpromise.agent.autoload)
+}
+
+
 class AgentOptions:
-    """What the command line asks of a run.  AgentOptions, BundleRun (and the other
-    records on the start path: ast nodes, Frame, Step, PromiseRun) are plain slotted
-    classes, not attrs classes: creating attrs classes and importing attrs cost about
-    15 ms of a 60 ms one-report run (see cfpromise/syntax/ast.py)."""
+    """The options of a run (:data:`OPTION_DEFAULTS`).  AgentOptions, BundleRun (and
+    the other records on the start path: ast nodes, Frame, Step, PromiseRun) are plain
+    slotted classes, not attrs classes: creating attrs classes and importing attrs cost
+    about 15 ms of a 60 ms one-report run (see cfpromise/syntax/ast.py)."""
 
-    __slots__ = ("file", "bundlesequence", "define", "negate", "ignore_locks", "dry_run",
-                 "level", "timestamps", "workdir", "show_classes", "show_vars", "full_check")
+    __slots__ = ("file",) + tuple(OPTION_DEFAULTS)
 
-    def __init__(self, file: str, bundlesequence: list[str] | None = None,
-                 define: list[str] | None = None, negate: list[str] | None = None,
-                 ignore_locks: bool = False, dry_run: bool = False, level: str = "notice",
-                 timestamps: bool = False, workdir: str = "", show_classes: str | None = None,
-                 show_vars: str | None = None, full_check: bool = True) -> None:
+    def __init__(self, file: str, **options: Any) -> None:
         self.file = file
-        self.bundlesequence = bundlesequence
-        self.define: list[str] = [] if define is None else define
-        self.negate: list[str] = [] if negate is None else negate
-        self.ignore_locks = ignore_locks
-        self.dry_run = dry_run
-        self.level = level
-        self.timestamps = timestamps
-        self.workdir = workdir
-        self.show_classes = show_classes
-        self.show_vars = show_vars
-        self.full_check = full_check        # cf-agent validates as cf-promises -c does
+        for name, default in OPTION_DEFAULTS.items():
+            value = options.pop(name, default)
+            setattr(self, name, [] if value is list else value)
+        if options:
+            raise TypeError(f"AgentOptions: unknown option(s) {', '.join(sorted(options))}")
 
     def evolve(self, **changes: Any) -> "AgentOptions":
         """A copy with ``changes`` applied."""
@@ -149,6 +156,12 @@ class Agent:
         self.observers: list[Any] = []
         self.changes: list[dict[str, Any]] = []    # noted by handlers for the current step
         self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
+        # hooks: a bundle no file defines, (name, namespace, types) -> Bundle | None
+        # (cfpromise.agent.autoload); which promises run, (run, ptype, promise) -> bool
+        # (cfpromise.agent.only)
+        self.autoload: Any = None
+        self.autoloader: Any = None            # its Autoloader (what was loaded)
+        self.promise_filter: Any = None
         # this.promiser_uid/gid/pid/ppid: who runs the promises (this agent process)
         self.promiser_identity = {"promiser_uid": str(os.getuid()),
                                   "promiser_gid": str(os.getgid()),
@@ -170,7 +183,10 @@ class Agent:
 
     def find_bundle(self, name: str, namespace: str,
                     types: tuple[str, ...] = ("agent", "common")) -> ast.Bundle | None:
-        return find_block(self.bundles, name, namespace, types)
+        found = find_block(self.bundles, name, namespace, types)
+        if found is None and self.autoload is not None:
+            found = self.autoload(name, namespace, types)
+        return found
 
     # -- running bundles ----------------------------------------------------------
     def run_bundle(self, bundle: ast.Bundle, args: list[Any], *, inherit: Frame | None = None,
@@ -272,6 +288,8 @@ class Agent:
                 self.ctx.pop()
 
     def eval_promise(self, run: BundleRun, ptype: str, promise: ast.Promise) -> None:
+        if self.promise_filter is not None and not self.promise_filter(run, ptype, promise):
+            return
         ctx = self.ctx
         if promise.classes != "any" and not ctx.eval_class_expr(promise.classes):
             return
@@ -672,6 +690,8 @@ class Agent:
         for name in cancel:
             self.ctx.undefine_class(_canon(name), ns)
             self.persistent.forget(_canon(name))
+        for observer in self.observers:
+            observer.outcome_classes(self, step, outcome, [_canon(n) for n in names])
 
     def check_abort(self) -> None:
         """abortclasses / abortbundleclasses: a regex matched against the defined classes,

@@ -147,6 +147,39 @@ def load(agent: Any) -> None:
     pending: list[tuple[ast.Rval, str]] = []
     missing: list[Diagnostic] = []
     progress = True
+    from cfpromise.agent.autoload import Autoloader
+    autoloader = agent.autoloader = Autoloader(agent)
+    while True:
+        _load_inputs(agent, base, seen, queue, pending, missing, progress)
+        progress = False
+        # bundles and bodies named but defined nowhere: from the bundle path, whose files
+        # may have inputs and references of their own
+        queue = autoloader.static_pass()
+        if not queue:
+            break
+        seen.update(os.path.realpath(p.path) for p in queue if p.path)
+    for rval, naming in pending:
+        # cf-agent and cf-promises report it and go on without that input
+        written = rval.value if isinstance(rval, ast.Scalar) else _written(rval)
+        agent.out.log("error", f"Unresolved variable '{written}' in input list, cannot parse")
+    if missing:
+        raise LoadError(missing)
+    # cf-promises checks bodies only for a runnable policy (one with body common control)
+    # or under -c; cf-agent always validates fully.
+    full = agent.options.full_check or any(b.name == "control" and b.type == "common"
+                                           for b in agent.policy.bodies)
+    problems = policy_diagnostics(agent.policy, full=full)
+    if problems:
+        raise LoadError(problems)
+    agent.autoload = autoloader.bundle_hook       # names only known at run time
+    agent.resolver.missing = autoloader.body_hook
+
+
+def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
+                 pending: list[tuple[ast.Rval, str]], missing: list[Diagnostic],
+                 progress: bool) -> None:
+    """Read ``queue``'s files and the inputs they name (and those files' inputs...)
+    until no input resolves any more; ``pending`` keeps the unresolved ones."""
     while queue or (pending and progress):
         if queue:
             policy = queue.pop(0)
@@ -183,20 +216,7 @@ def load(agent: Any) -> None:
                 included = _read(agent, full)
                 agent.add_policy(included)
                 queue.append(included)
-        pending = still
-    for rval, naming in pending:
-        # cf-agent and cf-promises report it and go on without that input
-        written = rval.value if isinstance(rval, ast.Scalar) else _written(rval)
-        agent.out.log("error", f"Unresolved variable '{written}' in input list, cannot parse")
-    if missing:
-        raise LoadError(missing)
-    # cf-promises checks bodies only for a runnable policy (one with body common control)
-    # or under -c; cf-agent always validates fully.
-    full = agent.options.full_check or any(b.name == "control" and b.type == "common"
-                                           for b in agent.policy.bodies)
-    problems = policy_diagnostics(agent.policy, full=full)
-    if problems:
-        raise LoadError(problems)
+        pending[:] = still
 
 
 def evaluated_policy(path: str, workdir: str) -> ast.Policy:
@@ -207,7 +227,8 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
 
 
 def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
-                    full_check: bool = True, cache: bool = False) -> Any:
+                    full_check: bool = True, cache: bool = False,
+                    bundle_path: Any = ()) -> Any:
     """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
     view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
     receives what loading logs.  A missing ``path`` loads nothing but the host data
@@ -216,7 +237,7 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     from cfpromise.agent.output import Output
     import io
     agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
-                               full_check=full_check),
+                               full_check=full_check, bundle_path=list(bundle_path)),
                   out or Output("critical", stream=io.StringIO()))
     if cache:                   # the agent's cache of parsed, validated files (cf-lite-promises)
         agent.policy_cache = _policy_cache(agent)

@@ -32,6 +32,9 @@ class Observer:
     def promise_skipped(self, agent: Any, step: Any, reason: str) -> None:
         """A promise was not actuated for a reason worth reporting (a failed dependency)."""
 
+    def outcome_classes(self, agent: Any, step: Any, outcome: Outcome, names: list[str]) -> None:
+        """The ``classes`` body of ``step``'s promise defined ``names`` on ``outcome``."""
+
     def run_finished(self, agent: Any, exit_code: int) -> int:
         """The run is over; may print summaries.  Returns the exit code to use."""
         return exit_code

@@ -22,10 +22,12 @@ without running anything (``cf-lite-promises --graph``, ``cf-lite-agent
    after the others: the agent evaluates their vars and classes before the
    bundlesequence, so they belong to the plan too (role ``common``).
 4. ``depends_on`` edges join the promise defining a handle to the promise
-   waiting for it.  A handle written with variables matches as a pattern; a
-   dependency on a handle no promise of the plan defines comes from a node of
-   kind ``missing_handle``; one written with variables from a ``dynamic``
-   node.
+   waiting for it; ``on-repaired``/``on-failed``/``on-kept`` edges join a
+   promise whose ``classes`` body defines a class on that outcome to the
+   promises the class guards (:mod:`cfpromise.agent.notify`).  A handle
+   written with variables matches as a pattern; a dependency on a handle no
+   promise of the plan defines comes from a node of kind ``missing_handle``;
+   one written with variables from a ``dynamic`` node.
 
 The plan renders as Graphviz dot (:func:`to_dot`: a cluster per bundle, a
 sub-cluster per step, every label escaped) or as JSON (:func:`to_json`, the
@@ -389,6 +391,21 @@ class _Builder:
                     self.plan.edges.append(Edge(q.id, p.id, "depends_on", handle))
 
 
+def notifications(plan: Plan, policy: ast.Policy) -> None:
+    """Edges from a promise whose classes body defines a class on an outcome to the
+    promises that class guards (kind on-repaired, on-failed, on-kept; see
+    :mod:`cfpromise.agent.notify`)."""
+    from cfpromise.agent.notify import edges, promise_ids
+    found = edges(policy)
+    if not found:
+        return
+    ids = promise_ids(plan)
+    for e in found:
+        source, target = ids.get(id(e.source.promise)), ids.get(id(e.promise))
+        if source is not None and target is not None:
+            plan.edges.append(Edge(source, target, e.kind, e.cls))
+
+
 def control_sequence(policy: ast.Policy) -> list[tuple[str, list[str]]] | None:
     """The bundlesequence of ``body common control`` as written (None when there is none).
 
@@ -428,6 +445,7 @@ def build_plan(policy: ast.Policy, *, path: str = "",
     builder.sequence(entries)
     builder.commons()
     builder.dependencies()
+    notifications(builder.plan, policy)
     for filename, rval in unresolved:
         builder.plan.unresolved_inputs.append({"file": filename, "line": rval.coord.line,
                                                "inputs": written(rval)})
@@ -484,6 +502,9 @@ EDGE_STYLE: dict[str, str] = {
     "sequence": "style=bold",
     "pre_evaluation": "style=dotted",
     "depends_on": "style=dashed, color=blue, fontcolor=blue",
+    "on-repaired": "style=dashed, color=darkorange, fontcolor=darkorange",
+    "on-failed": "style=dashed, color=red, fontcolor=red",
+    "on-kept": "style=dotted, color=gray40, fontcolor=gray40",
 }
 CALL_STYLE = "color=darkgreen, fontcolor=darkgreen"
 CYCLE_STYLE = "color=red, fontcolor=red, constraint=false"
@@ -522,6 +543,8 @@ def to_dot(plan: Plan) -> str:
     for e in plan.edges:
         style = CYCLE_STYLE if e.cycle else EDGE_STYLE.get(e.kind, CALL_STYLE)
         label = e.label + (" (cycle)" if e.cycle else "")
+        if e.kind.startswith("on-"):                 # notify edges say their kind
+            label = f"{e.kind}: {label}"
         attrs_ = f"label={q(label)}, {style}" if label else style
         out.append(f"  {q(e.source)} -> {q(e.target)} [{attrs_}];")
     out.append("}")
@@ -586,6 +609,7 @@ PLAN_SCHEMA: dict[str, Any] = {
             "properties": {"from": _STR, "to": _STR, "label": _STR,
                            "cycle": {"type": "boolean"},
                            "kind": {"enum": ["sequence", "pre_evaluation", "depends_on",
+                                             "on-repaired", "on-failed", "on-kept",
                                              *CALL_LVALS]}}}},
         "unresolved_inputs": {"type": "array", "items": {
             "type": "object", "required": ["file", "line", "inputs"],
@@ -596,9 +620,11 @@ PLAN_SCHEMA: dict[str, Any] = {
 
 # -- the agent's --graph ------------------------------------------------------------------
 
-def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None) -> int:
+def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None,
+                only: list[str] | None = None) -> int:
     """``cf-lite-agent --graph``: load the policy as a run would (inputs with variables are
-    resolved by evaluating common bundles' vars and classes), print its plan, run nothing.
+    resolved by evaluating common bundles' vars and classes), print its plan (with
+    ``only``, the part ``--only`` selects), run nothing.
     Returns the exit code: 1 when the policy does not load."""
     import sys
 
@@ -616,7 +642,18 @@ def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None) -> int:
         loading.report_errors(exc.diagnostics)
         print("   error: Policy failed validation", file=sys.stderr)
         return loading.EXIT_FATAL
+    for item in agent.options.bundlesequence or ():
+        for name in item.split(","):        # -b names load from the bundle path as in a run
+            if name:
+                agent.find_bundle(name, "default")
     plan = build_plan(agent.policy, path=agent.options.file,
                       bundlesequence=agent.options.bundlesequence)
+    if only:                # --only: the selected part (cfpromise.agent.only)
+        from cfpromise.agent.only import NothingSelected, restrict_plan
+        try:
+            plan = restrict_plan(plan, agent.policy, only)
+        except NothingSelected as exc:
+            print(f"   error: {exc}", file=sys.stderr)
+            return loading.EXIT_FATAL
     (stream or sys.stdout).write(render(plan, fmt))
     return loading.EXIT_OK

@@ -30,11 +30,16 @@ The JSON report (``"format": "cf-lite-run-report"``, ``"version": 1``) holds
 with ``bundle`` (``ns:name``), ``promise_type``, ``promiser``, ``handle``,
 ``file``, ``line``, ``pass``, ``outcome`` (an :class:`Outcome` value),
 ``changes`` (what handlers noted: ``kind`` plus details), ``seconds``,
-``counted`` (false for vars, classes, meta, defaults), and ``reason`` and
-``waiting`` for skipped ones; ``bundles``: each bundle call with its
+``counted`` (false for vars, classes, meta, defaults), ``reason`` and
+``waiting`` for skipped ones, ``enabled_by`` for one whose guard holds through a
+class another promise's ``classes`` body defined on an outcome (``class``, and that
+promise's ``bundle``, ``promise_type``, ``promiser``, ``handle``, ``file``, ``line``,
+``outcome``); ``bundles``: each bundle call with its
 ``seconds``; ``summary``: ``kept``, ``repaired``, ``not_kept`` (``warned``
 among them), ``skipped``, ``actuated``, ``compliance`` (percent, null when
-nothing was actuated), ``changes``, ``run_seconds``.
+nothing was actuated), ``changes``, ``run_seconds``; ``autoloaded``: the files read
+from the bundle path (``file``, ``for``, ``reference``, ``when``: load or run-time,
+see :mod:`cfpromise.agent.autoload`).
 """
 from __future__ import annotations
 
@@ -92,6 +97,7 @@ class PromiseRecord:
     reason: str = ""
     evaluations: int = 1
     waiting: bool = False              # never ran: waited for a handle without outcome
+    enabled_by: list[dict[str, Any]] = attrs.Factory(list)   # outcomes defining its guard
 
     @property
     def counted(self) -> bool:
@@ -113,6 +119,8 @@ class PromiseRecord:
             out["evaluations"] = self.evaluations
         if self.waiting:
             out["waiting"] = True
+        if self.enabled_by:
+            out["enabled_by"] = self.enabled_by
         return out
 
 
@@ -243,6 +251,8 @@ class RunRecorder(WaitingTracker):
         self.exit_code: int | None = None
         # per open bundle call (id of its BundleRun): iteration key -> record
         self._open: dict[int, dict[Any, PromiseRecord]] = {}
+        # class -> the promise outcome that defined it (classes bodies): enabled_by
+        self._origins: dict[str, dict[str, Any]] = {}
 
     # -- events ----------------------------------------------------------------------
     def promise_done(self, agent: Any, step: Any, outcome: Outcome, seconds: float,
@@ -261,6 +271,8 @@ class RunRecorder(WaitingTracker):
             return
         record = self._record(step, outcome, seconds)
         record.changes = [dict(c) for c in changes]
+        if self._origins:
+            record.enabled_by = self._enabled_by(agent, step.promise)
         table[key] = record
         self.records.append(record)
         if self.options.timing_output and record.counted and step.ptype not in ("methods",
@@ -274,6 +286,29 @@ class RunRecorder(WaitingTracker):
         record = self._record(step, Outcome.SKIPPED, 0.0)
         record.reason = reason
         self.records.append(record)
+
+    def outcome_classes(self, agent: Any, step: Any, outcome: Outcome, names: list[str]) -> None:
+        if not self.running:
+            return
+        bundle = step.run.bundle
+        origin = {"bundle": f"{bundle.namespace}:{bundle.name}", "promise_type": step.ptype,
+                  "promiser": step.promiser, "handle": step.handle,
+                  "file": step.promise.coord.file, "line": step.promise.coord.line,
+                  "outcome": outcome.value}
+        for name in names:
+            self._origins[name] = origin
+
+    def _enabled_by(self, agent: Any, promise: Any) -> list[dict[str, Any]]:
+        """The outcomes that defined a class of ``promise``'s guard (notify edges,
+        cfpromise.agent.notify), while those classes are still defined."""
+        from cfpromise.agent.notify import guard_classes
+        out = []
+        for name in guard_classes(promise):
+            short = name.rpartition(":")[2]
+            origin = self._origins.get(short)
+            if origin is not None and agent.ctx.eval_class_expr(name):
+                out.append({"class": name, **origin})
+        return out
 
     def waited(self, entry: Waiting) -> None:
         super().waited(entry)
@@ -337,6 +372,8 @@ class RunRecorder(WaitingTracker):
             "exit_code": final,
             "promises": [r.to_json() for r in self.records],
             "bundles": [b.to_json() for b in self.bundles],
+            "autoloaded": [f.to_json() for f in
+                           getattr(getattr(agent, "autoloader", None), "loaded", ())],
             "summary": summary.to_json()}
 
     def timing_lines(self, run_seconds: float, top: int = TOP) -> list[str]:

@@ -9,6 +9,11 @@ Beyond cf-agent's options, ordering and outcomes made visible:
     --timing                the slowest promises and bundles at the end
     -t, --timing-output     cf-agent's T: timing lines (verbose mode)
     --detailed-exitcodes    0 no change, 2 changes, 4 failures, 6 both (1 fatal, 6 abort kept)
+    --bundle-path DIR[:DIR] where undefined bundles and bodies are autoloaded from, after
+                            bundles/ beside the policy, before CF_LITE_BUNDLE_PATH and the
+                            standard library (cfpromise.agent.autoload)
+    --only X[,Y]            run only the promises with handle or meta tag X, what they
+                            depend on and the bundles calling them (cfpromise.agent.only)
 """
 from __future__ import annotations
 
@@ -64,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="end with the slowest promises and bundles")
     ap.add_argument("--detailed-exitcodes", action="store_true",
                     help="exit 0 no change, 2 changes, 4 failures, 6 both")
+    ap.add_argument("--bundle-path", action="append", default=[], metavar="DIR[:DIR]",
+                    help="directories to autoload undefined bundles and bodies from")
+    ap.add_argument("--only", action="append", metavar="X[,Y]",
+                    help="run only the promises with these handles or meta tags (and what "
+                         "they need); the rest is skipped")
     return ap
 
 
@@ -138,17 +148,25 @@ def main(argv: list[str] | None = None) -> int:
         file=resolve_file(args.file, workdir), bundlesequence=args.bundlesequence,
         define=args.define, negate=args.negate, ignore_locks=args.no_lock or args.dry_run,
         dry_run=args.dry_run, level=level, timestamps=args.timestamp, workdir=workdir,
-        show_classes=args.show_evaluated_classes, show_vars=args.show_evaluated_vars)
+        show_classes=args.show_evaluated_classes, show_vars=args.show_evaluated_vars,
+        bundle_path=args.bundle_path)
     if not os.path.exists(options.file):
         print(f"   error: Can't stat file '{options.file}' for parsing. "
               "(stat: No such file or directory)", file=sys.stderr)
         return 1
     out = Output(level, args.timestamp)
     agent = Agent(options, out)
+    only = [n for item in args.only or () for n in item.split(",") if n]
+    if args.only is not None and not only:
+        print("   error: --only names no handle or meta tag", file=sys.stderr)
+        return 1
     try:
         if args.graph:
             from cfpromise.agent.plan import agent_graph
-            return agent_graph(agent, args.graph)
+            return agent_graph(agent, args.graph, only=only)
+        if only:
+            from cfpromise.agent.only import OnlyFilter
+            agent.observers.append(OnlyFilter(only))
         from cfpromise.agent.validated import ValidationTagger
         agent.observers.append(ValidationTagger(explicit_file=bool(args.file)))
         agent.observers.append(_recorder(args, workdir))

@@ -12,7 +12,9 @@
                                         depends_on edges (see cfpromise.agent.plan)
 
 -c also checks depends_on: a handle no promise defines, dependency cycles
-(see cfpromise.schema.depends).
+(see cfpromise.schema.depends); and warns about a promise guarded by a class that
+only an outcome of a promise running after its bundle has ended defines
+(cfpromise.agent.notify).
 """
 from __future__ import annotations
 
@@ -50,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
                          "DIR/cf_promises_release_id (see cfpromise.agent.validated)")
     ap.add_argument("-D", "--define", action="append", default=[], metavar="CLASSES",
                     help="define these classes (comma-separated) before evaluation")
+    ap.add_argument("--bundle-path", action="append", default=[], metavar="DIR[:DIR]",
+                    help="directories to autoload undefined bundles and bodies from "
+                         "(see cfpromise.agent.autoload)")
     ap.add_argument("-I", "--inform", action="store_true", help="report what is checked")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("-w", "--workdir", help="the work directory")
@@ -109,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     # Nothing is actuated.
     try:
         agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args),
-                                define=args.define, full_check=args.full, cache=True)
+                                define=args.define, full_check=args.full, cache=True,
+                                bundle_path=args.bundle_path)
         if not os.path.exists(path):
             print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or "
                   "directory)", file=sys.stderr)
@@ -134,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
             _report(errors)
             print("   error: Policy failed validation", file=sys.stderr)
             return EXIT_ERROR
+        from cfpromise.agent.notify import order_warnings
+        from cfpromise.agent.plan import build_plan
+        _report(order_warnings(policy, build_plan(policy, path=path)))
     if args.tag_release:
         from cfpromise.agent.validated import tag_release_directory
         if not tag_release_directory(args.tag_release, write_validated=True, write_release=True,
