@@ -82,6 +82,8 @@ def install_facts(agent: Any) -> None:
     from cfpromise.eval.hardclasses import discover
     facts = discover(agent.options.workdir, policy_file=agent.options.file,
                      component_paths=own_programs(agent.options.workdir))
+    for warning in facts.warnings:
+        agent.out.log("warning", warning)
     ctx = agent.ctx
     ctx.class_table.update(facts.classes)
     for scope, table in (("sys", facts.sys_vars), ("const", facts.const_vars),

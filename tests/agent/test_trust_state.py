@@ -191,3 +191,48 @@ def test_module_problem_follows_a_link_to_its_target(tmp_path: Path) -> None:
     target.chmod(0o777)
     assert "writable by group or others" in trust.module_problem(str(wd / "modules" / "m"),
                                                                  str(wd))
+
+
+def test_loose_lock_database_is_set_aside_and_started_afresh(tmp_path: Path) -> None:
+    text = 'bundle agent main\n{\n  reports:\n      "ran";\n}\n'
+    path = tmp_path / "p.cf"
+    path.write_text(text)
+    argv = [sys.executable, "-m", "cfpromise.cli.agent", "-f", str(path), "-w", str(tmp_path / "wd")]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert reports(first) == ["ran"]
+    locks = tmp_path / "wd" / "state" / "cf_lock.sqlite"
+    assert subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout == ""  # locked
+    locks.chmod(0o666)             # anyone could have written "ran a moment ago" for anything
+    third = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert reports(third) == ["ran"], third.stdout
+    assert len(warnings(third, "Lock database ignored")) == 1
+    assert list(locks.parent.glob("cf_lock.sqlite.untrusted-*"))
+    assert locks.stat().st_mode & 0o777 == 0o600
+    (tmp_path / "wd" / "state").chmod(0o777)
+    fourth = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert reports(fourth) == ["ran"] and len(warnings(fourth, "kept in memory")) == 1
+
+
+def test_loose_monitor_data_is_not_read(tmp_path: Path) -> None:
+    state = tmp_path / "wd" / "state"
+    _plant(state / "env_data", "planted_class\nvalue_x=1\n")
+    _plant(state / "static_data", "obs:0:planted\n")
+    text = ('bundle agent main\n{\n  reports:\n    planted_class::\n      "class from env_data";\n'
+            '    any::\n      "ran $(mon.value_x)";\n}\n')
+    proc = run(tmp_path, text)
+    assert reports(proc) == ["ran $(mon.value_x)"], proc.stdout
+    assert len(warnings(proc, "Monitor data")) == 2            # one per file
+    (state / "env_data").chmod(0o600)
+    proc = run(tmp_path, text)
+    assert reports(proc) == ["class from env_data", "ran 1"], proc.stdout
+
+
+def test_loose_host_specific_data_is_not_loaded(tmp_path: Path) -> None:
+    data = tmp_path / "wd" / "data" / "host_specific.json"
+    _plant(data, json.dumps({"vars": {"planted": "yes"}}))
+    text = 'bundle agent main\n{\n  reports:\n      "planted=$(data:variables.planted)";\n}\n'
+    proc = run(tmp_path, text)
+    assert reports(proc) == ["planted=$(data:variables.planted)"], proc.stdout
+    assert len(warnings(proc, "Host-specific data")) == 1
+    data.chmod(0o600)
+    assert reports(run(tmp_path, text)) == ["planted=yes"]
