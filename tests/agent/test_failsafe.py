@@ -91,7 +91,8 @@ def test_same_exit_code_and_messages_as_cf_agent(tmp_path: Path, case: str) -> N
         if case == "own_failsafe":
             (wd / "inputs").mkdir()
             write_policy(str(wd / "inputs" / "failsafe.cf"),
-                         'bundle agent main { reports: "own failsafe in $(sys.inputdir)"; }\n')
+                         'bundle agent main\n{\n  reports:\n      "own failsafe in $(sys.inputdir)";\n'
+                         '    failsafe_fallback::\n      "failsafe_fallback defined";\n}\n')
         proc = run(wd, "-f", str(_policy(base, text)))
         runs[who] = (proc, wd)
     for who, (proc, wd) in runs.items():
@@ -106,6 +107,7 @@ def test_same_exit_code_and_messages_as_cf_agent(tmp_path: Path, case: str) -> N
             assert "  notice: cf-agent aborted on defined class 'no_ppkeys_ABORT_kept'" in lines
         elif case == "own_failsafe":
             assert f"R: own failsafe in {wd}/inputs" in lines, (who, lines)
+            assert "R: failsafe_fallback defined" in lines, (who, lines)
         else:
             assert "R: Built-in failsafe policy triggered" in lines, (who, lines)
         if case == "missing_bundle":

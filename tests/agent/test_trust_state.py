@@ -236,3 +236,20 @@ def test_loose_host_specific_data_is_not_loaded(tmp_path: Path) -> None:
     assert len(warnings(proc, "Host-specific data")) == 1
     data.chmod(0o600)
     assert reports(run(tmp_path, text)) == ["planted=yes"]
+
+
+def test_loose_software_cache_is_not_read_by_legacy_package_promises(tmp_path: Path) -> None:
+    """A fresh trusted software cache saying "foo" is installed would keep the promise
+    without listing; a planted one is ignored: the list command runs and foo is added."""
+    from cfpromise.promises.packages.legacy.inventory import manager_name
+    from tests.promises.test_packages_legacy import Host
+    legacy = Host(tmp_path)
+    legacy.set("available.txt", ["foo 1.2 amd64"])
+    _plant(tmp_path / "wd" / "state" / "software_packages.csv",
+           f"foo,1.2,amd64,{manager_name(legacy.pm('list'))}\n")
+    method = legacy.method().replace('package_list_update_ifelapsed => "0";',
+                                     'package_list_update_ifelapsed => "60";')
+    proc = legacy.run('    "foo" package_policy => "add", package_method => fake;', method=method)
+    assert legacy.calls() == ["list", "add foo"], proc.stdout + proc.stderr
+    assert legacy.installed() == ["foo 1.2 amd64"]
+    assert len(warnings(proc, "Software cache")) == 1, proc.stdout
