@@ -7,7 +7,9 @@ policy is parsed:
    go to ``data:variables.NAME`` (or ``data:bundle.name``, ``ns:bundle.name``),
    ``classes`` to the ``data`` namespace unless qualified; tags get
    ``source=cmdb``.  Only unconditional classes are allowed (``"any::"``), no
-   variable references anywhere (the whole file is then refused).
+   variable references anywhere (the whole file is then refused).  Like the
+   agent's other state it is read only when :mod:`cfpromise.agent.trust` trusts
+   it (else one warning, and it is left out).
 2. ``def_preferred.json`` (else ``def.json``) in the directory of the policy entry
    file, then every file its ``augments`` key names, in turn: ``vars`` and
    ``variables`` (``variables`` wins) go to ``def`` unless qualified; ``classes``
@@ -226,6 +228,9 @@ def load_host_specific(agent: Any) -> None:
     if not os.path.isfile(path):
         agent.out.log("verbose", f"No host-specific JSON data available at '{path}'")
         return
+    from cfpromise.agent.trust import ignored
+    if ignored(path, agent.options.workdir, agent.out.log, "Host-specific data"):
+        return                     # another user could have planted it: variables, classes
     doc = _read_json(agent, path)
     if not isinstance(doc, dict):
         if doc is not None:

@@ -599,7 +599,7 @@ class Agent:
             return True
         from cfpromise.agent.locks import LockDB, LockDecision, lock_key
         if self.locks is None:
-            self.locks = LockDB.open(self.options.workdir)
+            self.locks = LockDB.open(self.options.workdir, log=self.out.log)
         action = attributes.get("action")
         if not isinstance(action, dict):
             action = {}

@@ -5,8 +5,8 @@ evaluated (vars, classes) so that ``inputs`` holding variables resolve, the
 inputs are parsed, their common bundles evaluated, and so on until no new file
 appears.  A relative input is looked up beside the file naming it.  A file is
 read once however often it is named.  Any syntax or validation error stops the
-run before anything is actuated: the errors are printed, ``failsafe.cf`` from
-WORKDIR/inputs runs if there is one, and the exit code is 1.
+run before anything is actuated: the errors are printed and the failsafe runs
+as cf-agent's does (:mod:`cfpromise.agent.failsafe`).
 """
 from __future__ import annotations
 
@@ -32,10 +32,12 @@ WORKDIR_DIRS = ("inputs", "outputs", "state", "modules", "bin", "ppkeys", "tmp",
 
 
 class LoadError(Exception):
-    def __init__(self, diagnostics: list[Diagnostic], parse_time: bool = False) -> None:
+    def __init__(self, diagnostics: list[Diagnostic], parse_time: bool = False,
+                 fatal: bool = False) -> None:
         super().__init__("policy failed validation")
         self.diagnostics = diagnostics
         self.parse_time = parse_time     # found while reading a file: cf-agent says "syntax errors"
+        self.fatal = fatal               # a security exception: exit 1, no failsafe (as cf-agent)
 
 
 def prepare_workdir(workdir: str) -> None:
@@ -79,6 +81,8 @@ def install_facts(agent: Any) -> None:
     from cfpromise.eval.hardclasses import discover
     facts = discover(agent.options.workdir, policy_file=agent.options.file,
                      component_paths=own_programs(agent.options.workdir))
+    for warning in facts.warnings:
+        agent.out.log("warning", warning)
     ctx = agent.ctx
     ctx.class_table.update(facts.classes)
     for scope, table in (("sys", facts.sys_vars), ("const", facts.const_vars),
@@ -105,7 +109,8 @@ def install_facts(agent: Any) -> None:
 def _read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
     if insecure(path):
         raise LoadError([Diagnostic(_coord(path), f"File '{path}' is writable by group or "
-                                                  "others (security exception): refusing to read it")])
+                                                  "others (security exception): refusing to read it")],
+                        fatal=True)
     cache = agent.policy_cache
     digest = None
     if cache is not None:
@@ -372,6 +377,8 @@ def _run(agent: Any) -> int:
         return failsafe(agent)
     except LoadError as exc:
         report_errors(exc.diagnostics)
+        if exc.fatal:
+            return EXIT_FATAL
         print("   error: There are syntax errors in policy files" if exc.parse_time else
               "   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
@@ -382,10 +389,11 @@ def _run(agent: Any) -> int:
     sequence = bundlesequence(agent)
     missing = [name for name, _ in sequence if agent.find_bundle(name, "default") is None]
     if missing and not agent.control_flag("ignore_missing_bundles"):
-        for name in missing:
+        for name in missing:       # cf-promises -c refuses it: the policy fails validation
             print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
                   file=sys.stderr)
-        return EXIT_FATAL
+        print("   error: Policy failed validation", file=sys.stderr)
+        return failsafe(agent)
     for observer in agent.observers:
         observer.run_started(agent)
     for bundle in list(agent.policy.bundles):
@@ -405,15 +413,9 @@ def _run(agent: Any) -> int:
 
 
 def failsafe(agent: Any) -> int:
-    path = os.path.join(agent.options.workdir, "inputs", "failsafe.cf")
-    if os.path.isfile(path) and os.path.realpath(path) != os.path.realpath(agent.options.file) \
-            and not os.environ.get("CF_LITE_IN_FAILSAFE"):
-        from cfpromise.agent.engine import Agent
-        os.environ["CF_LITE_IN_FAILSAFE"] = "1"
-        print(f"   error: CFEngine was not able to get confirmation of promises, so going to "
-              f"failsafe: {path}", file=sys.stderr)
-        Agent(agent.options.evolve(file=path, bundlesequence=None), agent.out).run()
-    return EXIT_FATAL
+    """The policy failed validation: cf-agent's fallback (cfpromise.agent.failsafe)."""
+    from cfpromise.agent.failsafe import fall_back
+    return fall_back(agent)
 
 
 def finish(agent: Any, exit_code: int = EXIT_OK) -> int:

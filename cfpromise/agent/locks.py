@@ -30,12 +30,20 @@ written in the same transaction as the next acquire (or by :meth:`flush` /
 :meth:`close`), so a promise costs one transaction, with ``synchronous=NORMAL``
 (no fsync per commit in WAL mode; a power cut may lose the last few records,
 never the file).  The engine bypasses locks altogether under ``-K`` and ``-n``.
+
+The records decide what runs, so the file is used only when
+:mod:`cfpromise.agent.trust` trusts it: a database file (or its WAL) that is
+another user's, a link, or writable by group or others is set aside as
+``cf_lock.sqlite.untrusted-TIME`` and started afresh; under a state directory
+that is not trusted the locks are kept in memory for this run only.  Either
+way with one warning.
 """
 from __future__ import annotations
 
 import enum
 import hashlib
 import os
+import time
 from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
@@ -182,18 +190,21 @@ class LockDB:
     """WORKDIR/state/cf_lock.sqlite, opened on first use.  Not shared across processes:
     each agent (and each forked child that wants locks) opens its own."""
 
-    def __init__(self, path: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> None:
+    def __init__(self, path: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S,
+                 log: Callable[[str, str], None] | None = None) -> None:
         self.path = path
         self.busy_timeout = busy_timeout
+        self.log = log or (lambda level, message: None)
         self._conn: sqlite3.Connection | None = None
         self._pending: dict[str, float] = {}
         self._boot_id = ""
         self._me: tuple[int, str | None] = (0, None)
 
     @classmethod
-    def open(cls, workdir: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S) -> LockDB:
+    def open(cls, workdir: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT_S,
+             log: Callable[[str, str], None] | None = None) -> LockDB:
         """The lock database of ``workdir`` (nothing is touched until it is needed)."""
-        return cls(os.path.join(workdir, "state", DB_NAME), busy_timeout)
+        return cls(os.path.join(workdir, "state", DB_NAME), busy_timeout, log)
 
     def __enter__(self) -> LockDB:
         return self
@@ -316,6 +327,10 @@ class LockDB:
         # Imported here: a run under -K or -n never pays for sqlite3.
         import sqlite3
         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+        if not self._trusted():
+            conn = sqlite3.connect(":memory:", isolation_level=None)
+            conn.execute(_SCHEMA)
+            return conn
         try:
             return self._setup(sqlite3)
         except sqlite3.DatabaseError:
@@ -327,6 +342,34 @@ class LockDB:
                 except FileNotFoundError:
                     pass
             return self._setup(sqlite3)
+
+    def _trusted(self) -> bool:
+        """False when the locks must live in memory (the state directory is not
+        trusted); a loose database file is set aside first (see the module docstring)."""
+        from cfpromise.agent.trust import untrusted
+        state = os.path.dirname(self.path)
+        workdir = os.path.dirname(state)
+        problem = untrusted(state, workdir)
+        if problem is not None:
+            self.log("warning", f"Lock database kept in memory for this run: {problem}")
+            return False
+        for suffix in ("", "-wal", "-shm"):
+            problem = untrusted(self.path + suffix, workdir)
+            if problem is None:
+                continue
+            aside = f"{self.path}.untrusted-{int(time.time())}"
+            for part in ("", "-wal", "-shm"):
+                try:
+                    os.replace(self.path + part, aside + part)
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    self.log("warning", f"Lock database kept in memory for this run: {problem}")
+                    return False
+            self.log("warning", f"Lock database ignored: {problem}; set aside as '{aside}' and "
+                                "started afresh")
+            break
+        return True
 
     def _setup(self, sqlite3: Any) -> sqlite3.Connection:
         os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))

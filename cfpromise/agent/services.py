@@ -108,6 +108,11 @@ class Services:
         return path
 
     # -- hooks for promise types that need more of the run (packages) ----------------
+    @property
+    def run_cache(self) -> dict[Any, Any]:
+        """The run's cache the built-in functions share (FunctionContext.cache)."""
+        return self._agent.ctx.cache
+
     def run_state(self, name: str) -> dict[Any, Any]:
         """Per-run state a promise type keeps between its promises (cf-agent's globals:
         the files already rotated, the package modules' inventories...): a dict per name."""

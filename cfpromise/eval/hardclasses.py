@@ -98,6 +98,9 @@ class HostFacts(NamedTuple):
     const_vars: dict[str, VarEntry]
     def_vars: dict[str, VarEntry]
     mon_vars: dict[str, VarEntry]
+    # state files left unread because cfpromise.agent.trust does not trust them (the
+    # agent warns about each)
+    warnings: tuple[str, ...] = ()
 
 
 class _Collector:
@@ -107,6 +110,7 @@ class _Collector:
         self.classes: dict[str, tuple[str, ...]] = {}
         self.vars: dict[str, VarEntry] = {}
         self._tag_cache: dict[str, tuple[str, ...]] = {}
+        self.warnings: list[str] = []
 
     def put_class(self, name: str, tags: str) -> None:
         canon = canonify(name)
@@ -184,7 +188,7 @@ def discover(
     procdir = hostinfo.procdir_root()
     _networking(sink, files if procdir == "/" else FileSource(procdir))
     mon_vars = _environment(sink, dirs, seconds)
-    mon_vars.update(_observations(dirs))
+    mon_vars.update(_observations(sink, dirs))
     sink.put_class("any", SRC)
     _prefix_classes(sink, "cfengine_" + canonify(CFENGINE_COMPAT_VERSION), INV)
     for feature in FEATURES:
@@ -209,6 +213,7 @@ def discover(
         const_vars=const,
         def_vars=def_vars,
         mon_vars=mon_vars,
+        warnings=tuple(sink.warnings),
     )
 
 
@@ -598,6 +603,8 @@ def _parse_shown_list(text: str) -> list[str]:
 def _environment(sink: _Collector, dirs: _Dirs, seconds: float) -> dict[str, VarEntry]:
     """cf-monitord's state/env_data (if under an hour old): its classes, and the mon vars."""
     path = dirs.statedir + "/env_data"
+    if not _trusted(sink, path, dirs, "Monitor data"):
+        return {}
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             mtime = os.fstat(handle.fileno()).st_mtime
@@ -626,11 +633,23 @@ def _environment(sink: _Collector, dirs: _Dirs, seconds: float) -> dict[str, Var
 _OBSERVATION_TYPES = {"0": "string", "1": "int", "2": "real", "3": "slist", "14": "string"}
 
 
-def _observations(dirs: _Dirs) -> dict[str, VarEntry]:
+def _trusted(sink: _Collector, path: str, dirs: _Dirs, what: str) -> bool:
+    """State another user could have planted (it defines classes) is not read."""
+    from cfpromise.agent.trust import untrusted
+    problem = untrusted(path, dirs.workdir)
+    if problem is not None:
+        sink.warnings.append(f"{what} '{path}' ignored: {problem}")
+    return problem is None
+
+
+def _observations(sink: _Collector, dirs: _Dirs) -> dict[str, VarEntry]:
     """string/slist measurements of cf-lite-monitord (state/static_data, ``handle:type:value``
     lines): ``mon.handle``, as cf-agent reads cf-monitord's static store."""
+    path = dirs.statedir + "/static_data"
+    if not _trusted(sink, path, dirs, "Monitor data"):
+        return {}
     try:
-        with open(dirs.statedir + "/static_data", encoding="utf-8", errors="replace") as handle:
+        with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
         return {}

@@ -17,7 +17,8 @@ def agent(tmp_path: Path, policy: str, *args: str, mode: int = 0o600,
     flags = [] if locks else ["-K"]
     return subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", *flags, "-f", str(path),
                            "-w", str(tmp_path / "wd"), *args],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                          stdin=subprocess.DEVNULL)      # not interactive, as from cron
 
 
 def reports(proc: subprocess.CompletedProcess[str]) -> list[str]:
@@ -149,10 +150,14 @@ def test_second_run_gives_the_same_result(tmp_path: Path) -> None:
     ('bundle agent main { reports: "x" nosuch => "y"; }', "Unknown attribute 'nosuch'"),
     ('bundle agent main { reports: "x" }', "p.cf:1:34: error: Expected"),
 ])
-def test_bad_policy_exits_1_with_position(tmp_path: Path, policy: str, message: str) -> None:
+def test_bad_policy_reports_the_position_then_fails_safe(tmp_path: Path, policy: str,
+                                                         message: str) -> None:
+    """As cf-agent: the errors, then the built-in failsafe, whose exit code is the run's
+    (6 here: the failsafe aborts without a key pair; tests/agent/test_failsafe.py)."""
     proc = agent(tmp_path, policy)
-    assert proc.returncode == 1
+    assert proc.returncode == 6
     assert message in proc.stderr
+    assert "so going to failsafe" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
@@ -162,10 +167,10 @@ def test_group_writable_policy_is_refused(tmp_path: Path) -> None:
     assert "writable by group or others" in proc.stderr
 
 
-def test_missing_bundle_in_sequence_is_fatal(tmp_path: Path) -> None:
+def test_missing_bundle_in_sequence_fails_validation(tmp_path: Path) -> None:
     proc = agent(tmp_path, 'body common control { bundlesequence => { "nope" }; }\n'
                            'bundle agent main { reports: "x"; }')
-    assert proc.returncode == 1
+    assert proc.returncode == 6 and "so going to failsafe" in proc.stderr     # as cf-agent
     assert "Bundle 'nope' listed in the bundlesequence is not a defined bundle" in proc.stderr
 
 

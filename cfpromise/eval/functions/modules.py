@@ -1,6 +1,7 @@
 """The module protocol: usemodule() and read_module_protocol().
 
-A module (``WORKDIR/modules/NAME``, owned by root or the agent's user) prints
+A module (``WORKDIR/modules/NAME``, owned by root or the agent's user, in directories
+only they can write: cfpromise.agent.trust.module_problem) prints
 lines that define classes and variables:
 
 * ``+class`` / ``-class1,class2``: define / undefine classes (namespace scope);
@@ -167,9 +168,17 @@ def usemodule(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         sb = os.stat(path)
     except OSError:
         raise FunctionError(f"Plug-in module '\"{path}\"' not found") from None
+    refusal = None
     if sb.st_uid not in (0, os.getuid()):
-        raise FunctionError(f"Module '\"{path}\"' was not owned by uid {os.getuid()} who is "
-                            f"executing agent")
+        refusal = f"Module '\"{path}\"' was not owned by uid {os.getuid()} who is executing agent"
+    else:
+        from cfpromise.agent.trust import module_problem
+        problem = module_problem(path, ctx.workdir)  # nor in a directory others can write
+        if problem is not None:
+            refusal = f"Module '\"{path}\"' not run: {problem}"
+    if refusal is not None:
+        ctx.log("error", refusal)                    # cf-agent says it at this level
+        raise FunctionError(refusal)
     import subprocess
     from cfpromise.eval.functions.system import split_command
     try:

@@ -336,6 +336,9 @@ def _packages(ctx: FunctionContext, fn: str, args: Sequence[Value], filename: st
     if inventory:
         return _module_packages(ctx, fn, rx, inventory, filename == "software_packages.csv")
     path = os.path.join(ctx.workdir, "state", filename)
+    from cfpromise.agent.trust import ignored
+    if ignored(path, ctx.workdir, ctx.log, "Packages inventory", _trust_warned(ctx)):
+        return []
     try:
         with open(path, "rb") as handle:
             lines = handle.read().decode("utf-8", "surrogateescape").splitlines()
@@ -369,12 +372,19 @@ def _module_packages(ctx: FunctionContext, fn: str, rx: Any, inventory: Any,
     out: list[dict[str, str]] = []
     for module in names:
         # a module without a cache yet has no packages (cf-agent opens an empty database)
-        packages = read_inventory(ctx.workdir, INSTALLED if installed else UPDATES, module) or []
+        packages = read_inventory(ctx.workdir, INSTALLED if installed else UPDATES, module,
+                                  ctx.log, _trust_warned(ctx)) or []
         for pname, pversion, parch in packages:
             if pcre.full_match(rx, f"{pname},{pversion},{parch},{module}"):
                 out.append({"name": pname, "version": pversion, "arch": parch,
                             "method": module})
     return out
+
+
+def _trust_warned(ctx: FunctionContext) -> set[str]:
+    """The run's untrusted state files already warned about (one warning each)."""
+    from cfpromise.agent.trust import warned_set
+    return warned_set(ctx.cache)
 
 
 @builtin("packagesmatching")

@@ -48,8 +48,9 @@ class ModuleProcess:
     """A running module (after :meth:`start`, its header is known)."""
 
     def __init__(self, path: str, interpreter: str | None, *, timeout: float | None = None,
-                 log: Callable[[str, str], None] | None = None) -> None:
+                 log: Callable[[str, str], None] | None = None, workdir: str = "") -> None:
         self.path = path
+        self.workdir = workdir         # a module inside it must pass cfpromise.agent.trust
         self.interpreter = interpreter
         self.timeout = timeout_from_env() if timeout is None else timeout
         self.header: Header | None = None
@@ -71,6 +72,12 @@ class ModuleProcess:
             raise ModuleError(f"Promise module path '{self.path}' is not an executable file")
         if not os.path.isfile(self.path):
             raise ModuleError(f"Promise module '{self.path}' does not exist")
+        if self.workdir:
+            from cfpromise.agent.trust import inside, module_problem
+            problem = module_problem(self.path, self.workdir) \
+                if inside(self.path, self.workdir) else None
+            if problem is not None:
+                raise ModuleError(f"Promise module '{self.path}' not run: {problem}")
         argv = [self.path] if self.interpreter is None else [self.interpreter, self.path]
         self._log("verbose", f"Starting custom promise module '{self.path}' with command "
                              f"'{' '.join(argv)}'")

@@ -64,7 +64,8 @@ class CustomTypes(Observer):
         known = self.modules.get(path)
         if known is not None:
             return known
-        process = ModuleProcess(path, interpreter, log=self.agent.out.log)
+        process = ModuleProcess(path, interpreter, log=self.agent.out.log,
+                                workdir=self.agent.options.workdir)
         try:
             process.start()
         except ModuleError as exc:

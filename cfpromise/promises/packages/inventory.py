@@ -9,7 +9,9 @@ same data as ``WORKDIR/state/packages_installed_<module>.json`` and
      "packages": [["bash", "5.2.15-2+b2", "amd64"], ...]}
 
 written to a temporary file beside it, fsynced and renamed over (never half
-written), mode 0600.  A cache is refreshed (UpdateSinglePackageModuleCache)
+written), mode 0600.  A cache that :mod:`cfpromise.agent.trust` does not trust
+(another owner, writable by group or others, in such a directory) is ignored
+with one warning and rebuilt, as if it were missing.  A cache is refreshed (UpdateSinglePackageModuleCache)
 when it is missing (then ``list-updates-local`` is upgraded to the online
 ``list-updates``), when its ``query_*_ifelapsed`` minutes have passed since its
 last refresh, or after the agent changed a package (forced).  Within one run a
@@ -33,6 +35,7 @@ from typing import Any, Callable
 
 import attrs
 
+from cfpromise.agent import trust
 from cfpromise.promises.packages.protocol import ModuleBody, ModuleError, Package, PackageModule
 
 INSTALLED, UPDATES = "installed", "updates"
@@ -98,6 +101,7 @@ class Inventories:
     log: Callable[[str, str], None]
     # (module, kind) -> (inventory, number of repairs in the run when it was refreshed)
     fresh: dict[tuple[str, str], tuple[Inventory, int]] = attrs.Factory(dict)
+    warned: set[str] = attrs.Factory(set)       # untrusted caches already warned about
 
     def get(self, module: PackageModule, body: ModuleBody, kind: str, *, repairs: int,
             local: bool = False) -> Inventory:
@@ -106,7 +110,8 @@ class Inventories:
         memo = self.fresh.get((module.name, kind))
         if memo is not None and memo[1] == repairs:
             return memo[0]
-        cached = load(path)
+        cached = None if trust.ignored(path, self.workdir, self.log, "Package module cache",
+                                       self.warned) else load(path)
         ifelapsed = body.installed_ifelapsed if kind == INSTALLED else body.updates_ifelapsed
         if cached is None:
             self.log("verbose", "Forcing package list update due to missing database")
@@ -136,12 +141,21 @@ def inventories(services: Any) -> Inventories:
     found = state.get("inventories")
     if found is None:
         found = state["inventories"] = Inventories(services.workdir, services.log)
+        if hasattr(services, "run_cache"):
+            found.warned = trust.warned_set(services.run_cache)
     return found
 
 
-def read_inventory(workdir: str, kind: str, module: str) -> list[Package] | None:
-    """The cached packages of ``module`` (for packagesmatching()); None when absent."""
-    found = load(cache_path(workdir, kind, module))
+def read_inventory(workdir: str, kind: str, module: str,
+                   log: Callable[[str, str], None] | None = None,
+                   warned: set[str] | None = None) -> list[Package] | None:
+    """The cached packages of ``module`` (for packagesmatching()); None when absent or
+    not trusted (then one warning through ``log``, once per path in ``warned``)."""
+    path = cache_path(workdir, kind, module)
+    if trust.ignored(path, workdir, log or (lambda level, message: None),
+                     "Package module cache", warned):
+        return None
+    found = load(path)
     return None if found is None else found.packages
 
 

@@ -36,6 +36,8 @@ from typing import Any
 
 import attrs
 
+from cfpromise.agent import trust
+
 API_VERSION = 1
 TIMEOUT_S = 4 * 3600.0           # PACKAGE_PROMISE_SCRIPT_TIMEOUT_SEC
 TIMEOUT_ENV = "CF_LITE_PACKAGE_MODULE_TIMEOUT"
@@ -110,6 +112,11 @@ def locate(body: ModuleBody, workdir: str) -> PackageModule:
         shipped = os.path.join(SHIPPED, body.name)
         if os.path.isfile(shipped):
             return PackageModule(body.name, [sys.executable, "-I", "-S", shipped])
+    if os.path.exists(path) and trust.inside(path, workdir):
+        problem = trust.module_problem(path, workdir)
+        if problem is not None:
+            raise ModuleError(f"Package module '{path}' not run: {problem} "
+                              f"(package module '{body.name}')")
     if interpreter:
         from cfpromise.eval.functions.system import split_command
         words = split_command(interpreter)

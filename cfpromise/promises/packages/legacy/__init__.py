@@ -161,7 +161,7 @@ class _Promise:
             else inventory.DAY_MINUTES
         name = inventory.manager_name(method.list_command) if method.list_command else ""
         cached = inventory.read_cache(self.cache_file, name, horizon, default_arch) \
-            if name else None
+            if name and not _untrusted(agent, self.cache_file) else None
         if cached is not None:
             agent.log("verbose", f"Cache file '{self.cache_file}' exists and is sufficiently "
                                  "fresh according to (package_list_update_ifelapsed)")
@@ -538,3 +538,11 @@ class _Promise:
         for change in changes:
             self.agent.note_change(self.run, **change)
         self.results.append(outcome)
+
+
+def _untrusted(agent: Any, path: str) -> bool:
+    """The software cache is read back only when cfpromise.agent.trust trusts it; else
+    one warning per run, and the package list is taken afresh (and the cache rewritten)."""
+    from cfpromise.agent.trust import ignored, warned_set
+    warned = warned_set(agent.run_cache) if hasattr(agent, "run_cache") else None
+    return ignored(path, agent.workdir, agent.log, "Software cache", warned)
