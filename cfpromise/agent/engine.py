@@ -66,7 +66,8 @@ class AgentOptions:
     define: list[str] = attrs.Factory(list)
     negate: list[str] = attrs.Factory(list)
     ignore_locks: bool = False
-    dry_run: bool = False
+    dry_run: bool = False               # -n, and --simulate (cf-agent's DONTDO)
+    simulate: str | None = None         # --simulate=diff|manifest|manifest-full
     level: str = "notice"
     timestamps: bool = False
     workdir: str = ""
@@ -97,7 +98,8 @@ class Agent:
         self.options = options
         self.out = out
         self.ctx = EvalContext(options.workdir, options.file, dry_run=options.dry_run,
-                               log=out.log)
+                               log=out.log, simulate=bool(options.simulate))
+        self.simulation: Any = None           # the changes chroot (agent/simulate.py)
         self.ctx.inform = out.enabled("info")
         self.schema = schema()
         self.policy = ast.Policy()

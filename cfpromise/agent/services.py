@@ -14,6 +14,11 @@ class Services:
         self.workdir: str = agent.options.workdir
         self.inform: bool = agent.out.enabled("info")
 
+    @property
+    def simulation(self) -> Any:
+        """--simulate: the run's changes chroot (cfpromise.agent.simulate), else None."""
+        return self._agent.simulation
+
     def log(self, level: str, message: str) -> None:
         self._agent.out.log(level, message)
 

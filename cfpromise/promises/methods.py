@@ -104,5 +104,7 @@ def call_bundle(agent: Any, bundle: Any, args: list[Any], *, inherit: Any, warn_
         agent.out.log("warning", f"Method '{bundle.name}' invoked repairs, but only warnings "
                                  "promised")
     elif outcome.not_kept:
-        agent.out.log("error", f"Method '{bundle.name}' failed in some repairs ({where})")
+        # 3.21's words exactly (tests match the output); where, at verbose level
+        agent.out.log("error", f"Method '{bundle.name}' failed in some repairs")
+        agent.out.log("verbose", f"Method '{bundle.name}' was called by {where}")
     return outcome, sub
