@@ -40,6 +40,7 @@ class Simulation:
             raise ValueError(mode)
         self.mode = mode
         self.root = os.path.join(statedir, f"{pid if pid is not None else os.getpid()}.changes")
+        self.bindir = os.path.join(os.path.dirname(statedir), "bin")   # WORKDIR/bin (diff)
         os.makedirs(self.root, mode=0o700, exist_ok=True)
         self.changed: list[str] = []
         self.renamed: list[tuple[str, str]] = []

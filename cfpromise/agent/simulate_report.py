@@ -193,16 +193,18 @@ def diff_file(sim: Any, path: str, write: Write, log: Log) -> None:
         stat_info(changed, write)
         _details(sim, real, changed, write, log)
     elif stat.S_ISREG(changed.st_mode) or stat.S_ISDIR(changed.st_mode):
-        run_diff(path, real, write, log)
+        run_diff(path, real, write, log, sim.bindir)
     else:
         write(f"'{path}' is a {file_type(changed.st_mode)}\n")
         stat_info(changed, write)
         _details(sim, real, changed, write, log)
 
 
-def run_diff(original: str, changed: str, write: Write, log: Log) -> None:
+def run_diff(original: str, changed: str, write: Write, log: Log, bindir: str = "") -> None:
     """``diff -u`` with the labels cf-agent gives (the original path on both)."""
-    program = shutil.which("diff") or "/usr/bin/diff"
+    program = os.path.join(bindir, "diff")           # 3.21: GetBinDir()/diff ...
+    if not os.access(program, os.X_OK):
+        program = shutil.which("diff") or "/usr/bin/diff"   # ... ours: the system's
     try:
         proc = subprocess.run([program, "-u", "--label", f"original {original}", "--label",
                                f"changed  {original}", original, changed],

@@ -401,7 +401,9 @@ def refuse_in_simulation(ctx: FunctionContext, fn: str) -> None:
     commands); ``-n`` does.  A promise tagged ``meta => { "simulate_safe" }`` may call
     them.  Raise the warning cf-agent prints."""
     if getattr(ctx, "simulate", False) and not _simulate_safe(ctx):
-        raise FunctionError(f"Not calling unsafe function '{fn}' in simulate mode")
+        message = f"Not calling unsafe function '{fn}' in simulate mode"
+        ctx.log("warning", message)
+        raise FunctionError(message)
 
 
 def _simulate_safe(ctx: FunctionContext) -> bool:
