@@ -59,7 +59,7 @@ def test_dry_run_changes_nothing_and_says_what_it_would_do(tmp_path: Path) -> No
     proc = agent(tmp_path, "-n")
     assert (tmp_path / "a.xml").read_text() == "" and (tmp_path / "b.xml").read_text() == ""
     assert "Should build XPath '/Server/Service[@name='s']/Engine/Host'" in proc.stdout
-    assert "Should insert tree '<Root/>'" in proc.stdout
+    assert "Should insert the promised tree '<Root/>' into an empty XML document" in proc.stdout
 
 
 def test_xpath_subset() -> None:
@@ -82,3 +82,50 @@ def test_bad_document_fails_the_promise_and_keeps_the_file(tmp_path: Path) -> No
     assert (tmp_path / "a.xml").read_text() == "<not xml"
     assert "Unable to parse XML file" in proc.stdout and "Traceback" not in proc.stderr
     assert os.path.exists(tmp_path / "b.xml")                           # the run went on
+
+
+POTATOES = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<Potatoes>
+  <Potato name="One" topping="cheese">Hot</Potato>
+  <Potato name="Two">
+    <Baby name="Four"/>
+  </Potato>
+</Potatoes>
+"""
+
+EDITS = """
+body common control {{ bundlesequence => {{ "main" }}; }}
+bundle agent main {{ files: "{f}" edit_xml => e; }}
+bundle edit_xml e
+{{
+  delete_tree:
+    '<Baby name="Four"/>' select_xpath => "/Potatoes/Potato[@name='Two']";
+  delete_attribute:
+    "topping" select_xpath => "/Potatoes/Potato[@name='One']";
+  set_attribute:
+    "size" select_xpath => "/Potatoes/Potato[@name='Two']", attribute_value => "big";
+  set_text:
+    "Cold" select_xpath => "/Potatoes/Potato[@name='One']";
+  insert_text:
+    "!" build_xpath => "/Potatoes/Potato[@name='Three']",
+      select_xpath => "/Potatoes/Potato[@name='Three']";
+}}
+"""
+
+
+def test_the_other_edit_xml_types_then_kept(tmp_path: Path) -> None:
+    doc = tmp_path / "p.xml"
+    doc.write_text(POTATOES)
+    policy = tmp_path / "e.cf"
+    policy.write_text(EDITS.format(f=doc))
+    argv = [sys.executable, "-m", "cfpromise.cli.agent", "-KI", "-f", str(policy),
+            "-w", str(tmp_path / "wd")]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert doc.read_text() == (
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<Potatoes>\n'
+        '  <Potato name="One">Cold</Potato>\n'
+        '  <Potato name="Two" size="big">\n    \n  </Potato>\n'
+        '<Potato name="Three">!</Potato></Potatoes>\n'), first.stdout
+    assert "Deleted attribute 'topping' at XPath" in first.stdout
+    second = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert "Edited" not in second.stdout and doc.read_text().count("Cold") == 1
