@@ -88,7 +88,7 @@ class Services:
         warn_only = run.body("action").get("action_policy") in ("warn", "nop")
         outcome, _ = call_bundle(agent, bundle, list(call.args),
                                  inherit=agent.ctx.frame if inherit else None,
-                                 warn_only=warn_only, where=run.where())
+                                 warn_only=warn_only, where=run.where(), name_caller=True)
         return outcome
 
     def edit_buffer(self) -> Any:
