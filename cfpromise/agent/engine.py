@@ -65,7 +65,8 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "define": list,
     "negate": list,
     "ignore_locks": False,
-    "dry_run": False,
+    "dry_run": False,               # -n, and --simulate (cf-agent's DONTDO)
+    "simulate": None,               # --simulate=diff|manifest|manifest-full
     "level": "notice",
     "timestamps": False,
     "workdir": "",
@@ -124,7 +125,8 @@ class Agent:
         self.options = options
         self.out = out
         self.ctx = EvalContext(options.workdir, options.file, dry_run=options.dry_run,
-                               log=out.log)
+                               log=out.log, simulate=bool(options.simulate))
+        self.simulation: Any = None           # the changes chroot (agent/simulate.py)
         self.ctx.inform = out.enabled("info")
         self.schema = schema()
         self.policy = ast.Policy()

@@ -383,6 +383,8 @@ def _run(agent: Any) -> int:
               "   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     control_bodies(agent)
+    if agent.options.simulate:
+        start_simulation(agent)
     from cfpromise.schema.depends import check_dependencies
     for d in check_dependencies(agent.policy, severity="warning"):
         agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")
@@ -412,6 +414,15 @@ def _run(agent: Any) -> int:
     return finish(agent, EXIT_OK)
 
 
+def start_simulation(agent: Any) -> None:
+    """--simulate: the changes chroot WORKDIR/state/PID.changes (agent/simulate.py)."""
+    from cfpromise.agent.simulate import Simulation
+    sim = Simulation(agent.options.simulate, os.path.join(agent.options.workdir, "state"))
+    agent.simulation = sim
+    agent.out.log("warning", f"All changes in files will be made in the '{sim.root}' chroot")
+    agent.out.rewrite = sim.untranslate
+
+
 def failsafe(agent: Any) -> int:
     """The policy failed validation: cf-agent's fallback (cfpromise.agent.failsafe)."""
     from cfpromise.agent.failsafe import fall_back
@@ -425,6 +436,10 @@ def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
         importlib.import_module(name).end_of_run(agent.services)
     if agent.locks is not None:
         agent.locks.close()
+    if agent.simulation is not None:
+        agent.out.flush()
+        agent.simulation.finish(agent.out.stream.write, agent.out.log)
+        agent.simulation = None
     if not agent.options.dry_run:
         try:
             agent.persistent.save()

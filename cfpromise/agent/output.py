@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Callable, TextIO
 
 LEVELS = {"debug": 0, "verbose": 1, "info": 2, "notice": 3, "warning": 4, "error": 5, "critical": 6}
 PREFIX = {level: f"{level:>8}: " for level in LEVELS} | {"critical": "CRITICAL: "}  # as cf-agent
@@ -23,6 +23,8 @@ class Output:
         self.timestamps = timestamps
         self.stream = stream or sys.stdout
         self.counts: dict[str, int] = {}
+        # --simulate: messages name the host paths the changes chroot stands for
+        self.rewrite: Callable[[str], str] | None = None
 
     def enabled(self, level: str) -> bool:
         return LEVELS[level] >= self.threshold
@@ -35,6 +37,8 @@ class Output:
     def log(self, level: str, message: str) -> None:
         self.counts[level] = self.counts.get(level, 0) + 1
         if LEVELS[level] >= self.threshold:
+            if self.rewrite is not None:
+                message = self.rewrite(message)
             for i, line in enumerate(message.split("\n")):
                 self._write((PREFIX[level] if i == 0 else "") + line)
 

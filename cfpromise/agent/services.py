@@ -14,6 +14,11 @@ class Services:
         self.workdir: str = agent.options.workdir
         self.inform: bool = agent.out.enabled("info")
 
+    @property
+    def simulation(self) -> Any:
+        """--simulate: the run's changes chroot (cfpromise.agent.simulate), else None."""
+        return self._agent.simulation
+
     def log(self, level: str, message: str) -> None:
         self._agent.out.log(level, message)
 
@@ -83,7 +88,7 @@ class Services:
         warn_only = run.body("action").get("action_policy") in ("warn", "nop")
         outcome, _ = call_bundle(agent, bundle, list(call.args),
                                  inherit=agent.ctx.frame if inherit else None,
-                                 warn_only=warn_only, where=run.where())
+                                 warn_only=warn_only, where=run.where(), name_caller=True)
         return outcome
 
     def edit_buffer(self) -> Any:

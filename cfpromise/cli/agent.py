@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("-N", "--negate", action="append", default=[], help="classes to negate")
     ap.add_argument("-K", "--no-lock", action="store_true", help="ignore locks")
     ap.add_argument("-n", "--dry-run", action="store_true", help="report what would change")
+    ap.add_argument("--simulate", metavar="MODE", type=_simulate_mode,
+                    help="run in simulate mode, either 'manifest', 'manifest-full' or 'diff': "
+                         "files change only in a chroot under WORKDIR/state, shown at the end")
     ap.add_argument("-I", "--inform", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("-d", "--debug", action="store_true")
@@ -75,6 +78,13 @@ def _parser() -> argparse.ArgumentParser:
                     help="run only the promises with these handles or meta tags (and what "
                          "they need); the rest is skipped")
     return ap
+
+
+def _simulate_mode(text: str) -> str:
+    if text not in ("manifest", "manifest-full", "diff"):
+        raise argparse.ArgumentTypeError(f"Invalid argument for --simulate, 'manifest', "
+                                         f"'manifest-full' or 'diff' required, not '{text}'")
+    return text
 
 
 def _report_spec(text: str) -> str:
@@ -146,8 +156,10 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     options = AgentOptions(
         file=resolve_file(args.file, workdir), bundlesequence=args.bundlesequence,
-        define=args.define, negate=args.negate, ignore_locks=args.no_lock or args.dry_run,
-        dry_run=args.dry_run, level=level, timestamps=args.timestamp, workdir=workdir,
+        define=args.define, negate=args.negate,
+        ignore_locks=args.no_lock or args.dry_run or bool(args.simulate),
+        dry_run=args.dry_run or bool(args.simulate), simulate=args.simulate, level=level,
+        timestamps=args.timestamp, workdir=workdir,
         show_classes=args.show_evaluated_classes, show_vars=args.show_evaluated_vars,
         bundle_path=args.bundle_path)
     if not os.path.exists(options.file):

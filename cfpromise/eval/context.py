@@ -59,7 +59,7 @@ _PARSED_REFS: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}
 
 class EvalContext:
     def __init__(self, workdir: str, policy_file: str, *, dry_run: bool = False,
-                 log: Callable[[str, str], None] | None = None) -> None:
+                 log: Callable[[str, str], None] | None = None, simulate: bool = False) -> None:
         self.vars = VariableStore()
         self.class_table: dict[str, tuple[str, ...]] = {}
         self.negated: set[str] = set()
@@ -67,6 +67,7 @@ class EvalContext:
         self._workdir = workdir
         self._policy_file = policy_file
         self._dry_run = dry_run
+        self._simulate = simulate
         self._cache: dict[Any, Any] = {}
         self._log = log or (lambda level, msg: None)
         self.bundle_index: list[Bundle] = []
@@ -269,7 +270,7 @@ class EvalContext:
 
     @property
     def simulate(self) -> bool:
-        return False
+        return self._simulate
 
     def expand_list(self, name: str) -> list[str] | None:
         var = self.lookup(name)

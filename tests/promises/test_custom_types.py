@@ -222,6 +222,22 @@ def test_module_without_action_policy_refuses_dry_run(tmp_path: Path) -> None:
     assert not (tmp_path / "target").exists()
 
 
+def test_simulate_gives_modules_action_policy_warn(tmp_path: Path) -> None:
+    """--simulate is a dry run for custom promise types (3.21 passes action_policy warn)."""
+    module = write_module(tmp_path, "json")
+    proc = agent(tmp_path, file_policy(tmp_path, module), "--simulate=manifest")
+    assert not (tmp_path / "target").exists()
+    assert any(line.startswith(" warning: Should write") for line in proc.stdout.splitlines())
+    sent = [e for e in module_log(tmp_path) if e.get("operation") == "evaluate_promise"]
+    assert sent and all(e["attributes"]["action_policy"] == "warn" for e in sent)
+    source = (tmp_path / "filemod.py").read_text().replace(' + " action_policy"', "")
+    (tmp_path / "filemod.py").write_text(source)
+    proc = agent(tmp_path, file_policy(tmp_path, module), "--simulate=diff")
+    assert any("error: Not making changes to the system, but the custom promise module" in line
+               for line in proc.stdout.splitlines())
+    assert not (tmp_path / "target").exists()
+
+
 def test_report_json_records_the_repair(tmp_path: Path) -> None:
     module = write_module(tmp_path, "json")
     report = tmp_path / "r.json"

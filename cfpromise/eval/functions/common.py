@@ -406,6 +406,21 @@ def _freeze(value: Any) -> Any:
 
 def refuse_in_simulation(ctx: FunctionContext, fn: str) -> None:
     """cf-agent's ``--simulate`` does not call unsafe functions (those that run
-    commands); ``-n`` does.  Raise the warning cf-agent prints."""
-    if getattr(ctx, "simulate", False):
-        raise FunctionError(f"Not calling unsafe function '{fn}' in simulate mode")
+    commands); ``-n`` does.  A promise tagged ``meta => { "simulate_safe" }`` may call
+    them.  Raise the warning cf-agent prints."""
+    if getattr(ctx, "simulate", False) and not _simulate_safe(ctx):
+        message = f"Not calling unsafe function '{fn}' in simulate mode"
+        ctx.log("warning", message)
+        raise FunctionError(message)
+
+
+def _simulate_safe(ctx: FunctionContext) -> bool:
+    """Whether the promise calling the function has the ``simulate_safe`` meta tag."""
+    promise = getattr(getattr(ctx, "frame", None), "promise", None)
+    meta = promise.get("meta") if promise is not None else None
+    if meta is None:
+        return False
+    from cfpromise.syntax import ast
+    rval = meta.rval
+    items = rval.items if isinstance(rval, ast.List) else [rval]
+    return any(isinstance(i, ast.Scalar) and i.value == "simulate_safe" for i in items)

@@ -68,7 +68,9 @@ def _db(fr: FileRun) -> ChangesDB:
 
 
 def log_change(fr: FileRun, path: str, kind: str, message: str) -> None:
-    """FileChangesLogChange."""
+    """FileChangesLogChange (not under --simulate: the host's state stays as it was)."""
+    if fr.sim is not None:
+        return
     fname = fr.agent.state_path(_LOG_NAME)
     handle = fr.run.handle or ""
     try:
@@ -90,6 +92,18 @@ def _hash_file(path: str, algorithm: str) -> str | None:
         return None
 
 
+def _no_write(fr: FileRun) -> bool:
+    """-n, and --simulate: the change database is cf-agent's internal state, which
+    simulate mode does not touch (MakingInternalChanges)."""
+    return fr.dry_run or fr.sim is not None
+
+
+def _key(fr: FileRun, path: str) -> str:
+    """The database key of ``path``: under --simulate the host path the chroot's copy
+    stands for."""
+    return fr.sim.to_normal(path) if fr.sim is not None else path
+
+
 def _label(algorithm: str) -> str:
     return "MD5" if algorithm == "md5" else "SHA"
 
@@ -100,7 +114,7 @@ def check_hash(fr: FileRun, path: str, algorithm: str) -> bool:
     if digest is None:
         return False
     db = _db(fr)
-    key = f"{algorithm}\0{path}"
+    key = f"{algorithm}\0{_key(fr, path)}"
     stored = db.data["H"].get(key)
     update = fr.a.changes is not None and fr.a.changes.update
     if stored == digest:
@@ -110,7 +124,7 @@ def check_hash(fr: FileRun, path: str, algorithm: str) -> bool:
         fr.log("info", f"Hash '{algorithm}' for '{path}' changed!")
         if fr.run.attributes.get("comment"):
             fr.log("verbose", f"Preceding promise '{fr.run.attributes.get('comment')}'")
-    if (stored is None or update) and not fr.dry_run:
+    if (stored is None or update) and not _no_write(fr):
         action = "Updated" if stored is not None else "Stored"
         db.data["H"][key] = digest
         db.save()
@@ -126,7 +140,7 @@ def verify_integrity(fr: FileRun, path: str) -> None:
     assert changes is not None
     if changes.report_changes not in ("content", "all"):
         return
-    if fr.dry_run:
+    if _no_write(fr):
         return
     algorithms = ["md5", "sha1"] if changes.hash == "best" else [changes.hash]
     changed = False
@@ -152,12 +166,14 @@ def verify_stats(fr: FileRun, path: str, st: os.stat_result) -> None:
     assert changes is not None
     if changes.report_changes not in ("stats", "all"):
         return
+    if fr.sim is not None:          # --simulate: the chroot's copy has stats of its own
+        return
     db = _db(fr)
     new = _stat_record(st)
-    old = db.data["S"].get(path)
+    old = db.data["S"].get(_key(fr, path))
     if old is None:
-        if not fr.dry_run:
-            db.data["S"][path] = new
+        if not _no_write(fr):
+            db.data["S"][_key(fr, path)] = new
             db.save()
             fr.log("info", f"Wrote stat information for '{path}' to database")
         return
@@ -186,8 +202,8 @@ def verify_stats(fr: FileRun, path: str, st: os.stat_result) -> None:
         fr.log("notice", f"Last modified time for '{path}' changed '{before}' -> '{after}'")
         log_change(fr, path, "S", f"Modified time: {before} -> {after}")
         fr.log("info", f"Recorded mtime changes in '{path}'")
-    if changes.update and not fr.dry_run:
-        db.data["S"][path] = new
+    if changes.update and not _no_write(fr):
+        db.data["S"][_key(fr, path)] = new
         db.save()
         fr.log("info", f"Wrote stat information changes for '{path}' to database")
 
@@ -200,7 +216,7 @@ def verify_file_changes(fr: FileRun, path: str, st: os.stat_result) -> None:
 
 
 def directory_list(fr: FileRun, directory: str) -> list[str]:
-    return list(_db(fr).data["D"].get(directory, []))
+    return list(_db(fr).data["D"].get(_key(fr, directory), []))
 
 
 def log_new_file(fr: FileRun, path: str) -> None:
@@ -228,7 +244,7 @@ def check_directory(fr: FileRun, directory: str, seen: list[str], known: list[st
         fr.kept()
         return
     update = fr.a.changes is not None and fr.a.changes.update
-    if (update or not known) and not fr.dry_run:
+    if (update or not known) and not _no_write(fr):
         if current:
             db.data["D"][directory] = current
         else:

@@ -33,11 +33,19 @@ class FileRun:
     dry_run: bool = False                 # -n (or dryrun in body agent control)
     _stats: dict[tuple[bool, str], Any] = attrs.Factory(dict)
     source: Any = None                    # where copy_from reads (files/sources.py)
+    sim: Any = None                       # --simulate: the changes chroot (files/chrooted.py)
 
     def __attrs_post_init__(self) -> None:
         from cfpromise.promises.files import bridge
         self.verbose = bridge.level_enabled(self.run.agent, "verbose")
-        self.dry_run = bridge.dry_run(self.run.agent)
+        self.sim = getattr(self.run.agent, "simulation", None)
+        # under --simulate files promises do change things: in the chroot
+        self.dry_run = False if self.sim is not None else bridge.dry_run(self.run.agent)
+
+    def note_rename(self, old: str, new: str) -> None:
+        """--simulate: renames are shown apart from the changed files."""
+        if self.sim is not None:
+            self.sim.record_renamed(old, new)
 
     # -- stat, once per file until something changes ----------------------------------
     def lstat(self, path: str) -> Any:

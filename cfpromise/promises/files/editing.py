@@ -60,12 +60,15 @@ def schedule_edit(fr: FileRun, path: str) -> None:
                         "invariant meaning")
         fr.fail(f"File '{path}' was marked for editing but could not be opened")
         return
+    if a.edit_xml is not None:
+        edit_xml(fr, path)
+        return
     mustache = a.template_method in ("mustache", "inline_mustache") and \
         (a.edit_template is not None or a.edit_template_string is not None)
     needs_lines = a.edit_line is not None or (a.template_method == "cfengine"
                                               and a.edit_template is not None)
     loaded: list[str] = []
-    if needs_lines or a.edit_xml is not None:
+    if needs_lines:
         got = load_lines(fr, path)
         if got is None:
             fr.fail(f"File '{path}' was marked for editing but could not be opened")
@@ -83,10 +86,6 @@ def schedule_edit(fr: FileRun, path: str) -> None:
         result = bridge.run_edit_bundle(fr.agent, a.edit_line, buffer, fr.run.namespace, path)
         if result is None:
             fr.log("error", f"Did not find bundle '{a.edit_line.name}' for edit operation")
-    if a.edit_xml is not None:
-        fr.fail(f"cf-lite does not support edit_xml yet: not editing '{path}' with bundle "
-                f"'{a.edit_xml.name}'")
-        failed = True
     if a.template_method == "cfengine" and a.edit_template is not None:
         fr.log("verbose", f"Rendering '{path}' using template '{a.edit_template}' with method "
                           f"'{a.template_method}'")
@@ -98,6 +97,46 @@ def schedule_edit(fr: FileRun, path: str) -> None:
     if failed:
         return
     finish_edit(fr, buffer)
+
+
+def edit_xml(fr: FileRun, path: str) -> None:
+    """An edit_xml bundle on ``path`` (cfpromise.promises.edit.xml), saved once."""
+    from cfpromise.promises.edit import xml
+    a = fr.a
+    assert a.edit_xml is not None
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise IsADirectoryError(21, "not a plain file")
+        with open(path, "rb") as fh:
+            data = fh.read().decode("utf-8", "surrogateescape")
+    except OSError:
+        fr.fail(f"File '{path}' was marked for editing but could not be opened")
+        return
+    buf = xml.load(path, data, fr.dry_run)
+    if isinstance(buf, str):
+        fr.fail(buf)
+        return
+    fr.log("verbose", f"Handling file edits in edit_xml bundle '{a.edit_xml.name}'")
+    if bridge.run_edit_bundle(fr.agent, a.edit_xml, buf, fr.run.namespace, path,
+                              bundle_type="edit_xml") is None:
+        fr.log("error", f"Did not find bundle '{a.edit_xml.name}' for edit operation")
+    new = buf.text()
+    if buf.edits <= 0 or new == data:
+        fr.kept(f"No edit changes to file '{path}' need saving")
+        return
+    try:
+        atomic.replace_file(path, new.encode("utf-8", "surrogateescape"),
+                            backup=a.edits.backup, rotate=a.edits.rotate,
+                            repository=a.repository, log=fr.log)
+    except OSError:
+        fr.fail(f"Unable to save file '{path}' after editing")
+        return
+    for level, message in buf.messages:
+        fr.log(level, message)
+    note_change(fr, kind="content", path=path,
+                diff=functools.partial(diff.unified, path, split_lines(data), split_lines(new)))
+    fr.change(f"Edited xml file '{path}'")
 
 
 def note_change(fr: FileRun, **info: object) -> None:

@@ -33,11 +33,11 @@ from typing import Any
 
 import attrs
 
-from cfpromise.agent.outcome import Outcome
+from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun, handler
 from cfpromise.promises.edit import matching
-from cfpromise.promises.files import (bridge, changes, copy, create, delete, depth, editing,
-                                      links, perms, rename, select, transformer)
+from cfpromise.promises.files import (bridge, changes, chrooted, copy, create, delete, depth,
+                                      editing, links, perms, rename, select, transformer)
 from cfpromise.promises.files.attributes import FileAttrs, read_attributes, scalar
 from cfpromise.promises.files.context import FileRun
 from cfpromise.syntax import ast
@@ -353,7 +353,7 @@ def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> No
             changes.check_directory(fr, directory, seen[directory], known[directory])
 
         depth.depth_search(fr, path.rstrip("/") or "/", 0, st.st_dev,
-                           lambda p, s: verify_file_leaf(fr, p, s, rotated), _select(fr),
+                           lambda p, s: _depth_leaf(fr, p, s, rotated), _select(fr),
                            note if watch else None, enter if watch else None,
                            leave if watch else None)
     if a.depth.include_basedir:
@@ -369,12 +369,25 @@ def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> No
         fr.kept(f"Basedir '{path}' not promising anything")
 
 
+def _depth_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> None:
+    before = len(fr.results)
+    verify_file_leaf(fr, path, st, rotated)
+    if fr.sim is not None:                     # --simulate: what the search changed
+        if fr.a.rename is None:
+            fr.sim.record_kept(path)
+        if Outcome.REPAIRED in fr.results[before:]:
+            fr.sim.record_changed(path)
+
+
 def _without_depth(a: FileAttrs) -> FileAttrs:
     return attrs.evolve(a, depth=None)
 
 
 def verify_file_promise(fr: FileRun, path: str) -> None:
     """VerifyFilePromise for one path."""
+    if fr.sim is not None and not fr.sim.inside(path):
+        _simulated(fr, path)
+        return
     saved_run, saved_a = fr.run, fr.a
     path_run = run_for_path(fr.run, path)
     if path_run is not fr.run:
@@ -384,6 +397,28 @@ def verify_file_promise(fr: FileRun, path: str) -> None:
         _verify_file_promise(fr, path)
     finally:
         fr.run, fr.a = saved_run, saved_a
+
+
+def _simulated(fr: FileRun, path: str) -> None:
+    """--simulate: the promise for ``path`` handled on the chroot's copy, and recorded as
+    changed (repaired) or evaluated (kept) for the report at the end of the run."""
+    sim = fr.sim
+    sim.prepare(path)
+    saved_run, saved_a = fr.run, fr.a
+    fr.run = chrooted.translated_run(fr.run, sim, path)
+    fr.a = read_attributes(fr.run)
+    before = len(fr.results)
+    try:
+        verify_file_promise(fr, sim.to_chroot(path))
+    finally:
+        fr.run, fr.a = saved_run, saved_a
+    final = chrooted.final_path(path, fr.a.depth is not None)
+    outcome = merge(fr.results[before:])
+    if outcome is Outcome.REPAIRED:
+        if fr.a.rename is None:
+            sim.record_changed(final)
+    elif outcome in (Outcome.KEPT, Outcome.SKIPPED):
+        sim.record_kept(final)
 
 
 def _verify_file_promise(fr: FileRun, path: str) -> None:

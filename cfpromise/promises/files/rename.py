@@ -49,6 +49,7 @@ def verify_name(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -
         except OSError as exc:
             fr.fail(f"Error occurred while renaming '{path}'. (rename: {exc.strerror})")
             return
+        fr.note_rename(path, newname)
         fr.change(f"Renamed file '{path}' to '{newname}'")
         return
     if stat.S_ISLNK(lst.st_mode) and rename.disable:
@@ -89,6 +90,7 @@ def verify_name(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -
         except OSError as exc:
             fr.fail(f"Error occurred while renaming '{path}'. (rename: {exc.strerror})")
             return
+        fr.note_rename(path, newname)
         fr.change(f"Disabled file '{path}' by renaming to '{newname}' with mode {mode:04o}")
         if atomic.archive_to_repository(newname, fr.a.repository, fr.log):
             try:

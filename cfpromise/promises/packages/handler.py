@@ -95,6 +95,9 @@ class ModulePromise:
         self.arch: str | None = a.get("architecture") or None
         self.promise_options = tuple(a.get("options") or ())
         self.inventories = inventories(self.agent)
+        # --simulate: operations are recorded for the report, never made (3.21's
+        # RecordPkgOperationInChroot), unless the promise itself is warn-only
+        self.sim = getattr(self.agent, "simulation", None)
 
     # -- set-up -------------------------------------------------------------------
     def body(self) -> ModuleBody | None:
@@ -166,9 +169,10 @@ class ModulePromise:
 
     def warn(self, what: str) -> bool:
         """True when changes are not to be made (dry run, warn): says what would change."""
-        if not self.run.warn_only:
+        policy_warn = self.run.body("action").get("action_policy") in ("warn", "nop")
+        if not self.run.warn_only or (self.sim is not None and not policy_warn):
             return False
-        only = ", but only warning promised" if not self.agent.dry_run else ""
+        only = ", but only warning promised" if policy_warn or not self.agent.dry_run else ""
         self.agent.log("warning", f"Should {what}{only} ({self.run.where()})")
         return True
 
@@ -188,6 +192,9 @@ class ModulePromise:
         if not installed.has(data.name, wanted_version, arch):
             return self._install(data, version, arch, installed)
         if version != "latest" or data.type == "file":
+            self._record("present", self.run.promiser if data.type == "file" else data.name,
+                         None if data.type == "file" else version,
+                         None if data.type == "file" else arch)
             return Outcome.KEPT
         return self._upgrade(data.name, arch, installed)
 
@@ -215,6 +222,12 @@ class ModulePromise:
         what = f"install {data.type} type package: {target}"
         if self.warn(what):
             return Outcome.WARN
+        if self.sim is not None:
+            if data.type == "file":
+                self._record("install", self.run.promiser)
+            else:
+                self._record("install", data.name, version, arch)
+            return Outcome.REPAIRED
         if data.type == "file":
             request, entries = "file-install", [f"File={self.run.promiser}"]
         else:
@@ -243,10 +256,15 @@ class ModulePromise:
             wanted.append((pname, version, parch))
             entries += [f"Name={pname}", f"Version={version}", f"Architecture={parch}"]
         if not wanted:
+            self._record("present", name, "latest", arch)
             self.agent.log("verbose", f"Package '{name}' is already in the latest version.")
             return Outcome.KEPT
         if self.warn(f"install repo type package: {name}"):
             return Outcome.WARN
+        if self.sim is not None:
+            for pname, version, parch in wanted:
+                self._record("install", pname, version, parch)
+            return Outcome.REPAIRED
         self.mod.change("repo-install", entries, self.options)
         after = self.revalidate()
         missing = [w for w in wanted if not after.has(*w)]
@@ -266,9 +284,13 @@ class ModulePromise:
             return Outcome.FAILED
         installed = self.installed()
         if not installed.has(name, self.version, self.arch):
+            self._record("absent", name, self.version, self.arch)
             return Outcome.KEPT
         if self.warn(f"remove package '{name}'"):
             return Outcome.WARN
+        if self.sim is not None:
+            self._record("remove", name, self.version, self.arch)
+            return Outcome.REPAIRED
         entries = [f"Name={name}"] + ([f"Version={self.version}"] if self.version else []) \
             + ([f"Architecture={self.arch}"] if self.arch else [])
         self.mod.change("remove", entries, self.options)
@@ -279,6 +301,11 @@ class ModulePromise:
             return Outcome.FAILED
         self._note(name, installed, after, "remove")
         return Outcome.REPAIRED
+
+    def _record(self, op: str, name: str, version: str | None = None,
+                arch: str | None = None) -> None:
+        if self.sim is not None:
+            self.sim.record_package(op, name, version or "", arch or "")
 
     def _note(self, name: str, before: Inventory, after: Inventory, action: str) -> None:
         old = sorted(f"{v} ({a})" for _, v, a in before.of(name))

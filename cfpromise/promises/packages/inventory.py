@@ -102,6 +102,8 @@ class Inventories:
     # (module, kind) -> (inventory, number of repairs in the run when it was refreshed)
     fresh: dict[tuple[str, str], tuple[Inventory, int]] = attrs.Factory(dict)
     warned: set[str] = attrs.Factory(set)       # untrusted caches already warned about
+    # (module, kind) whose once-per-run refresh (update_packages_cache) this run has had
+    taken: set[tuple[str, str]] = attrs.Factory(set)
 
     def get(self, module: PackageModule, body: ModuleBody, kind: str, *, repairs: int,
             local: bool = False) -> Inventory:
@@ -162,6 +164,19 @@ def read_inventory(workdir: str, kind: str, module: str,
 def end_of_run(services: Any) -> None:
     """Refresh the caches of the ``package_inventory`` modules (cf-agent's
     UpdatePackagesCache at the end of a run): installed, and local updates."""
+    update_packages_cache(services)
+
+
+def update_packages_cache(services: Any) -> None:
+    """UpdatePackagesCache(ctx, false) of cf-agent 3.21 for the ``package_inventory``
+    modules: their installed and local-updates caches, each refreshed when due by its
+    ``query_*_ifelapsed``, and at most once per run this way (3.21 takes a lock per
+    cache for it, which one run acquires once).  Called at the end of the run and,
+    as 3.21 does, right after a legacy ``package_method`` promise scheduled a change
+    or failed -- that is before the scheduled command runs at the end of the section,
+    so the refresh sees the packages as they were, and the end-of-run refresh is then
+    skipped: ``packagesmatching()`` shows a legacy change only once a later run
+    refreshes the cache (3.21 does the same)."""
     names = services.common_control("package_inventory")
     if not names:
         return
@@ -176,7 +191,12 @@ def end_of_run(services: Any) -> None:
         try:
             module = locate(body, services.workdir)
             module.api_version()
-            caches.get(module, body, INSTALLED, repairs=services.repairs)
-            caches.get(module, body, UPDATES, repairs=services.repairs, local=True)
+            for kind in (INSTALLED, UPDATES):
+                if (module.name, kind) in caches.taken:
+                    what = "installed packages" if kind == INSTALLED else "available updates"
+                    services.log("verbose", f"Skipping {what} package cache update.")
+                    continue
+                caches.taken.add((module.name, kind))
+                caches.get(module, body, kind, repairs=services.repairs, local=kind == UPDATES)
         except ModuleError as exc:
             services.log("error", f"Can not update the packages inventory: {exc}")

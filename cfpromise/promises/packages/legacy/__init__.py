@@ -81,6 +81,12 @@ def handle(run: PromiseRun) -> Outcome:
         batch = Batch(agent, cache_file)
     promise = _Promise(run, method, batch, cache_file)
     outcome = promise.evaluate()
+    if promise.scheduled or outcome is Outcome.FAILED:
+        # 3.21: a legacy promise that changed (scheduled) or failed refreshes the package
+        # modules' caches, for policy that mixes both interfaces (UpdatePackagesCache)
+        from cfpromise.promises.packages.inventory import update_packages_cache
+        if getattr(agent, "common_control", None) is not None:
+            update_packages_cache(agent)
     if immediate:
         batch()
         if promise.results:

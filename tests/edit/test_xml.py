@@ -1,0 +1,131 @@
+"""edit_xml: build_xpath and insert_tree, saved as libxml2 saves (the documents and
+messages were read off cf-agent 3.21 on the same policy)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cfpromise.promises.edit import xml
+
+POLICY = """
+body common control {{ bundlesequence => {{ "main" }}; }}
+bundle agent main
+{{
+  files:
+    "{d}/a.xml" create => "true", edit_xml => ins("<Root/>");
+    "{d}/b.xml" create => "true", edit_xml => bx("/Server/Service[@name='s']/Engine/Host");
+    "{d}/a.xml" edit_xml => ins2("<x foo='bar'>y</x>", "//Root");
+}}
+bundle edit_xml ins(t) {{ insert_tree: '$(t)'; }}
+bundle edit_xml ins2(t, x) {{ insert_tree: '$(t)' select_xpath => "$(x)"; }}
+bundle edit_xml bx(x) {{ build_xpath: "$(x)"; }}
+"""
+
+
+def agent(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    policy = tmp_path / "p.cf"
+    policy.write_text(POLICY.format(d=tmp_path))
+    return subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-KI", "-f", str(policy),
+                           "-w", str(tmp_path / "wd"), *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_build_xpath_and_insert_tree_then_kept(tmp_path: Path) -> None:
+    first = agent(tmp_path)
+    assert (tmp_path / "a.xml").read_text() == \
+        '<?xml version="1.0"?>\n<Root><x foo="bar">y</x></Root>\n'
+    assert (tmp_path / "b.xml").read_text() == (
+        '<?xml version="1.0"?>\n<Server><Service name="s"><Engine><Host/></Engine></Service>'
+        "</Server>\n")
+    assert f"Inserted tree '<Root/>' into an empty XML document '{tmp_path}/a.xml'" in first.stdout
+    assert f"Inserted tree '<x foo='bar'>y</x>' at XPath '//Root' in XML document " \
+           f"'{tmp_path}/a.xml'" in first.stdout
+    assert f"Edited xml file '{tmp_path}/b.xml'" in first.stdout
+    before = {p: (tmp_path / p).read_bytes() for p in ("a.xml", "b.xml")}
+    second = agent(tmp_path)
+    assert {p: (tmp_path / p).read_bytes() for p in ("a.xml", "b.xml")} == before
+    assert "Edited" not in second.stdout and "Built" not in second.stdout
+    # cf-agent 3.21 too refuses the tree-less insert into the now non-empty document
+    assert "however XML document is not empty" in second.stdout
+
+
+def test_dry_run_changes_nothing_and_says_what_it_would_do(tmp_path: Path) -> None:
+    (tmp_path / "a.xml").write_text("")
+    (tmp_path / "b.xml").write_text("")
+    proc = agent(tmp_path, "-n")
+    assert (tmp_path / "a.xml").read_text() == "" and (tmp_path / "b.xml").read_text() == ""
+    assert "Should build XPath '/Server/Service[@name='s']/Engine/Host'" in proc.stdout
+    assert "Should insert the promised tree '<Root/>' into an empty XML document" in proc.stdout
+
+
+def test_xpath_subset() -> None:
+    buf = xml.load("/f", '<?xml version="1.0"?>\n<a><b k="1"/><b k="2"><c/></b></a>\n', False)
+    assert not isinstance(buf, str)
+    assert [n.getAttribute("k") for n in xml.select(buf.doc, "/a/b")] == ["1", "2"]
+    assert [n.tagName for n in xml.select(buf.doc, "//c")] == ["c"]
+    assert [n.getAttribute("k") for n in xml.select(buf.doc, "/a/b[@k='2']")] == ["2"]
+    assert xml.select(buf.doc, "/a/*[@k]")[0].getAttribute("k") == "1"
+    with pytest.raises(xml.XPathError):
+        xml.select(buf.doc, "a/b")
+    with pytest.raises(xml.XPathError):
+        xml.select(buf.doc, "/a/b[position()=1]")
+    assert isinstance(xml.load("/f", "<a><b></a>", False), str)      # not well-formed
+
+
+def test_bad_document_fails_the_promise_and_keeps_the_file(tmp_path: Path) -> None:
+    (tmp_path / "a.xml").write_text("<not xml")
+    proc = agent(tmp_path)
+    assert (tmp_path / "a.xml").read_text() == "<not xml"
+    assert "Unable to parse XML file" in proc.stdout and "Traceback" not in proc.stderr
+    assert os.path.exists(tmp_path / "b.xml")                           # the run went on
+
+
+POTATOES = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<Potatoes>
+  <Potato name="One" topping="cheese">Hot</Potato>
+  <Potato name="Two">
+    <Baby name="Four"/>
+  </Potato>
+</Potatoes>
+"""
+
+EDITS = """
+body common control {{ bundlesequence => {{ "main" }}; }}
+bundle agent main {{ files: "{f}" edit_xml => e; }}
+bundle edit_xml e
+{{
+  delete_tree:
+    '<Baby name="Four"/>' select_xpath => "/Potatoes/Potato[@name='Two']";
+  delete_attribute:
+    "topping" select_xpath => "/Potatoes/Potato[@name='One']";
+  set_attribute:
+    "size" select_xpath => "/Potatoes/Potato[@name='Two']", attribute_value => "big";
+  set_text:
+    "Cold" select_xpath => "/Potatoes/Potato[@name='One']";
+  insert_text:
+    "!" build_xpath => "/Potatoes/Potato[@name='Three']",
+      select_xpath => "/Potatoes/Potato[@name='Three']";
+}}
+"""
+
+
+def test_the_other_edit_xml_types_then_kept(tmp_path: Path) -> None:
+    doc = tmp_path / "p.xml"
+    doc.write_text(POTATOES)
+    policy = tmp_path / "e.cf"
+    policy.write_text(EDITS.format(f=doc))
+    argv = [sys.executable, "-m", "cfpromise.cli.agent", "-KI", "-f", str(policy),
+            "-w", str(tmp_path / "wd")]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert doc.read_text() == (
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<Potatoes>\n'
+        '  <Potato name="One">Cold</Potato>\n'
+        '  <Potato name="Two" size="big">\n    \n  </Potato>\n'
+        '<Potato name="Three">!</Potato></Potatoes>\n'), first.stdout
+    assert "Deleted attribute 'topping' at XPath" in first.stdout
+    second = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert "Edited" not in second.stdout and doc.read_text().count("Cold") == 1
