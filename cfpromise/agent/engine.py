@@ -130,6 +130,11 @@ class Agent:
         self.changes: list[dict[str, Any]] = []    # noted by handlers for the current step
         self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
         # this.promiser_uid/gid/pid/ppid: who runs the promises (this agent process)
+        self.trace: Any = None                # the -v trace (cfpromise.agent.trace)
+        if out.enabled("verbose"):
+            from cfpromise.agent.trace import Trace
+            self.trace = Trace(self)
+        self.failed_condition = ""            # the if/unless that did not hold (for -v)
         self.promiser_identity = {"promiser_uid": str(os.getuid()),
                                   "promiser_gid": str(os.getgid()),
                                   "promiser_pid": str(os.getpid()),
@@ -173,6 +178,9 @@ class Agent:
         started = time.perf_counter()
         for observer in self.observers:
             observer.bundle_started(self, bundle, args)
+        trace = self.trace if types is None else None
+        if trace is not None:
+            trace.bundle_begin(run, args)
         try:
             order = bundle_order(bundle)
             for pass_no in range(1, PASSES + 1):
@@ -183,6 +191,8 @@ class Agent:
                     section = bundle.section(ptype)
                     if section is None:
                         continue
+                    if trace is not None:
+                        trace.section(run, ptype, section)
                     try:
                         for promise in section.promises:
                             self.eval_promise(run, ptype, promise)
@@ -190,7 +200,13 @@ class Agent:
                         self.end_section(run)
                     if ptype == "classes" and (types is None or "vars" in types):
                         # cf-agent evaluates the vars again once the classes are known
-                        self.eval_section(run, bundle.section("vars"))
+                        if trace is not None:
+                            trace.muted += 1
+                        try:
+                            self.eval_section(run, bundle.section("vars"))
+                        finally:
+                            if trace is not None:
+                                trace.muted -= 1
         except AbortBundle as exc:
             self.out.log("verbose", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
@@ -200,6 +216,8 @@ class Agent:
                     ctx.vars.remove(bundle.namespace, bundle.name, param)
                 else:
                     ctx.vars.set(bundle.namespace, bundle.name, param, previous)
+            if trace is not None:
+                trace.bundle_end(run)
             for observer in self.observers:
                 observer.bundle_finished(self, bundle, run, time.perf_counter() - started)
         return run
@@ -275,9 +293,12 @@ class Agent:
                      "promise_linenumber": str(promise.coord.line),
                      "bundle": run.bundle.name, "namespace": run.bundle.namespace,
                      **self.promiser_identity}
-        for bindings in self.iterations(promise, iterated_guard):
+        trace = self.trace if run.types is None and run.pass_no else None
+        for index, bindings in enumerate(self.iterations(promise, iterated_guard), 1):
             key = (id(promise), tuple(sorted(bindings.items())))
             if key in run.done:
+                if trace is not None:
+                    trace.again(run, key)
                 continue
             if iterated_guard and not self.guard_holds(promise.varclass, bindings):
                 continue
@@ -301,26 +322,35 @@ class Agent:
                 frame.this["handle"] = handle
             decision = self.conditions(promise, ev, last)
             if decision is None:
+                if trace is not None:
+                    trace.skipped(run, promise, self.failed_condition, key, False)
                 continue
             if not decision:
                 if ptype not in ("vars", "classes"):
                     run.done.add(key)
+                if trace is not None:
+                    trace.skipped(run, promise, self.failed_condition, key,
+                                  ptype not in ("vars", "classes"))
                 continue
+            if trace is not None and self.failed_condition == "-unless":
+                trace.not_skipped(ptype, promise, "unless")
+                self.failed_condition = ""
             waiting = self.depends_on(promise, ev, run, key)
             if waiting:
                 continue
             step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
             evaluator = EVALUATORS.get(ptype)
-            if ptype not in _QUIET_TYPES and self.out.enabled("verbose"):
-                comment = promise.get("comment")
-                if comment is not None and isinstance(comment.rval, ast.Scalar):
-                    self.out.log("verbose", f"P:    Comment:  {ev.text(comment.rval.value)}")
+            if trace is not None:
+                trace.begin(step, index, key)
             outer, self.changes = self.changes, []     # nested steps (edit bundles) keep their own
             started = time.perf_counter()
+            outcome = None
             try:
                 outcome = evaluator(step) if evaluator is not None else self.actuate(step)
             finally:
                 step_changes, self.changes = self.changes, outer
+                if trace is not None:
+                    trace.end(step, outcome, key)
             step.seconds = time.perf_counter() - started
             if outcome is None:
                 continue
@@ -375,6 +405,7 @@ class Agent:
 
     def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool) -> bool | None:
         """True to go on, False to skip, None to wait for a later pass."""
+        self.failed_condition = ""
         for lval in ("if", "ifvarclass", "unless"):
             c = promise.get(lval)
             if c is None:
@@ -385,10 +416,13 @@ class Agent:
             unresolved, ev.unresolved = ev.unresolved, before
             if value is UNRESOLVED or unresolved:
                 if lval == "unless" and last:
+                    self.failed_condition = "-unless"       # not skipped: -v says so
                     continue
+                self.failed_condition = lval
                 return None if not last else False
             truth = value if isinstance(value, bool) else self.ctx.eval_class_expr(as_text(value))
             if (lval == "unless") == truth:
+                self.failed_condition = lval
                 return False
         return True
 
@@ -404,6 +438,8 @@ class Agent:
         for handle in handles:
             outcome = self.handles.get(handle)
             if outcome is None:
+                if self.trace is not None and run.types is None:
+                    self.trace.waiting(run, ev.text(promise.promiser), handle, key, False)
                 if run.pass_no == PASSES and run.types is None:
                     step = _SkippedStep(run, promise, ev.text(promise.promiser))
                     self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1
@@ -412,6 +448,8 @@ class Agent:
                 return True
             if outcome.not_kept:
                 promiser = ev.text(promise.promiser)
+                if self.trace is not None and run.types is None:
+                    self.trace.waiting(run, promiser, handle, key, True)
                 reason = f"it depends on '{handle}', which was not kept ({outcome.value})"
                 self.out.log("notice", f"Skipping promise '{promiser}' "
                                        f"({promise.coord.file}:{promise.coord.line}): {reason}")
@@ -714,9 +752,6 @@ def _rval_texts(rval: ast.Rval) -> Iterator[str]:
             return
         for arg in rval.args:
             yield from _rval_texts(arg)
-
-
-_QUIET_TYPES = frozenset({"vars", "classes", "meta", "defaults"})
 
 
 class _SkippedStep:

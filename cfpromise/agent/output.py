@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Callable, TextIO
 
 LEVELS = {"debug": 0, "verbose": 1, "info": 2, "notice": 3, "warning": 4, "error": 5, "critical": 6}
 PREFIX = {level: f"{level:>8}: " for level in LEVELS} | {"critical": "CRITICAL: "}  # as cf-agent
@@ -23,11 +23,16 @@ class Output:
         self.timestamps = timestamps
         self.stream = stream or sys.stdout
         self.counts: dict[str, int] = {}
+        # called (once) before the next line is written: the verbose trace holds a
+        # promise banner back until the promise prints something (cfpromise.agent.trace)
+        self.before_write: Callable[[], None] | None = None
 
     def enabled(self, level: str) -> bool:
         return LEVELS[level] >= self.threshold
 
     def _write(self, line: str) -> None:
+        if self.before_write is not None:
+            self.before_write()
         if self.timestamps:
             line = time.strftime("%Y-%m-%dT%H:%M:%S%z ") + line
         self.stream.write(line + "\n")
