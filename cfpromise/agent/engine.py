@@ -360,6 +360,8 @@ class Agent:
             if outcome is Outcome.SKIPPED:
                 continue
             self.record(run, step, outcome, step_changes)
+            if trace is not None:
+                trace.close(step)
 
     def static_var(self, run: BundleRun, promise: ast.Promise) -> bool:
         """A vars promise whose value cannot change (no reference, no function call) and
@@ -583,6 +585,8 @@ class Agent:
         identity = "\0".join((step.ptype, bundle.namespace, bundle.name, step.promiser,
                                _canonical(attributes), str(where)))
         if identity in self.actuated:
+            if self.trace is not None:
+                self.trace.drop()
             self.out.log("verbose", f"Skipping {step.where()}: an identical promise was "
                                     "already actuated in this run")
             return True
@@ -610,6 +614,8 @@ class Agent:
         key = lock_key(step.ptype, step.promiser, step.run.bundle.name, step.handle, digest)
         grant = self.locks.try_acquire(key, ifelapsed, expireafter, time.time())
         message = grant.message()
+        if self.trace is not None and grant.decision is not LockDecision.ACQUIRED:
+            self.trace.drop()
         if message is not None:
             self.out.log(*message)
         return key if grant.decision is LockDecision.ACQUIRED else False
@@ -685,6 +691,8 @@ class Agent:
                 self.out.log("verbose", f"Updating persistent class '{name}'")
                 self.persistent.remember(name, persist, (), ns)
                 continue
+            if self.trace is not None:
+                self.trace.outcome_class(name)
             self.ctx.define_class(name, scope="bundle" if scope == "bundle" else "namespace",
                                   namespace=ns)
         for name in cancel:

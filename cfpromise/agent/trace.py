@@ -112,6 +112,7 @@ class Trace:
         self.calls: list[Any] = []     # the promise steps running (innermost last)
         self.bundles: list[tuple[Any, int, list[int], bool]] = []
         self.pending: list[str] | None = None
+        self.closing: tuple[Any, Outcome, Any] | None = None     # see end() and close()
         self.replay: dict[int, dict[Any, list[str]]] = {}   # by id(BundleRun), then key
 
     # -- output ----------------------------------------------------------------------
@@ -128,6 +129,11 @@ class Trace:
         self.out.before_write = None
         for line in lines or ():
             self.log(line)
+
+    def drop(self) -> None:
+        """The promise is skipped (locked, or already done): no banner."""
+        if self.pending is not None:
+            self._drop()
 
     def _drop(self) -> None:
         self.pending = None
@@ -204,7 +210,8 @@ class Trace:
         if not handle:
             import os
             from cfpromise.eval.canon import canonify
-            handle = f"promise_{canonify(os.path.basename(promise.coord.file))}_{promise.coord.line}"
+            line = promise.coord.line + promise.promiser.count("\n")    # where it ends
+            handle = f"promise_{canonify(os.path.basename(promise.coord.file))}_{line}"
         shown = abbreviated(step.promiser)[:2 * _FRAGMENT + 2]
         lines = ["P: " + _DOTS,
                  f"P: BEGIN promise '{handle}' of type \"{step.ptype}\" (pass {self.pass_no})",
@@ -218,8 +225,13 @@ class Trace:
             c = promise.get(lval)
             if c is not None:
                 from cfpromise.syntax import ast
-                text = step.ev.text(c.rval.value) if isinstance(c.rval, ast.Scalar) \
-                    else rval_text(c.rval)
+                if isinstance(c.rval, ast.Scalar):
+                    text = step.ev.text(c.rval.value)
+                else:                         # cf-agent shows the function's result
+                    from cfpromise.eval.rvals import as_text
+                    value = step.ev.value(c.rval)
+                    text = "any" if value is True else "!any" if value is False \
+                        else as_text(value)
                 lines.append(f"P:    \"{word}\" class condition: {text}")
                 break
         lines.append(f"P:    Stack path: {''.join(self.path)}/{step.ptype}/"
@@ -261,20 +273,33 @@ class Trace:
                 or ptype in _NO_OUTCOME:
             if self.pending is not None:
                 self._drop()
-            if ptype in ("vars", "meta") and not self.muted and outcome is not None:
+            if ptype in ("vars", "meta") and outcome is not None:
                 self._remember(step.run, key, [f"V:     Computing value of '{step.promiser}'"])
             return
         self.flush()
+        self.closing = (step, outcome, key)
+
+    def close(self, step: Any) -> None:
+        """The outcome of ``step`` is recorded (its outcome classes set): print it."""
+        if self.closing is None or self.closing[0] is not step:
+            return
+        _, outcome, key = self.closing
+        self.closing = None
+        ptype = step.ptype
         status = _STATUS.get(outcome)
         if status is None:
             return
         name = step.promiser
+        if ptype == "files" and name.endswith("/."):
+            name = name[:-2]                  # cf-agent strips it from the promiser
         lines = [status, f"P: END {ptype} promise ({name[:30]}{'...' if len(name) > 30 else ''})"]
         for line in lines:
             self.log(line)
         self.count(outcome)
-        if ptype == "meta":
+        if ptype == "meta":                   # evaluated again in every pass
             self._remember(step.run, key, [f"V:     Computing value of '{step.promiser}'", *lines])
+        elif ptype == "defaults":
+            self._remember(step.run, key, lines)
 
     def _remember(self, run: Any, key: Any, lines: list[str]) -> None:
         self.replay.setdefault(id(run), {})[key] = lines
@@ -295,8 +320,8 @@ class Trace:
             if line.startswith("P: BEGIN promise "):
                 line = line[:line.rfind("(pass ")] + f"(pass {self.pass_no})"
             self.log(line)
-        if len(lines) == 3 and lines[1] == _STATUS[Outcome.KEPT]:
-            self.count(Outcome.KEPT)          # meta: kept again in every pass
+        if _STATUS[Outcome.KEPT] in lines:
+            self.count(Outcome.KEPT)          # meta, defaults: kept again in every pass
 
     def skipped(self, run: Any, promise: Any, lval: str, key: Any, done: bool) -> None:
         """The promise's ``if``/``ifvarclass``/``unless`` constraint does not hold."""
@@ -320,6 +345,9 @@ class Trace:
         self.log(line)
         if done:
             self._remember(run, key, [line])
+
+    def outcome_class(self, name: str) -> None:
+        self.log(f"C:    + promise outcome class '{name}'")
 
     def defined_class(self, name: str, scope: str) -> None:
         kind = "Global" if scope == "namespace" else "Private"
