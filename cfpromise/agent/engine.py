@@ -282,6 +282,8 @@ class Agent:
                 iterated_guard = True       # "$(list).x":: is a guard per iteration
             else:
                 if exp.unresolved or not ctx.eval_class_expr(guard):
+                    if self.trace is not None and run.types is None and run.pass_no:
+                        self.trace.skipped_guard(promise)   # cf-agent: an ifvarclass
                     return
         last = run.pass_no == PASSES
         frame = run.frame
@@ -301,6 +303,8 @@ class Agent:
                     trace.again(run, key)
                 continue
             if iterated_guard and not self.guard_holds(promise.varclass, bindings):
+                if trace is not None:
+                    trace.skipped_guard(promise)
                 continue
             frame.this = dict(base_this)
             ev = RvalEvaluator(ctx, bindings)

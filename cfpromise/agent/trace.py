@@ -329,8 +329,16 @@ class Trace:
         line = (f"Skipping promise '{promise.promiser}' because constraint "
                 f"'{lval} => {rval_text(c.rval) if c is not None else ''}' is not met")
         self.log(line)
+        if self.muted and run.bundle.type == "common":
+            self.log(line)       # cf-agent resolves a common bundle's vars twice there
         if done:
             self._remember(run, key, [line])
+
+    def skipped_guard(self, promise: Any) -> None:
+        """A quoted class guard (``"$(x)"::``) does not hold: cf-agent makes it an
+        ``ifvarclass`` constraint and says so."""
+        self.log(f"Skipping promise '{promise.promiser}' because constraint "
+                 f"'ifvarclass => {promise.varclass}' is not met")
 
     def not_skipped(self, ptype: str, promise: Any, lval: str) -> None:
         c = promise.get(lval)
