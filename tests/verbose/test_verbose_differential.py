@@ -63,3 +63,15 @@ def test_no_trace_without_verbose(tmp_path: Path) -> None:
         proc = _lite(policy, tmp_path, *extra)
         assert not any(line.lstrip().startswith(("verbose:", "B:", "P:", "A:"))
                        for line in proc.stdout.splitlines()), proc.stdout
+
+
+def test_color_as_cf_agent(root: Path) -> None:
+    """--color=always: cf-agent's colour per level, the reset after the newline."""
+    proc = _lite(HERE / "policies" / "commands.cf", root, "-I", "--color=always")
+    out = proc.stdout
+    assert "\x1b[32m    info: Executing 'no timeout' ... '/bin/true'\n\x1b[0m" in out
+    assert "\x1b[31m   error: Finished command related to promiser '/bin/false' -- an error " \
+           "occurred, returned 1\n\x1b[0m" in out
+    plain = _lite(HERE / "policies" / "commands.cf", root, "-I").stdout
+    assert "\x1b[" not in plain
+    assert out.replace("\x1b[32m", "").replace("\x1b[31m", "").replace("\x1b[0m", "") == plain
