@@ -112,6 +112,7 @@ class Trace:
         self.calls: list[Any] = []     # the promise steps running (innermost last)
         self.bundles: list[tuple[Any, int, list[int], bool]] = []
         self.pending: list[str] | None = None
+        self.debug = self.out.enabled("debug")
         self.closing: tuple[Any, Outcome, Any] | None = None     # see end() and close()
         self.replay: dict[int, dict[Any, list[str]]] = {}   # by id(BundleRun), then key
 
@@ -274,7 +275,12 @@ class Trace:
             if self.pending is not None:
                 self._drop()
             if ptype in ("vars", "meta") and outcome is not None:
-                self._remember(step.run, key, [f"V:     Computing value of '{step.promiser}'"])
+                lines = [f"V:     Computing value of '{step.promiser}'"]
+                if self.debug and outcome is not Outcome.FAILED:
+                    lines.append(self.value(step))
+                    if not self.muted:
+                        self.out.log("debug", lines[-1])
+                self._remember(step.run, key, lines)
             return
         self.flush()
         self.closing = (step, outcome, key)
@@ -301,6 +307,21 @@ class Trace:
         elif ptype == "defaults":
             self._remember(step.run, key, lines)
 
+    def value(self, step: Any) -> str:
+        """-d: the value a vars promise gave its variable (cf-agent's LogVariableValue)."""
+        bundle = step.run.bundle
+        found = step.ctx.lookup(f"{bundle.namespace}:{bundle.name}.{step.promiser}")
+        if found is None:
+            text = "NONE"
+        elif isinstance(found.value, list):
+            text = ", ".join(str(v) for v in found.value)
+        elif isinstance(found.value, (dict, bool)) or found.type == "data":
+            import json
+            text = json.dumps(found.value, separators=(",", ":"))
+        else:
+            text = str(found.value)
+        return f"V: '{step.promiser}' => '{text}'"
+
     def _remember(self, run: Any, key: Any, lines: list[str]) -> None:
         self.replay.setdefault(id(run), {})[key] = lines
 
@@ -317,6 +338,9 @@ class Trace:
         if run.frame.edit is None:
             self.pass_no = run.pass_no
         for line in lines:
+            if line.startswith("V: '"):
+                self.out.log("debug", line)
+                continue
             if line.startswith("P: BEGIN promise "):
                 line = line[:line.rfind("(pass ")] + f"(pass {self.pass_no})"
             self.log(line)

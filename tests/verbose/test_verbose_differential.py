@@ -75,3 +75,23 @@ def test_color_as_cf_agent(root: Path) -> None:
     plain = _lite(HERE / "policies" / "commands.cf", root, "-I").stdout
     assert "\x1b[" not in plain
     assert out.replace("\x1b[32m", "").replace("\x1b[31m", "").replace("\x1b[0m", "") == plain
+
+
+def _values(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("   debug: V: '")]
+
+
+def test_debug_variable_values(root: Path) -> None:
+    """-d adds cf-agent's ``V: 'x' => 'value'`` after each vars promise, in every pass."""
+    policy = HERE / "policies" / "vars_classes.cf"
+    values = _values(_lite(policy, root, "-d").stdout)
+    assert "   debug: V: 'l' => 'a, b, c'" in values
+    assert values.count("   debug: V: 'x' => 'hello'") == 3
+    if os.access(CF_AGENT, os.X_OK):
+        wd = root / "wref"
+        (wd / "bin").mkdir(parents=True, exist_ok=True)
+        os.symlink("/usr/bin/cf-promises", wd / "bin" / "cf-promises")
+        ref = subprocess.run([CF_AGENT, "-K", "-d", "-f", str(policy)], capture_output=True,
+                             text=True, timeout=120, cwd=root,
+                             env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(wd)))
+        assert values == _values(ref.stdout)
