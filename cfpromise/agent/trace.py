@@ -302,7 +302,8 @@ class Trace:
         for line in lines:
             self.log(line)
         self.count(outcome)
-        if ptype == "meta":                   # evaluated again in every pass
+        if ptype == "meta":
+            self.count(outcome)               # cf-agent counts a meta promise twice                   # evaluated again in every pass
             self._remember(step.run, key, [f"V:     Computing value of '{step.promiser}'", *lines])
         elif ptype == "defaults":
             self._remember(step.run, key, lines)
@@ -344,8 +345,9 @@ class Trace:
             if line.startswith("P: BEGIN promise "):
                 line = line[:line.rfind("(pass ")] + f"(pass {self.pass_no})"
             self.log(line)
-        if _STATUS[Outcome.KEPT] in lines:
-            self.count(Outcome.KEPT)          # meta, defaults: kept again in every pass
+        if _STATUS[Outcome.KEPT] in lines and lines[0].startswith("V:"):
+            self.count(Outcome.KEPT)          # meta: kept again in every pass, counted twice
+            self.count(Outcome.KEPT)          # (defaults count once: when they set the value)
 
     def skipped(self, run: Any, promise: Any, lval: str, key: Any, done: bool) -> None:
         """The promise's ``if``/``ifvarclass``/``unless`` constraint does not hold."""

@@ -1,8 +1,7 @@
 """The -v trace against cf-agent 3.21's, line for line, over tests/verbose/policies.
 
-The trace lines (B:, V:, C:, P:, A:, the skip reasons), normalised by
-trace_diff.trace_lines (work directories; the per-bundle accounting numbers,
-which cf-agent takes per internal check rather than per promise), must equal
+The trace lines (B:, V:, C:, P:, A:, the skip reasons, with the bundle accounting
+numbers), normalised by trace_diff.trace_lines (work directories), must equal
 cf-agent's.  cf-agent's lines are kept in expected/ so that the test runs
 without CFEngine; with cf-agent installed, they are checked against a fresh run
 of it as well.
