@@ -221,9 +221,13 @@ class Trace:
             lines.append(f"P:    From parameterized bundle: {step.run.bundle.name}({self._args()})")
         else:
             lines.append(f"P:    Part of bundle: {step.run.bundle.name}")
-        lines.append(f"P:    Base context class: {promise.varclass or promise.classes}")
+        lines.append(f"P:    Base context class: {'any' if promise.varclass else promise.classes}")
         for lval, word in (("if", "if"), ("ifvarclass", "if"), ("unless", "unless")):
             c = promise.get(lval)
+            if c is None and lval == "ifvarclass" and promise.varclass:
+                # a quoted guard ("$(x)"::) is an ifvarclass constraint to cf-agent
+                lines.append(f"P:    \"if\" class condition: {step.ev.text(promise.varclass)}")
+                break
             if c is not None:
                 from cfpromise.syntax import ast
                 if isinstance(c.rval, ast.Scalar):
