@@ -17,7 +17,6 @@ from typing import Any
 
 from cfpromise.agent import augments
 from cfpromise.agent.order import PRE_EVALUATION
-from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
@@ -407,14 +406,8 @@ def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
             agent.persistent.save()
         except OSError as exc:
             agent.out.log("error", f"Could not save the persistent classes: {exc.strerror}")
-    counts = agent.counts
-    total = sum(n for o, n in counts.items() if o is not Outcome.SKIPPED)
-    if total and agent.out.enabled("verbose"):
-        kept = counts.get(Outcome.KEPT, 0) * 100.0 / total
-        repaired = counts.get(Outcome.REPAIRED, 0) * 100.0 / total
-        agent.out.log("verbose", f"Promises observed to be kept {kept:.2f}%, Promises repaired "
-                                 f"{repaired:.2f}%, Promises not repaired "
-                                 f"{100.0 - kept - repaired:.2f}%")
+    if agent.trace is not None:
+        agent.trace.total(agent.control.get("version"))
     if agent.options.show_classes is not None:
         show_classes(agent, agent.options.show_classes)
     if agent.options.show_vars is not None:

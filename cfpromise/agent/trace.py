@@ -327,6 +327,18 @@ class Trace:
             text = str(found.value)
         return f"V: '{step.promiser}' => '{text}'"
 
+    def total(self, version: Any) -> None:
+        """The run's compliance, as cf-agent's EndAudit logs it."""
+        shown = version if isinstance(version, str) and version else "(not specified)"
+        kept, repaired, notkept = self.counts
+        total = (kept + repaired + notkept) / 100.0
+        if not total:
+            self.log(f"Outcome of version '{shown}', no checks were scheduled")
+            return
+        self.log(f"Logging total compliance, total 'Outcome of version {shown} (agent-0): "
+                 f"Promises observed to be kept {kept / total:.2f}%, Promises repaired "
+                 f"{repaired / total:.2f}%, Promises not repaired {notkept / total:.2f}%'")
+
     def _remember(self, run: Any, key: Any, lines: list[str]) -> None:
         self.replay.setdefault(id(run), {})[key] = lines
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 CF_AGENT = "/usr/bin/cf-agent"
 _KEEP = re.compile(r"^ verbose: ([PABVC]:|Skipping promise|Not skipping|Method '.*' "
-                   r"(verified|invoked repairs))")
+                   r"(verified|invoked repairs)|Logging total compliance|Outcome of version)")
 
 
 def trace_lines(output: str, workdir: str) -> list[str]:
