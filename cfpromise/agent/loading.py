@@ -369,6 +369,8 @@ def _run(agent: Any) -> int:
         if bundle.type == "common":
             agent.run_bundle(bundle, [], types=PRE_EVALUATION)
     agent.pre_evaluate_vars()
+    if agent.trace is not None:
+        agent.trace.sequence(sequence)
     for name, args in sequence:
         bundle = agent.find_bundle(name, "default")
         if bundle is None:

@@ -141,6 +141,16 @@ class Trace:
         self.out.before_write = None
 
     # -- bundles -------------------------------------------------------------------
+    def sequence(self, sequence: list[tuple[str, list[Any]]]) -> None:
+        """The bundlesequence is about to run."""
+        rule = "----------------------------------------------------------------"
+        self.log(rule)
+        self.log(" Begin policy/promise evaluation ")
+        self.log(rule)
+        items = [f"{name}({','.join(quoted(a) for a in args)})" if args else quoted(name)
+                 for name, args in sequence]
+        self.log("Using bundlesequence =>  {" + ",".join(items) + "}")
+
     def bundle_begin(self, run: Any, args: list[Any]) -> None:
         bundle = run.bundle
         edit = run.frame.edit is not None
