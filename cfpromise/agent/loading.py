@@ -353,6 +353,8 @@ def _run(agent: Any) -> int:
               "   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     control_bodies(agent)
+    if agent.trace is not None:
+        agent.trace.legend(agent.ctx)
     from cfpromise.schema.depends import check_dependencies
     for d in check_dependencies(agent.policy, severity="warning"):
         agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")

@@ -141,6 +141,22 @@ class Trace:
         self.out.before_write = None
 
     # -- bundles -------------------------------------------------------------------
+    def legend(self, ctx: Any) -> None:
+        """The policy is loaded: cf-agent's prefix legend and the discovered hard classes."""
+        rule = "----------------------------------------------------------------"
+        for line in (rule, "PREFIX LEGEND:", " V: variable or parameter new definition in scope",
+                     " C: class/context new definition ", " B: bundle start/end execution marker",
+                     " P: promise execution output ", " A: accounting output ",
+                     " T: time measurement for stated object (promise or bundle)", rule, rule,
+                     "BEGIN Discovered hard classes:"):
+            self.log(line)
+        names = sorted(key.rsplit(":", 1)[-1] for key, tags in ctx.class_table.items()
+                       if "hardclass" in tags)
+        for name in names:
+            self.log(f"C: discovered hard class {name}")
+        self.log("END Discovered hard classes")
+        self.log(rule)
+
     def sequence(self, sequence: list[tuple[str, list[Any]]]) -> None:
         """The bundlesequence is about to run."""
         rule = "----------------------------------------------------------------"
