@@ -165,6 +165,11 @@ class Agent:
         self.autoloader: Any = None            # its Autoloader (what was loaded)
         self.promise_filter: Any = None
         # this.promiser_uid/gid/pid/ppid: who runs the promises (this agent process)
+        self.trace: Any = None                # the -v trace (cfpromise.agent.trace)
+        if out.enabled("verbose"):
+            from cfpromise.agent.trace import Trace
+            self.trace = Trace(self)
+        self.failed_condition = ""            # the if/unless that did not hold (for -v)
         self.promiser_identity = {"promiser_uid": str(os.getuid()),
                                   "promiser_gid": str(os.getgid()),
                                   "promiser_pid": str(os.getpid()),
@@ -211,6 +216,9 @@ class Agent:
         started = time.perf_counter()
         for observer in self.observers:
             observer.bundle_started(self, bundle, args)
+        trace = self.trace if types is None else None
+        if trace is not None:
+            trace.bundle_begin(run, args)
         try:
             order = bundle_order(bundle)
             for pass_no in range(1, PASSES + 1):
@@ -221,6 +229,8 @@ class Agent:
                     section = bundle.section(ptype)
                     if section is None:
                         continue
+                    if trace is not None:
+                        trace.section(run, ptype, section)
                     try:
                         for promise in section.promises:
                             self.eval_promise(run, ptype, promise)
@@ -228,7 +238,13 @@ class Agent:
                         self.end_section(run)
                     if ptype == "classes" and (types is None or "vars" in types):
                         # cf-agent evaluates the vars again once the classes are known
-                        self.eval_section(run, bundle.section("vars"))
+                        if trace is not None:
+                            trace.muted += 1
+                        try:
+                            self.eval_section(run, bundle.section("vars"))
+                        finally:
+                            if trace is not None:
+                                trace.muted -= 1
         except AbortBundle as exc:
             self.out.log("verbose", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
@@ -238,6 +254,8 @@ class Agent:
                     ctx.vars.remove(bundle.namespace, bundle.name, param)
                 else:
                     ctx.vars.set(bundle.namespace, bundle.name, param, previous)
+            if trace is not None:
+                trace.bundle_end(run)
             for observer in self.observers:
                 observer.bundle_finished(self, bundle, run, time.perf_counter() - started)
         return run
@@ -304,6 +322,8 @@ class Agent:
                 iterated_guard = True       # "$(list).x":: is a guard per iteration
             else:
                 if exp.unresolved or not ctx.eval_class_expr(guard):
+                    if self.trace is not None and run.types is None and run.pass_no:
+                        self.trace.skipped_guard(promise)   # cf-agent: an ifvarclass
                     return
         last = run.pass_no == PASSES
         frame = run.frame
@@ -315,11 +335,16 @@ class Agent:
                      "promise_linenumber": str(promise.coord.line),
                      "bundle": run.bundle.name, "namespace": run.bundle.namespace,
                      **self.promiser_identity}
-        for bindings in self.iterations(promise, iterated_guard):
+        trace = self.trace if run.types is None and run.pass_no else None
+        for index, bindings in enumerate(self.iterations(promise, iterated_guard), 1):
             key = (id(promise), tuple(sorted(bindings.items())))
             if key in run.done:
+                if trace is not None:
+                    trace.again(run, key)
                 continue
             if iterated_guard and not self.guard_holds(promise.varclass, bindings):
+                if trace is not None:
+                    trace.skipped_guard(promise)
                 continue
             frame.this = dict(base_this)
             ev = RvalEvaluator(ctx, bindings)
@@ -341,26 +366,35 @@ class Agent:
                 frame.this["handle"] = handle
             decision = self.conditions(promise, ev, last)
             if decision is None:
+                if trace is not None:
+                    trace.skipped(run, promise, self.failed_condition, key, False)
                 continue
             if not decision:
                 if ptype not in ("vars", "classes"):
                     run.done.add(key)
+                if trace is not None:
+                    trace.skipped(run, promise, self.failed_condition, key,
+                                  ptype not in ("vars", "classes"))
                 continue
+            if trace is not None and self.failed_condition == "-unless":
+                trace.not_skipped(ptype, promise, "unless")
+                self.failed_condition = ""
             waiting = self.depends_on(promise, ev, run, key)
             if waiting:
                 continue
             step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
             evaluator = EVALUATORS.get(ptype)
-            if ptype not in _QUIET_TYPES and self.out.enabled("verbose"):
-                comment = promise.get("comment")
-                if comment is not None and isinstance(comment.rval, ast.Scalar):
-                    self.out.log("verbose", f"P:    Comment:  {ev.text(comment.rval.value)}")
+            if trace is not None:
+                trace.begin(step, index, key)
             outer, self.changes = self.changes, []     # nested steps (edit bundles) keep their own
             started = time.perf_counter()
+            outcome = None
             try:
                 outcome = evaluator(step) if evaluator is not None else self.actuate(step)
             finally:
                 step_changes, self.changes = self.changes, outer
+                if trace is not None:
+                    trace.end(step, outcome, key)
             step.seconds = time.perf_counter() - started
             if outcome is None:
                 continue
@@ -370,6 +404,8 @@ class Agent:
             if outcome is Outcome.SKIPPED:
                 continue
             self.record(run, step, outcome, step_changes)
+            if trace is not None:
+                trace.close(step)
 
     def static_var(self, run: BundleRun, promise: ast.Promise) -> bool:
         """A vars promise whose value cannot change (no reference, no function call) and
@@ -415,6 +451,7 @@ class Agent:
 
     def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool) -> bool | None:
         """True to go on, False to skip, None to wait for a later pass."""
+        self.failed_condition = ""
         for lval in ("if", "ifvarclass", "unless"):
             c = promise.get(lval)
             if c is None:
@@ -425,10 +462,13 @@ class Agent:
             unresolved, ev.unresolved = ev.unresolved, before
             if value is UNRESOLVED or unresolved:
                 if lval == "unless" and last:
+                    self.failed_condition = "-unless"       # not skipped: -v says so
                     continue
+                self.failed_condition = lval
                 return None if not last else False
             truth = value if isinstance(value, bool) else self.ctx.eval_class_expr(as_text(value))
             if (lval == "unless") == truth:
+                self.failed_condition = lval
                 return False
         return True
 
@@ -444,6 +484,8 @@ class Agent:
         for handle in handles:
             outcome = self.handles.get(handle)
             if outcome is None:
+                if self.trace is not None and run.types is None:
+                    self.trace.waiting(run, ev.text(promise.promiser), handle, key, False)
                 if run.pass_no == PASSES and run.types is None:
                     step = _SkippedStep(run, promise, ev.text(promise.promiser))
                     self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1
@@ -452,6 +494,8 @@ class Agent:
                 return True
             if outcome.not_kept:
                 promiser = ev.text(promise.promiser)
+                if self.trace is not None and run.types is None:
+                    self.trace.waiting(run, promiser, handle, key, True)
                 reason = f"it depends on '{handle}', which was not kept ({outcome.value})"
                 self.out.log("notice", f"Skipping promise '{promiser}' "
                                        f"({promise.coord.file}:{promise.coord.line}): {reason}")
@@ -585,6 +629,8 @@ class Agent:
         identity = "\0".join((step.ptype, bundle.namespace, bundle.name, step.promiser,
                                _canonical(attributes), str(where)))
         if identity in self.actuated:
+            if self.trace is not None:
+                self.trace.drop()
             self.out.log("verbose", f"Skipping {step.where()}: an identical promise was "
                                     "already actuated in this run")
             return True
@@ -612,6 +658,8 @@ class Agent:
         key = lock_key(step.ptype, step.promiser, step.run.bundle.name, step.handle, digest)
         grant = self.locks.try_acquire(key, ifelapsed, expireafter, time.time())
         message = grant.message()
+        if self.trace is not None and grant.decision is not LockDecision.ACQUIRED:
+            self.trace.drop()
         if message is not None:
             self.out.log(*message)
         return key if grant.decision is LockDecision.ACQUIRED else False
@@ -687,6 +735,8 @@ class Agent:
                 self.out.log("verbose", f"Updating persistent class '{name}'")
                 self.persistent.remember(name, persist, (), ns)
                 continue
+            if self.trace is not None:
+                self.trace.outcome_class(name)
             self.ctx.define_class(name, scope="bundle" if scope == "bundle" else "namespace",
                                   namespace=ns)
         for name in cancel:
@@ -756,9 +806,6 @@ def _rval_texts(rval: ast.Rval) -> Iterator[str]:
             return
         for arg in rval.args:
             yield from _rval_texts(arg)
-
-
-_QUIET_TYPES = frozenset({"vars", "classes", "meta", "defaults"})
 
 
 class _SkippedStep:

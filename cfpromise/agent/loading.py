@@ -17,7 +17,6 @@ from typing import Any
 
 from cfpromise.agent import augments
 from cfpromise.agent.order import PRE_EVALUATION
-from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
@@ -385,6 +384,8 @@ def _run(agent: Any) -> int:
     control_bodies(agent)
     if agent.options.simulate:
         start_simulation(agent)
+    if agent.trace is not None:
+        agent.trace.legend(agent.ctx)
     from cfpromise.schema.depends import check_dependencies
     for d in check_dependencies(agent.policy, severity="warning"):
         agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")
@@ -402,6 +403,8 @@ def _run(agent: Any) -> int:
         if bundle.type == "common":
             agent.run_bundle(bundle, [], types=PRE_EVALUATION)
     agent.pre_evaluate_vars()
+    if agent.trace is not None:
+        agent.trace.sequence(sequence)
     for name, args in sequence:
         bundle = agent.find_bundle(name, "default")
         if bundle is None:
@@ -445,14 +448,8 @@ def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
             agent.persistent.save()
         except OSError as exc:
             agent.out.log("error", f"Could not save the persistent classes: {exc.strerror}")
-    counts = agent.counts
-    total = sum(n for o, n in counts.items() if o is not Outcome.SKIPPED)
-    if total and agent.out.enabled("verbose"):
-        kept = counts.get(Outcome.KEPT, 0) * 100.0 / total
-        repaired = counts.get(Outcome.REPAIRED, 0) * 100.0 / total
-        agent.out.log("verbose", f"Promises observed to be kept {kept:.2f}%, Promises repaired "
-                                 f"{repaired:.2f}%, Promises not repaired "
-                                 f"{100.0 - kept - repaired:.2f}%")
+    if agent.trace is not None:
+        agent.trace.total(agent.control.get("version"))
     if agent.options.show_classes is not None:
         show_classes(agent, agent.options.show_classes)
     if agent.options.show_vars is not None:

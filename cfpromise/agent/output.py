@@ -14,6 +14,9 @@ from typing import Callable, TextIO
 
 LEVELS = {"debug": 0, "verbose": 1, "info": 2, "notice": 3, "warning": 4, "error": 5, "critical": 6}
 PREFIX = {level: f"{level:>8}: " for level in LEVELS} | {"critical": "CRITICAL: "}  # as cf-agent
+# --color: cf-agent's colour per level (the reset follows the line's newline, as in cf-agent)
+COLOR = {"critical": "\x1b[31m", "error": "\x1b[31m", "warning": "\x1b[33m",
+         "notice": "\x1b[32m", "info": "\x1b[32m", "verbose": "\x1b[34m"}
 
 
 class Output:
@@ -25,20 +28,29 @@ class Output:
         self.counts: dict[str, int] = {}
         # --simulate: messages name the host paths the changes chroot stands for
         self.rewrite: Callable[[str], str] | None = None
+        # called (once) before the next line is written: the verbose trace holds a
+        # promise banner back until the promise prints something (cfpromise.agent.trace)
+        self.before_write: Callable[[], None] | None = None
+        self.color = False
 
     def enabled(self, level: str) -> bool:
         return LEVELS[level] >= self.threshold
 
-    def _write(self, line: str) -> None:
+    def _write(self, line: str, newline: bool = True) -> None:
+        if self.before_write is not None:
+            self.before_write()
         if self.timestamps:
             line = time.strftime("%Y-%m-%dT%H:%M:%S%z ") + line
-        self.stream.write(line + "\n")
+        self.stream.write(line + "\n" if newline else line)
 
     def log(self, level: str, message: str) -> None:
         self.counts[level] = self.counts.get(level, 0) + 1
         if LEVELS[level] >= self.threshold:
             if self.rewrite is not None:
                 message = self.rewrite(message)
+            if self.color and level in COLOR:
+                self._write(COLOR[level] + PREFIX[level] + message + "\n\x1b[0m", newline=False)
+                return
             for i, line in enumerate(message.split("\n")):
                 self._write((PREFIX[level] if i == 0 else "") + line)
 

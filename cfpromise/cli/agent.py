@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("-g", "--log-level", choices=("critical", "error", "warning", "notice", "info",
                                                   "verbose", "debug"))
     ap.add_argument("-l", "--timestamp", action="store_true", help="timestamps on log lines")
+    ap.add_argument("-C", "--color", nargs="?", const="auto", default="never",
+                    choices=("always", "auto", "never"),
+                    help="colour log lines as cf-agent (auto: when stdout is a terminal)")
     ap.add_argument("-w", "--workdir", help="the work directory")
     ap.add_argument("--show-evaluated-classes", nargs="?", const=".*", metavar="REGEX")
     ap.add_argument("--show-evaluated-vars", nargs="?", const=".*", metavar="REGEX")
@@ -167,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
               "(stat: No such file or directory)", file=sys.stderr)
         return 1
     out = Output(level, args.timestamp)
+    if args.color == "always" or (args.color == "auto" and out.stream.isatty()):
+        out.color = True
     agent = Agent(options, out)
     only = [n for item in args.only or () for n in item.split(",") if n]
     if args.only is not None and not only:

@@ -146,6 +146,8 @@ def evaluate(step: Step) -> Outcome | None:
             step.log("verbose", f"Updating persistent class '{cls}'")
             step.agent.persistent.remember(cls, minutes, tags, run.bundle.namespace)
             continue
+        if step.agent.trace is not None:
+            step.agent.trace.defined_class(cls, scope)
         ctx.define_class(cls, scope=scope, namespace=run.bundle.namespace, tags=tags)
     comment = promise_comment(step)
     if comment is not None:
