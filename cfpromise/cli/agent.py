@@ -36,11 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("-N", "--negate", action="append", default=[], help="classes to negate")
     ap.add_argument("-K", "--no-lock", action="store_true", help="ignore locks")
     ap.add_argument("-n", "--dry-run", action="store_true", help="report what would change")
-    ap.add_argument("-I", "--inform", action="store_true")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    ap.add_argument("-d", "--debug", action="store_true")
-    ap.add_argument("-g", "--log-level", choices=("critical", "error", "warning", "notice", "info",
-                                                  "verbose", "debug"))
+    # -I, -v, -d and -g set one level: the last one given wins, as in cf-agent
+    ap.add_argument("-I", "--inform", dest="log_level", action="store_const", const="info")
+    ap.add_argument("-v", "--verbose", dest="log_level", action="store_const", const="verbose")
+    ap.add_argument("-d", "--debug", dest="log_level", action="store_const", const="debug")
+    ap.add_argument("-g", "--log-level", dest="log_level", type=log_level,
+                    metavar="{critical,error,warning,notice,info,verbose,debug}")
     ap.add_argument("-l", "--timestamp", action="store_true", help="timestamps on log lines")
     ap.add_argument("-w", "--workdir", help="the work directory")
     ap.add_argument("--show-evaluated-classes", nargs="?", const=".*", metavar="REGEX")
@@ -65,6 +66,21 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--detailed-exitcodes", action="store_true",
                     help="exit 0 no change, 2 changes, 4 failures, 6 both")
     return ap
+
+
+_LEVEL_NAMES = (("critical", "critical"), ("errors", "error"), ("warnings", "warning"),
+                ("notices", "notice"), ("information", "info"), ("verbose", "verbose"),
+                ("debug", "debug"))
+
+
+def log_level(text: str) -> str:
+    """A --log-level word as cf-agent reads it: any case-insensitive prefix of critical,
+    errors, warnings, notices, information, verbose or debug (the first that fits)."""
+    word = text.lower()
+    for name, level in _LEVEL_NAMES:
+        if word and name.startswith(word):
+            return level
+    raise argparse.ArgumentTypeError(f"Invalid log level: '{text}'")
 
 
 def _report_spec(text: str) -> str:
@@ -128,8 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
-    level = args.log_level or ("debug" if args.debug else "verbose" if args.verbose else
-                               "info" if args.inform else "notice")
+    level = args.log_level or "notice"
     if args.bootstrap:
         from cfpromise.net.bootstrap import bootstrap_options
         if not bootstrap_options(args, workdir, level):
