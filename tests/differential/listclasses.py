@@ -1,0 +1,131 @@
+"""Generated cases for class selection from list-valued arguments.
+
+``and``/``or``/``xor`` over written lists holding ``@(list)`` references (defined,
+empty, undefined, data, duplicates, expressions, unexpanded ``$(undefined)``),
+``expression``/``not``/``if`` iterating over ``$(list)``, ``and()``/``or()`` given
+``@(list)``, class promisers iterated over lists (names canonified), ``classmatch``
+over list elements, ``select_class`` (a choice fixed by host identity) and ``dist``
+(only weightings with one possible outcome).  :func:`policy_text` renders one policy
+holding every case; each reports ``@@name@@<result>@@``: ``true``/``false`` for a
+class, or the sorted classes a pattern matches.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+
+LISTS = {
+    "yes": '{ "any", "cfengine" }',
+    "no": '{ "nosuch1", "nosuch2" }',
+    "mix": '{ "any", "nosuch1" }',
+    "exprs": '{ "any.!nosuch1", "nosuch1|cfengine", "(any)" }',
+    "empty": "{ }",
+    "dup": '{ "any", "any" }',
+    "one": '{ "any" }',
+    "undef": '{ "any", "$(nosuch)" }',
+    "odd": '{ "a.b", "9x", "any", "(any)", "Q_x" }',
+    "defd": '{ "lc_defined_a", "lc_defined_b" }',
+}
+DATA = {"dlist": '\'["any", "nosuch1"]\'', "dempty": "'[]'"}
+REFS = tuple(LISTS) + tuple(DATA) + ("nosuchlist",)
+OPS = ("and", "or", "xor")
+
+
+def _cases() -> list[tuple[str, str, str]]:
+    """(name, kind, promise body): kind c is a class named k_<name> reported true/false;
+    kind m is a pattern (the promise text defines classes it matches)."""
+    cases: list[tuple[str, str, str]] = []
+    for op, ref in itertools.product(OPS, REFS):
+        cases.append((f"{op}_{ref}", "c", f"{op} => {{ @({ref}) }}"))
+        cases.append((f"{op}_any_{ref}", "c", f'{op} => {{ "any", @({ref}) }}'))
+        cases.append((f"{op}_no_{ref}", "c", f'{op} => {{ "nosuch9", @({ref}) }}'))
+        cases.append((f"{op}_two_{ref}", "c", f"{op} => {{ @({ref}), @(yes) }}"))
+    for op, ref in itertools.product(OPS, tuple(LISTS)):
+        cases.append((f"{op}_iter_{ref}", "c", f'{op} => {{ "$({ref})" }}'))
+        cases.append((f"{op}_iter2_{ref}", "c", f'{op} => {{ "$({ref})", "any" }}'))
+    for ref in LISTS:
+        cases.append((f"expr_iter_{ref}", "c", f'expression => "$({ref})"'))
+        cases.append((f"not_iter_{ref}", "c", f'not => "$({ref})"'))
+        cases.append((f"if_iter_{ref}", "c", f'expression => "any", if => "$({ref})"'))
+        cases.append((f"unless_iter_{ref}", "c", f'expression => "any", unless => "$({ref})"'))
+        if ref != "empty":      # an empty class expression is fatal: see FATAL
+            cases.append((f"join_and_{ref}", "c", f'expression => join(".", {ref})'))
+            cases.append((f"join_or_{ref}", "c", f'expression => join("|", {ref})'))
+            cases.append((f"if_join_{ref}", "c", f'expression => "any", if => join(".", {ref})'))
+        cases.append((f"classmatch_{ref}", "c", f'expression => classmatch("$({ref})")'))
+        cases.append((f"some_{ref}", "c", f'expression => some("any|cfengine", {ref})'))
+        cases.append((f"every_{ref}", "c", f'expression => every("any|cfengine", {ref})'))
+        cases.append((f"none_{ref}", "c", f'expression => none("nosuch.*", {ref})'))
+        cases.append((f"ifvarclass_{ref}", "c", f'expression => "any", ifvarclass => "$({ref})"'))
+    for fn, ref in itertools.product(("and", "or"), REFS):
+        cases.append((f"fn_{fn}_{ref}", "c", f"expression => {fn}(@({ref}))"))
+        cases.append((f"fn_{fn}_any_{ref}", "c", f'expression => {fn}("any", @({ref}))'))
+        cases.append((f"if_fn_{fn}_{ref}", "c", f'expression => "any", if => {fn}(@({ref}))'))
+    for ref in LISTS:
+        cases.append((f"iter_{ref}", "m", f'"it_{ref}_$({ref})" expression => "$({ref})";'))
+        cases.append((f"iterany_{ref}", "m", f'"ia_{ref}_$({ref})" expression => "any";'))
+    selections = (
+        ("lit", '{ "sc_lit_a", "sc_lit_b", "sc_lit_c", "sc_lit_d", "sc_lit_e" }'),
+        ("two", '{ "sc_two_a", "sc_two_b" }'),
+        ("one", '{ "sc_one_a" }'),
+        ("three", '{ "sc_three_a", "sc_three_b", "sc_three_c" }'),
+        ("seven", "{ " + ", ".join(f'"sc_seven_{c}"' for c in "abcdefg") + " }"),
+        ("ref", "{ @(sel) }"),
+        ("dup", '{ "sc_dup_a", "sc_dup_a", "sc_dup_b" }'),
+        ("undef", '{ "sc_undef_a", "$(nosuch)" }'),
+    )
+    for name, rval in selections:
+        cases.append((f"select_{name}", "m", f'"sc_{name}" select_class => {rval};'))
+    dists = (("single", '{ "7" }'), ("zeros", '{ "0", "5", "0" }'), ("allzero", '{ "0", "0" }'),
+             ("ref", "{ @(weights) }"), ("real", '{ "0", "2.5" }'))
+    for name, rval in dists:
+        cases.append((f"dist_{name}", "m", f'"dist_{name}" dist => {rval};'))
+    return cases
+
+
+CASES = _cases()
+
+
+def _pattern(name: str, body: str) -> str:
+    return "|".join(sorted({re.escape(m) + ".*" for m in re.findall(r'"((?:it|ia|sc|dist)_[a-z]+)',
+                                                                      body)}))
+
+
+def policy_text() -> str:
+    lines = ["body common control", "{", '  bundlesequence => { "lc" };', "}", "",
+             "bundle agent lc", "{", "  vars:"]
+    for name, value in LISTS.items():
+        lines.append(f'      "{name}" slist => {value};')
+    for name, value in DATA.items():
+        lines.append(f'      "{name}" data => {value};')
+    lines += ['      "sel" slist => { "sc_ref_a", "sc_ref_b", "sc_ref_c", "sc_ref_d" };',
+              '      "weights" slist => { "0", "3" };',
+              "  classes:",
+              '      "lc_defined_a" expression => "any";',
+              '      "lc_defined_b" expression => "any";']
+    for name, kind, body in CASES:
+        if kind == "c":
+            lines.append(f'      "k_{name}" {body};')
+        else:
+            lines.append(f"      {body}")
+    lines += ["  vars:"]
+    for name, kind, body in CASES:
+        if kind == "m":
+            lines.append(f'      "ml_{name}" slist => sort(classesmatching("{_pattern(name, body)}"), '
+                         '"lex");')
+            lines.append(f'      "m_{name}" string => join(",", ml_{name});')
+    lines.append("  reports:")
+    for name, kind, _body in CASES:
+        if kind == "c":
+            lines.append(f'      "@@{name}@@$(with)@@" with => ifelse("k_{name}", "true", "false");')
+        else:
+            lines.append(f'      "@@{name}@@$(m_{name})@@";')
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
+_LINE = re.compile(r"^R: @@([^@]+)@@(.*?)@@$", re.S | re.M)
+
+
+def parse_reports(stdout: str) -> dict[str, str]:
+    return {m.group(1): m.group(2) for m in _LINE.finditer(stdout)}
