@@ -44,6 +44,14 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
     truths: list[bool] = []
     for item in rval.items:
         ev.unresolved = False
+        if isinstance(item, ast.Scalar) and item.value.startswith("@"):
+            var = ev.whole_list(item.value)
+            if var is not None and var.type == "data":
+                # cf-agent drops it: a clist takes lists, not containers
+                if step.last:
+                    step.log("warning", f"'{item.value}' failed - variable is not list but data")
+                continue
+            ev.unresolved = False
         values = ev.items((item,))
         if ev.unresolved:
             truths.append(False)
