@@ -12,6 +12,7 @@ false (it does not hold the others back).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cfpromise.agent.outcome import Outcome
@@ -42,6 +43,7 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
     ev = step.ev
     before = ev.unresolved
     truths: list[bool] = []
+    seen: list[Any] = []
     for item in rval.items:
         ev.unresolved = False
         if isinstance(item, ast.Scalar) and item.value.startswith("@"):
@@ -53,10 +55,12 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
                 continue
             ev.unresolved = False
         values = ev.items((item,))
+        seen.extend(values)
         if ev.unresolved:
             truths.append(False)
         else:
             truths.extend(_truth(step, v) for v in values)
+    _check_range(step, kind, seen, listed=True)
     for message in ev.errors:
         if step.last:
             step.log("verbose", f"{message} (in {step.where()})")
@@ -70,6 +74,22 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
 
 
 _ITEMWISE = ("and", "or", "xor")
+
+# the range cf-agent checks expanded class attributes against (fatal when one is out of it)
+_CONTEXT_RANGE = re.compile(r"[a-zA-Z0-9_!&@$|.()\[\]{}:]+")
+
+
+def _check_range(step: Step, kind: str, values: list[Any], listed: bool) -> None:
+    """cf-agent 3.21 stops the run when an expanded class attribute (an ``expression``
+    or ``not`` string, a member of an and/or/xor/select_class list) is empty or holds a
+    character outside the class range: cf-promises could not see it before expansion."""
+    texts = [v for v in values if isinstance(v, str)]
+    if all(_CONTEXT_RANGE.fullmatch(t) for t in texts):
+        return
+    from cfpromise.agent.engine import FatalError
+    shown = (" {" + ",".join(f'"{t}"' for t in texts) + "}") if listed else texts[0]
+    raise FatalError(f"{step.promise.coord.file}:0:0: In attribute '{kind}', Context string "
+                     f"is invalid/out of range. Given attribute value '{shown}'")
 
 
 def _distribute(step: Step, name: str, weights: list[Any]) -> str | None:
@@ -152,6 +172,9 @@ def evaluate(step: Step) -> Outcome | None:
             shown = "any" if value is True else "!any" if value is False else as_text(value)
             raise FatalError(f"In attribute '{kind}', Attempted to give a scalar to a non-scalar "
                              f"type. Given attribute value '{shown}'")
+        if kind in ("expression", "not", "select_class", "and", "or", "xor"):
+            listed = isinstance(value, list)
+            _check_range(step, kind, value if listed else [value], listed)
         if kind == "expression":
             truth = _truth(step, value)
         elif kind == "not":

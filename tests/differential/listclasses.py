@@ -129,3 +129,40 @@ _LINE = re.compile(r"^R: @@([^@]+)@@(.*?)@@$", re.S | re.M)
 
 def parse_reports(stdout: str) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in _LINE.finditer(stdout)}
+
+
+# Cases that stop cf-agent (or nearly do): each is a policy of its own.  An expanded class
+# attribute that is empty or out of the class range is fatal at run time.
+FATAL = (
+    ("expr_join_empty", '"k" expression => join(".", empty);'),
+    ("expr_empty_var", '"k" expression => "$(e)";'),
+    ("not_empty_var", '"k" not => "$(e)";'),
+    ("expr_space_var", '"k" expression => "$(sp)";'),
+    ("expr_iter_dash", '"k" expression => "$(dash)";'),
+    ("and_dash_list", '"k" and => { @(dash) };'),
+    ("or_empty_member", '"k" or => { "any", "$(e)" };'),
+    ("xor_dash_member", '"k" xor => { "$(dash)" };'),
+    ("select_empty", '"k" select_class => { "$(e)", "x" };'),
+    ("if_join_empty", '"k" expression => "any", if => join(".", empty);'),
+    ("or_undef_member", '"k" or => { @(undef), "any" };'),
+    ("promiser_dash", '"k_$(dash)" expression => "any";'),
+    ("and_ok_after_dash", '"k" and => { "any" }, if => "$(dash)";'),
+)
+
+
+def fatal_policy(promise: str) -> str:
+    return "\n".join([
+        "bundle agent main", "{", "  vars:", '      "empty" slist => { };',
+        '      "dash" slist => { "a-b", "any" };', '      "undef" slist => { "any", "$(nosuch)" };',
+        '      "e" string => "";', '      "sp" string => "a b";', "  classes:", f"      {promise}",
+        "  reports:", '      "done";', '      "defined: $(with)" with => join(",", '
+        'sort(classesmatching("k.*"), "lex"));', "}", ""])
+
+
+_GIVEN = re.compile(r"In attribute '(\w+)', Context string is invalid/out of range\. "
+                    r"Given attribute value '(.*)'$", re.M)
+
+
+def fatal_observe(stdout: str, returncode: int) -> dict[str, object]:
+    return {"exit": returncode, "fatal": _GIVEN.findall(stdout),
+            "reports": sorted(re.findall(r"^R: (.*)$", stdout, re.M))}

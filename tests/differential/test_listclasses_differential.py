@@ -53,3 +53,23 @@ def test_select_class_uses_cfengines_host_hash() -> None:
     from cfpromise.eval.functions.lists import string_hash
     # the choice is StringHash("FQHOST+IPV4+UID") modulo the number of members
     assert string_hash("vm+192.0.2.2+0") % 5 == 2
+
+
+@pytest.fixture(scope="module")
+def fatal_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, dict]]:
+    root = tmp_path_factory.mktemp("listclasses-fatal")
+    jobs = []
+    for name, promise in listclasses.FATAL:
+        policy = harness.write_policy(root / f"{name}.cf", listclasses.fatal_policy(promise))
+        jobs.append((name, policy, []))
+    runs = harness.run_many(jobs, root)
+    return {name: (listclasses.fatal_observe(ref.stdout + ref.stderr, ref.returncode),
+                   listclasses.fatal_observe(lite.stdout + lite.stderr, lite.returncode))
+            for name, (ref, lite) in runs.items()}
+
+
+@pytest.mark.parametrize("name,promise", listclasses.FATAL, ids=[c[0] for c in listclasses.FATAL])
+def test_fatal_class_values_as_cf_agent(fatal_results: dict[str, tuple[dict, dict]], name: str,
+                                        promise: str) -> None:
+    reference, ours = fatal_results[name]
+    assert ours == reference, promise
