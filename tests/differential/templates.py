@@ -24,6 +24,16 @@ SOURCES = {
     "empty.tmpl": "",
     "bad.mustache": "{{#vars.tmpl.list}}unclosed\n",
     "plain.tmpl": "no variables here\n",
+    "blocks.tmpl": "head\n[%CFEngine BEGIN %]\nitem $(tmpl.list)\n[%CFEngine END %]\n"
+                   "[%CFEngine nosuch:: %]\nhidden\n[%CFEngine any:: %]\n"
+                   "undefined $(tmpl.nosuch) and $(tmpl.x)\n[%CFEngine linux|nosuch:: %]\n"
+                   "or-class\n[%CFEngine any:: %]\ntail $(tmpl.list)\n",
+    "nonl.tmpl": "single $(tmpl.x)",
+    "sections.mustache": "{{#vars.tmpl.d}}{{a}}{{/vars.tmpl.d}}|{{#vars.tmpl.d.b}}<{{.}}>"
+                         "{{/vars.tmpl.d.b}}|{{^vars.tmpl.d.z}}noz{{/vars.tmpl.d.z}}|"
+                         "{{#vars.tmpl.d.c}}{{@}}={{.}}{{/vars.tmpl.d.c}}|{{$vars.tmpl.d.c}}|"
+                         "{{#vars.tmpl.n}}{{.}}{{/vars.tmpl.n}}|{{vars.tmpl.t}}\n",
+    "nonl.mustache": "x={{vars.tmpl.x}}",
 }
 # (name, attributes): @@SRC@@ is the template folder
 METHODS = (
@@ -33,6 +43,10 @@ METHODS = (
     ("cf_dir", 'edit_template => "@@SRC@@/adir"'),
     ("cf_plain", 'edit_template => "@@SRC@@/plain.tmpl"'),
     ("cf_explicit", 'edit_template => "@@SRC@@/plain.tmpl", template_method => "cfengine"'),
+    ("cf_blocks", 'edit_template => "@@SRC@@/blocks.tmpl"'),
+    ("cf_nonl", 'edit_template => "@@SRC@@/nonl.tmpl"'),
+    ("mu_sections", 'edit_template => "@@SRC@@/sections.mustache", template_method => "mustache"'),
+    ("mu_nonl", 'edit_template => "@@SRC@@/nonl.mustache", template_method => "mustache"'),
     ("mu_ok", 'edit_template => "@@SRC@@/ok.mustache", template_method => "mustache"'),
     ("mu_missing", 'edit_template => "@@SRC@@/nosuch.mustache", template_method => "mustache"'),
     ("mu_empty", 'edit_template => "@@SRC@@/empty.tmpl", template_method => "mustache"'),
@@ -96,6 +110,8 @@ def policy_text(sources: Path) -> str:
              "bundle agent tmpl", "{", "  vars:", '      "x" string => "ex";',
              '      "list" slist => { "one", "two" };',
              """      "d" data => '{"a": "A", "b": ["p", 2], "c": {"d": "cd"}}';""",
+             """      "n" data => '[1, 2.5, true, null, "s"]';""",
+             '      "t" string => "<&>";',
              "  files:"]
     for name, attrs, promiser in CASES:
         create = ', create => "true"' if promiser == "create" else ""

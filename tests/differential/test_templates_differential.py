@@ -1,6 +1,7 @@
 """Differential test: file templates, most of all those whose source is missing
-(:mod:`templates`), one policy holding every case, run once under cf-agent 3.21 and
-once under cf-lite, each in its own work directory with the same files beforehand."""
+(:mod:`templates`), one policy holding every case, run twice under cf-agent 3.21 and
+twice under cf-lite, each in its own work directory with the same files beforehand: a
+case's outcome classes and file content must agree after the first run and the second."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,7 +30,11 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
                                   else root / "lite-workdir")
 
     ref, lite = harness.run_both(root, policy, before=before)
-    return templates.parse_reports(ref.stdout), templates.parse_reports(lite.stdout)
+    again_ref, again_lite = harness.run_both(root, policy)     # the second run, files as left
+    return ({name: (value, again) for name, value in templates.parse_reports(ref.stdout).items()
+             for again in [templates.parse_reports(again_ref.stdout).get(name)]},
+            {name: (value, again) for name, value in templates.parse_reports(lite.stdout).items()
+             for again in [templates.parse_reports(again_lite.stdout).get(name)]})
 
 
 def test_every_case_is_reported_by_both(results: tuple[dict, dict]) -> None:
