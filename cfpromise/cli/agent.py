@@ -80,7 +80,10 @@ def log_level(text: str) -> str:
     for name, level in _LEVEL_NAMES:
         if word and name.startswith(word):
             return level
-    raise argparse.ArgumentTypeError(f"Invalid log level: '{text}'")
+    return _INVALID + text        # told after parsing, as cf-agent: exit 1
+
+
+_INVALID = "\0invalid:"
 
 
 def _report_spec(text: str) -> str:
@@ -145,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     from cfpromise.agent.output import Output
     workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
     level = args.log_level or "notice"
+    if level.startswith(_INVALID):
+        print(f"Invalid log level: '{level[len(_INVALID):]}'", file=sys.stderr)
+        return 1
     if args.bootstrap:
         from cfpromise.net.bootstrap import bootstrap_options
         if not bootstrap_options(args, workdir, level):

@@ -41,5 +41,10 @@ def test_last_level_option_wins() -> None:
     assert _parser().parse_args(["-v", "-I"]).log_level == "info"
     assert _parser().parse_args(["-I", "-g", "DEB"]).log_level == "debug"
     assert log_level("w") == "warning" and log_level("Informa") == "info"
-    with pytest.raises(Exception):
-        log_level("")
+
+
+@pytest.mark.parametrize("word", ["", "bogus", "3", "emerg", "infox"])
+def test_invalid_log_level_as_cf_agent(tmp_path, word: str) -> None:
+    policy = harness.write_policy(tmp_path / "p.cf", levels.policy_text((), "plain"))
+    ref, lite = harness.run_both(tmp_path, policy, ["-g", word])
+    assert (lite.returncode, lite.stdout, lite.stderr) == (ref.returncode, ref.stdout, ref.stderr)
