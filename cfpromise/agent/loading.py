@@ -99,9 +99,11 @@ def install_facts(agent: Any) -> None:
                             ("opt_dry_run", agent.options.dry_run, "environment")):
         if on:   # as cf-agent 3.21 tags them
             ctx.define_class(cls, ("cfe_internal", f"source={source}", "hardclass"))
+    from cfpromise.eval.canon import canonify
     for name in agent.options.define:
         for cls in name.split(","):
-            if cls:
+            if cls:   # canonified as cf-agent does (a namespace prefix kept)
+                cls = ":".join(canonify(part) for part in cls.split(":"))
                 ctx.define_class(cls, tags=("source=environment",))
     augments.load(agent, agent.options.file)    # host-specific data, def.json: before the policy
 

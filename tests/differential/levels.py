@@ -27,6 +27,8 @@ COMMAND_LINES: tuple[tuple[str, ...], ...] = (
     ("-n",), ("-n", "-I"), ("-n", "-d"),
     ("-D", "inform_mode"), ("-D", "verbose_mode,debug_mode", "-I"), ("-D", "opt_dry_run"),
     ("-N", "inform_mode", "-I"), ("-N", "verbose_mode", "-v"), ("-D", "opt_debug", "-v"),
+    ("-D", "dcls_a,dcls_b", "-D", "dcls_c"), ("-D", "dcls-x,dcls.y"), ("-D", "dcls_ns:dcls_z"),
+    ("-D", "dcls_a,,dcls_b", "-N", "dcls_b"), ("--define=dcls_q", "-I"),
 )
 CONTROLS: tuple[tuple[tuple[str, str], ...], ...] = (
     (("inform", "true"),), (("inform", "false"),), (("verbose", "true"),),
@@ -66,8 +68,8 @@ def policy_text(control: tuple[tuple[str, str], ...], shape: str) -> str:
                   "  reports:",
                   '      verbose_mode::', '        "first sees verbose_mode";']
     lines += ["}", "", "bundle agent main", "{", "  vars:",
-              '      "c" slist => sort(classesmatching("(inform|verbose|debug)_mode|opt_.*"), '
-              '"lex");',
+              '      "c" slist => sort(classesmatching('
+              '"(inform|verbose|debug)_mode|opt_.*|dcls.*|.*:dcls.*"), "lex");',
               "  files:",
               f'      "{PROMISER}" create => "true";',
               "  reports:",
