@@ -104,13 +104,15 @@ def _distribute(step: Step, name: str, weights: list[Any]) -> str | None:
         number = int(stripped) if stripped.lstrip("+-").isdigit() else -1
         if number < 0:
             step.log("error", "Negative integer in class distribution")
-            step.log("error", f"Promise belongs to bundle '{step.run.bundle.name}' ({step.where()})")
+            step.log("error", f"Promise belongs to bundle '{step.run.bundle.name}' "
+                              f"({step.where()})")
             return None
         values.append(number)
     total = sum(values)
     if total == 0:
         step.log("error", "An empty distribution was specified on RHS")
-        step.log("error", f"Promise belongs to bundle '{step.run.bundle.name}' ({step.where()})")
+        step.log("error", f"Promise belongs to bundle '{step.run.bundle.name}' "
+                          f"({step.where()})")
         return None
     fluct = random.random() * total
     for text, weight in zip(texts, values):

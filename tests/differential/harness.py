@@ -18,7 +18,8 @@ import pytest
 HAVE_CF_AGENT = shutil.which("cf-agent") is not None and shutil.which("cf-promises") is not None
 needs_cf_agent = [pytest.mark.reference,
                   pytest.mark.skipif(not HAVE_CF_AGENT,
-                                     reason="needs the reference cf-agent 3.21 (/usr/bin/cf-agent)")]
+                                     reason="needs the reference cf-agent 3.21 "
+                                            "(/usr/bin/cf-agent)")]
 
 
 def write_policy(path: Path, text: str) -> Path:
@@ -38,7 +39,8 @@ def reference_workdir(root: Path, name: str = "ref-workdir") -> Path:
     wd = root / name
     if not (wd / "bin").exists():
         (wd / "bin").mkdir(parents=True)
-        os.symlink(shutil.which("cf-promises") or "/usr/bin/cf-promises", wd / "bin" / "cf-promises")
+        os.symlink(shutil.which("cf-promises") or "/usr/bin/cf-promises",
+                   wd / "bin" / "cf-promises")
     return wd
 
 
@@ -72,8 +74,11 @@ def run_both(root: Path, policy: Path, args: Iterable[str] = (), *,
     return ref, lite
 
 
+Run = subprocess.CompletedProcess
+
+
 def run_many(jobs: list[tuple[str, Path, list[str]]], root: Path
-             ) -> dict[str, tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]]:
+             ) -> dict[str, tuple[Run[str], Run[str]]]:
     """Run independent (name, policy, args) jobs under both agents, two processes at a time."""
     def one(job: tuple[str, Path, list[str]], which: str) -> subprocess.CompletedProcess[str]:
         name, policy, args = job

@@ -111,13 +111,14 @@ def policy_text() -> str:
     lines += ["  vars:"]
     for name, kind, body in CASES:
         if kind == "m":
-            lines.append(f'      "ml_{name}" slist => sort(classesmatching("{_pattern(name, body)}"), '
-                         '"lex");')
+            pattern = _pattern(name, body)
+            lines.append(f'      "ml_{name}" slist => sort(classesmatching("{pattern}"), "lex");')
             lines.append(f'      "m_{name}" string => join(",", ml_{name});')
     lines.append("  reports:")
     for name, kind, _body in CASES:
         if kind == "c":
-            lines.append(f'      "@@{name}@@$(with)@@" with => ifelse("k_{name}", "true", "false");')
+            lines.append(f'      "@@{name}@@$(with)@@" '
+                         f'with => ifelse("k_{name}", "true", "false");')
         else:
             lines.append(f'      "@@{name}@@$(m_{name})@@";')
     lines += ["}", ""]
