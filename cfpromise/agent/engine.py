@@ -607,9 +607,10 @@ class Agent:
             previous = self.handles.get(step.handle)
             self.handles[step.handle] = outcome if previous is None else merge([previous, outcome])
         body = step.attributes.get("classes") if step.attributes is not None else None
-        if body is None and step.promise.get("classes") is not None:
+        if body is None and step.promise.get("classes") is not None \
+                and step.ptype != "classes":    # cf-agent sets none for classes promises
             body = self.body("classes", step.promise.get("classes").rval, step)
-        if body:
+        if body and step.ptype != "classes":
             self.outcome_classes(body, outcome, step)
         action = step.attributes.get("action") if step.attributes is not None else None
         if isinstance(action, dict) and action:

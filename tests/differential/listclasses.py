@@ -5,7 +5,8 @@ empty, undefined, data, duplicates, expressions, unexpanded ``$(undefined)``),
 ``expression``/``not``/``if`` iterating over ``$(list)``, ``and()``/``or()`` given
 ``@(list)``, class promisers iterated over lists (names canonified), ``classmatch``
 over list elements, ``select_class`` (a choice fixed by host identity) and ``dist``
-(only weightings with one possible outcome).  :func:`policy_text` renders one policy
+(only weightings with one possible outcome), classes bodies on classes promises (cf-agent
+sets no outcome classes for them) and list-valued meta tags.  :func:`policy_text` renders one policy
 holding every case; each reports ``@@name@@<result>@@``: ``true``/``false`` for a
 class, or the sorted classes a pattern matches.
 """
@@ -61,6 +62,11 @@ def _cases() -> list[tuple[str, str, str]]:
         cases.append((f"fn_{fn}_{ref}", "c", f"expression => {fn}(@({ref}))"))
         cases.append((f"fn_{fn}_any_{ref}", "c", f'expression => {fn}("any", @({ref}))'))
         cases.append((f"if_fn_{fn}_{ref}", "c", f'expression => "any", if => {fn}(@({ref}))'))
+    for ref in ("yes", "empty", "dup", "defd", "odd"):
+        # classes set by a promise's outcome, named by a list
+        cases.append((f"body_{ref}", "m", f'"bo_{ref}" expression => "any", '
+                                          f'classes => lc_outcome("bo_{ref}", @({ref}));'))
+        cases.append((f"tags_{ref}", "c", f'expression => "any", meta => {{ @({ref}) }}'))
     for ref in LISTS:
         cases.append((f"iter_{ref}", "m", f'"it_{ref}_$({ref})" expression => "$({ref})";'))
         cases.append((f"iterany_{ref}", "m", f'"ia_{ref}_$({ref})" expression => "any";'))
@@ -87,8 +93,8 @@ CASES = _cases()
 
 
 def _pattern(name: str, body: str) -> str:
-    return "|".join(sorted({re.escape(m) + ".*" for m in re.findall(r'"((?:it|ia|sc|dist)_[a-z]+)',
-                                                                      body)}))
+    return "|".join(sorted({re.escape(m) + ".*" for m in
+                            re.findall(r'"((?:it|ia|sc|dist|bo)_[a-z]+)', body)}))
 
 
 def policy_text() -> str:
@@ -121,7 +127,9 @@ def policy_text() -> str:
                          f'with => ifelse("k_{name}", "true", "false");')
         else:
             lines.append(f'      "@@{name}@@$(m_{name})@@";')
-    lines += ["}", ""]
+    lines += ["}", "", "body classes lc_outcome(prefix, names)", "{",
+              '  promise_kept => { "$(prefix)_kept_$(names)" };',
+              '  promise_repaired => { "$(prefix)_rep" };', "}", ""]
     return "\n".join(lines)
 
 
