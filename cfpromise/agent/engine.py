@@ -31,7 +31,8 @@ import attrs
 
 from cfpromise.agent import loading
 from cfpromise.agent.actionlog import write_action_log
-from cfpromise.agent.bodies import BodyError, BodyResolver, InheritanceError, reference
+from cfpromise.agent.bodies import (BodyError, BodyResolver, InheritanceError, body_reference,
+                                     reference)
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
 from cfpromise.agent.outcome import Outcome, merge
@@ -480,7 +481,7 @@ class Agent:
             return None
 
     def body(self, body_type: str, rval: ast.Rval, step: Step) -> dict[str, Any] | None:
-        ref = reference(rval, step.ev)
+        ref = body_reference(rval, step.ev)
         if ref is None:
             return {}
         try:

@@ -34,7 +34,8 @@ OPS = ("and", "or", "xor")
 
 def _cases() -> list[tuple[str, str, str]]:
     """(name, kind, promise body): kind c is a class named k_<name> reported true/false;
-    kind m is a pattern (the promise text defines classes it matches)."""
+    kind m is a pattern (the promise text defines classes it matches); kind r the same
+    for a reports promise."""
     cases: list[tuple[str, str, str]] = []
     for op, ref in itertools.product(OPS, REFS):
         cases.append((f"{op}_{ref}", "c", f"{op} => {{ @({ref}) }}"))
@@ -67,6 +68,12 @@ def _cases() -> list[tuple[str, str, str]]:
         cases.append((f"body_{ref}", "m", f'"bo_{ref}" expression => "any", '
                                           f'classes => lc_outcome("bo_{ref}", @({ref}));'))
         cases.append((f"tags_{ref}", "c", f'expression => "any", meta => {{ @({ref}) }}'))
+    for ref in ("yes", "empty", "dup", "odd", "dlist", "nosuchlist"):
+        # a body's list parameter: $(param) is the reference as written, @(param) the list
+        cases.append((f"bodyparam_{ref}", "r", f'"bp_{ref}" classes => lc_outcome("bp_{ref}", '
+                                               f'@({ref}));'))
+        cases.append((f"bodylist_{ref}", "r", f'"bl_{ref}" classes => lc_listed("bl_{ref}", '
+                                              f'@({ref}));'))
     for ref in LISTS:
         cases.append((f"iter_{ref}", "m", f'"it_{ref}_$({ref})" expression => "$({ref})";'))
         cases.append((f"iterany_{ref}", "m", f'"ia_{ref}_$({ref})" expression => "any";'))
@@ -94,16 +101,18 @@ CASES = _cases()
 
 def _pattern(name: str, body: str) -> str:
     return "|".join(sorted({re.escape(m) + ".*" for m in
-                            re.findall(r'"((?:it|ia|sc|dist|bo)_[a-z]+)', body)}))
+                            re.findall(r'"((?:it|ia|sc|dist|bo|bp|bl)_[a-z]+)', body)}))
 
 
 def policy_text() -> str:
-    lines = ["body common control", "{", '  bundlesequence => { "lc" };', "}", "",
-             "bundle agent lc", "{", "  vars:"]
-    for name, value in LISTS.items():
-        lines.append(f'      "{name}" slist => {value};')
-    for name, value in DATA.items():
-        lines.append(f'      "{name}" data => {value};')
+    lists = [f'      "{name}" slist => {value};' for name, value in LISTS.items()]
+    lists += [f'      "{name}" data => {value};' for name, value in DATA.items()]
+    # reports promises (kind r) run in a bundle of their own, first: their outcome
+    # classes (namespace-scoped) are all defined before bundle lc looks
+    lines = ["body common control", "{", '  bundlesequence => { "lcr", "lc" };', "}", "",
+             "bundle agent lcr", "{", "  vars:", *lists, "  reports:"]
+    lines += [f"      {body}" for _name, kind, body in CASES if kind == "r"]
+    lines += ["}", "", "bundle agent lc", "{", "  vars:", *lists]
     lines += ['      "sel" slist => { "sc_ref_a", "sc_ref_b", "sc_ref_c", "sc_ref_d" };',
               '      "weights" slist => { "0", "3" };',
               "  classes:",
@@ -112,11 +121,11 @@ def policy_text() -> str:
     for name, kind, body in CASES:
         if kind == "c":
             lines.append(f'      "k_{name}" {body};')
-        else:
+        elif kind == "m":
             lines.append(f"      {body}")
     lines += ["  vars:"]
     for name, kind, body in CASES:
-        if kind == "m":
+        if kind in ("m", "r"):
             pattern = _pattern(name, body)
             lines.append(f'      "ml_{name}" slist => sort(classesmatching("{pattern}"), "lex");')
             lines.append(f'      "m_{name}" string => join(",", ml_{name});')
@@ -129,7 +138,10 @@ def policy_text() -> str:
             lines.append(f'      "@@{name}@@$(m_{name})@@";')
     lines += ["}", "", "body classes lc_outcome(prefix, names)", "{",
               '  promise_kept => { "$(prefix)_kept_$(names)" };',
-              '  promise_repaired => { "$(prefix)_rep" };', "}", ""]
+              '  promise_repaired => { "$(prefix)_rep" };', "}", "",
+              "body classes lc_listed(prefix, names)", "{",
+              '  promise_repaired => { @(names) };', '  promise_kept => { "$(prefix)_k", @(names) };',
+              "}", ""]
     return "\n".join(lines)
 
 
