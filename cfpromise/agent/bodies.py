@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, parameter_value
+from cfpromise.eval.rvals import UNRESOLVED, DataArray, RvalEvaluator, parameter_value
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.syntax import ast
 
@@ -34,6 +35,33 @@ def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]]
         args = [evaluator.value(a, want_list=True) for a in rval.args]
         return name, [a if a is not UNRESOLVED else "" for a in args]
     return None
+
+
+class ListArgument(list):  # type: ignore[type-arg]
+    """A body's list argument given as ``@(name)``: a list for ``@(param)``, but
+    ``$(param)`` in the body is the reference as written (cf-agent 3.21 does not iterate
+    a body over its parameters)."""
+
+    source = ""
+
+
+def body_reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]] | None:
+    """:func:`reference` for a body: ``@(name)`` arguments remember how they were written."""
+    ref = reference(rval, evaluator)
+    if ref is None or not isinstance(rval, ast.FnCall):
+        return ref
+    args = list(ref[1])
+    for i, arg in enumerate(rval.args):
+        if not (isinstance(arg, ast.Scalar) and arg.value.startswith("@")
+                and naked_reference(arg.value) is not None):
+            continue
+        if isinstance(args[i], list) and not isinstance(args[i], DataArray):
+            wrapped = ListArgument(args[i])
+            wrapped.source = arg.value
+            args[i] = wrapped
+        else:   # a container or a list that does not exist: the reference as written
+            args[i] = arg.value
+    return ref[0], args
 
 
 class BodyResolver:
@@ -76,7 +104,7 @@ class BodyResolver:
         for c in body.constraints:
             if c.lval != "inherit_from" or not self._holds(c.classes, evaluator):
                 continue
-            ref = reference(c.rval, evaluator)
+            ref = body_reference(c.rval, evaluator)
             if ref is not None:
                 parent = self.find(ref[0], body_type, body.namespace)
                 if parent is not None and len(parent.args) != len(ref[1]):

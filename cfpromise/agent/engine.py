@@ -30,7 +30,8 @@ from typing import Any, Iterator
 
 from cfpromise.agent import loading
 from cfpromise.agent.actionlog import write_action_log
-from cfpromise.agent.bodies import BodyError, BodyResolver, InheritanceError, reference
+from cfpromise.agent.bodies import (BodyError, BodyResolver, InheritanceError, body_reference,
+                                     reference)
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
 from cfpromise.agent.outcome import Outcome, merge
@@ -564,7 +565,7 @@ class Agent:
             return None
 
     def body(self, body_type: str, rval: ast.Rval, step: Step) -> dict[str, Any] | None:
-        ref = reference(rval, step.ev)
+        ref = body_reference(rval, step.ev)
         if ref is None:
             return {}
         try:
@@ -695,9 +696,10 @@ class Agent:
             previous = self.handles.get(step.handle)
             self.handles[step.handle] = outcome if previous is None else merge([previous, outcome])
         body = step.attributes.get("classes") if step.attributes is not None else None
-        if body is None and step.promise.get("classes") is not None:
+        if body is None and step.promise.get("classes") is not None \
+                and step.ptype != "classes":    # cf-agent sets none for classes promises
             body = self.body("classes", step.promise.get("classes").rval, step)
-        if body:
+        if body and step.ptype != "classes":
             self.outcome_classes(body, outcome, step)
         action = step.attributes.get("action") if step.attributes is not None else None
         if isinstance(action, dict) and action:

@@ -94,13 +94,18 @@ def install_facts(agent: Any) -> None:
     agent.persistent.load(ctx, agent.out, skip=negated)
     # cf-agent's own classes for its switches
     out = agent.out
-    for cls, on in (("inform_mode", out.enabled("info")), ("verbose_mode", out.enabled("verbose")),
-                    ("debug_mode", out.enabled("debug")), ("opt_dry_run", agent.options.dry_run)):
-        if on:
-            ctx.define_class(cls, ("source=agent", "hardclass"))
+    for cls, on, source in (("inform_mode", out.enabled("info"), "agent"),
+                            ("verbose_mode", out.enabled("verbose"), "agent"),
+                            ("debug_mode", out.enabled("debug"), "agent"),
+                            ("opt_debug", out.enabled("debug"), "agent"),
+                            ("opt_dry_run", agent.options.dry_run, "environment")):
+        if on:   # as cf-agent 3.21 tags them
+            ctx.define_class(cls, ("cfe_internal", f"source={source}", "hardclass"))
+    from cfpromise.eval.canon import canonify
     for name in agent.options.define:
         for cls in name.split(","):
-            if cls:
+            if cls:   # canonified as cf-agent does (a namespace prefix kept)
+                cls = ":".join(canonify(part) for part in cls.split(":"))
                 ctx.define_class(cls, tags=("source=environment",))
     augments.load(agent, agent.options.file)    # host-specific data, def.json: before the policy
 
@@ -299,10 +304,42 @@ def control_bodies(agent: Any) -> None:
                         ("inventory", "source=agent", "attribute_name=Host name"))
             ctx.define_class(canonify(f"{host.value}.{domain}"), ("source=agent", "hardclass"))
         ctx.define_class(canonify(domain), ("source=agent", "hardclass"))
+    _control_log_level(agent)
     for name in _strings(agent.agent_control.get("addclasses")):
         agent.ctx.define_class(name, ("source=agent",))
     agent.abortclasses = _strings(agent.agent_control.get("abortclasses"))
     agent.abortbundleclasses = _strings(agent.agent_control.get("abortbundleclasses"))
+
+
+# body agent control inform/verbose, in the order given: true raises the level to info or
+# verbose, false lowers it to notice or info (cf-agent 3.21); the *_mode classes, defined
+# from the command line before the policy is read, stay as they are
+_CONTROL_LEVELS = {"inform": ("info", "notice"), "verbose": ("verbose", "info")}
+
+
+def _control_log_level(agent: Any) -> None:
+    from cfpromise.agent.output import LEVELS
+    out = agent.out
+    for lval, value in agent.agent_control.items():
+        if lval not in _CONTROL_LEVELS or not isinstance(value, str):
+            continue
+        on = value.lower() in ("true", "yes", "on")
+        if not on and value.lower() not in ("false", "no", "off"):
+            continue
+        raise_to, lower_to = _CONTROL_LEVELS[lval]
+        if on and LEVELS[raise_to] < out.threshold:
+            out.threshold = LEVELS[raise_to]
+        elif not on and LEVELS[lower_to] > out.threshold:
+            out.threshold = LEVELS[lower_to]
+        else:
+            continue
+        name = raise_to if on else lower_to
+        out.log("verbose", f"body agent control, {lval} => '{value}', sets new log level "
+                           f"to '{name}'")
+    inform = out.enabled("info")
+    agent.ctx.inform = inform
+    if agent._services is not None:
+        agent._services.inform = inform
 
 
 def _strings(value: Any) -> list[str]:

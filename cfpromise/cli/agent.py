@@ -44,11 +44,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--simulate", metavar="MODE", type=_simulate_mode,
                     help="run in simulate mode, either 'manifest', 'manifest-full' or 'diff': "
                          "files change only in a chroot under WORKDIR/state, shown at the end")
-    ap.add_argument("-I", "--inform", action="store_true")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    ap.add_argument("-d", "--debug", action="store_true")
-    ap.add_argument("-g", "--log-level", choices=("critical", "error", "warning", "notice", "info",
-                                                  "verbose", "debug"))
+    # -I, -v, -d and -g set one level: the last one given wins, as in cf-agent
+    ap.add_argument("-I", "--inform", dest="log_level", action="store_const", const="info")
+    ap.add_argument("-v", "--verbose", dest="log_level", action="store_const", const="verbose")
+    ap.add_argument("-d", "--debug", dest="log_level", action="store_const", const="debug")
+    ap.add_argument("-g", "--log-level", dest="log_level", type=log_level,
+                    metavar="{critical,error,warning,notice,info,verbose,debug}")
     ap.add_argument("-l", "--timestamp", action="store_true", help="timestamps on log lines")
     ap.add_argument("-C", "--color", nargs="?", const="auto", default="never",
                     choices=("always", "auto", "never"),
@@ -88,6 +89,24 @@ def _simulate_mode(text: str) -> str:
         raise argparse.ArgumentTypeError(f"Invalid argument for --simulate, 'manifest', "
                                          f"'manifest-full' or 'diff' required, not '{text}'")
     return text
+
+
+_LEVEL_NAMES = (("critical", "critical"), ("errors", "error"), ("warnings", "warning"),
+                ("notices", "notice"), ("information", "info"), ("verbose", "verbose"),
+                ("debug", "debug"))
+
+
+def log_level(text: str) -> str:
+    """A --log-level word as cf-agent reads it: any case-insensitive prefix of critical,
+    errors, warnings, notices, information, verbose or debug (the first that fits)."""
+    word = text.lower()
+    for name, level in _LEVEL_NAMES:
+        if word and name.startswith(word):
+            return level
+    return _INVALID + text        # told after parsing, as cf-agent: exit 1
+
+
+_INVALID = "\0invalid:"
 
 
 def _report_spec(text: str) -> str:
@@ -151,8 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
-    level = args.log_level or ("debug" if args.debug else "verbose" if args.verbose else
-                               "info" if args.inform else "notice")
+    level = args.log_level or "notice"
+    if level.startswith(_INVALID):
+        print(f"Invalid log level: '{level[len(_INVALID):]}'", file=sys.stderr)
+        return 1
     if args.bootstrap:
         from cfpromise.net.bootstrap import bootstrap_options
         if not bootstrap_options(args, workdir, level):

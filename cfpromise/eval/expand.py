@@ -161,6 +161,9 @@ class Expander:
             values = iterable_values(var)
             if values is not None and self.iterate:
                 raise NeedIteration(key, values)
+            source = getattr(var.value, "source", None)    # a body's @(list) argument
+            if source:
+                return source
             if var.type == "data":
                 self.unresolved = True
                 return f"${opening}{name}{closing}"

@@ -150,7 +150,8 @@ class RvalEvaluator:
         if fn.lazy:
             args = [self._raw(a) for a in call.args]
         else:
-            args = [self.value(a, want_list=True) for a in call.args]
+            args = [None if name in _LIST_REFS_KEPT and _list_ref(a) else
+                    self.value(a, want_list=True) for a in call.args]
             if any(isinstance(a, list) for a in args) and not _collecting(name):
                 # a list given to a function that does not collect is spread into its
                 # arguments: not(splitstring("x", ",", 9)) is not("x"), as in cf-agent
@@ -208,6 +209,18 @@ def _int_ranges(name: str) -> tuple[tuple[int, str], ...]:
             (i, prange) for i, (ptype, prange, _desc) in enumerate(sig.params)
             if ptype == "int" and prange)
     return found
+
+
+# functions cf-agent 3.21 gives an ``@(list)`` argument unexpanded (for and()/or(), a
+# class that is not defined): they get None in its place
+_LIST_REFS_KEPT = frozenset(("and", "or"))
+
+
+def _list_ref(rval: ast.Rval) -> bool:
+    if not isinstance(rval, ast.Scalar):
+        return False
+    text = rval.value
+    return len(text) > 3 and text[0] == "@" and (text[1], text[-1]) in (("(", ")"), ("{", "}"))
 
 
 def _check_ranges(name: str, args: list[Any]) -> None:

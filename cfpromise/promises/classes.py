@@ -1,8 +1,9 @@
 """classes promises: define a class from an expression or a combinator.
 
 Combinators: ``expression``, ``and``, ``or``, ``xor`` (an odd number true),
-``not``, ``dist`` (one of ``promiser_N`` at random, weighted), ``select_class``
-(one of a list, chosen stably per host); no combinator defines the class.
+``not``, ``dist`` (one of ``promiser_W`` for a weight W, at random, weighted), ``select_class``
+(one of a list, chosen stably per host); no combinator defines the class.  ``dist`` and
+``select_class`` define the promiser too.
 Scope: ``bundle`` by default in agent bundles, ``namespace`` in common bundles;
 ``scope`` overrides.  A class is never undefined by a later evaluation; a
 false or unresolved expression is evaluated again in the next pass.  In a
@@ -11,6 +12,7 @@ false (it does not hold the others back).
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cfpromise.agent.outcome import Outcome
@@ -41,13 +43,24 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
     ev = step.ev
     before = ev.unresolved
     truths: list[bool] = []
+    seen: list[Any] = []
     for item in rval.items:
         ev.unresolved = False
+        if isinstance(item, ast.Scalar) and item.value.startswith("@"):
+            var = ev.whole_list(item.value)
+            if var is not None and var.type == "data":
+                # cf-agent drops it: a clist takes lists, not containers
+                if step.last:
+                    step.log("warning", f"'{item.value}' failed - variable is not list but data")
+                continue
+            ev.unresolved = False
         values = ev.items((item,))
+        seen.extend(values)
         if ev.unresolved:
             truths.append(False)
         else:
             truths.extend(_truth(step, v) for v in values)
+    _check_range(step, kind, seen, listed=True)
     for message in ev.errors:
         if step.last:
             step.log("verbose", f"{message} (in {step.where()})")
@@ -61,6 +74,73 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
 
 
 _ITEMWISE = ("and", "or", "xor")
+
+# the range cf-agent checks expanded class attributes against (fatal when one is out of it)
+_CONTEXT_RANGE = re.compile(r"[a-zA-Z0-9_!&@$|.()\[\]{}:]+")
+
+
+def _check_range(step: Step, kind: str, values: list[Any], listed: bool) -> None:
+    """cf-agent 3.21 stops the run when an expanded class attribute (an ``expression``
+    or ``not`` string, a member of an and/or/xor/select_class list) is empty or holds a
+    character outside the class range: cf-promises could not see it before expansion."""
+    texts = [v for v in values if isinstance(v, str)]
+    if all(_CONTEXT_RANGE.fullmatch(t) for t in texts):
+        return
+    from cfpromise.agent.engine import FatalError
+    shown = (" {" + ",".join(f'"{t}"' for t in texts) + "}") if listed else texts[0]
+    raise FatalError(f"{step.promise.coord.file}:0:0: In attribute '{kind}', Context string "
+                     f"is invalid/out of range. Given attribute value '{shown}'")
+
+
+def _distribute(step: Step, name: str, weights: list[Any]) -> str | None:
+    """dist: ``promiser_W`` for one weight W (as written), chosen at random in proportion
+    to the weights; weights are integers, none negative, not all zero (else an error)."""
+    import random
+    from cfpromise.eval.rvals import as_text
+    texts = [as_text(w) for w in weights]
+    values: list[int] = []
+    for text in texts:
+        stripped = text.strip()
+        number = int(stripped) if stripped.lstrip("+-").isdigit() else -1
+        if number < 0:
+            step.log("error", "Negative integer in class distribution")
+            step.log("error", f"Promise belongs to bundle '{step.run.bundle.name}' "
+                              f"({step.where()})")
+            return None
+        values.append(number)
+    total = sum(values)
+    if total == 0:
+        step.log("error", "An empty distribution was specified on RHS")
+        step.log("error", f"Promise belongs to bundle '{step.run.bundle.name}' "
+                          f"({step.where()})")
+        return None
+    fluct = random.random() * total
+    for text, weight in zip(texts, values):
+        fluct -= weight
+        if fluct < 0:
+            return canonify(f"{name}_{text}")
+    return canonify(f"{name}_{texts[-1]}")
+
+
+def _select(step: Step, options: list[Any]) -> str | None:
+    """select_class: the member CFEngine's StringHash of "FQHOST+IPV4+UID" picks, so
+    every agent on the host picks the same one; an unexpanded member picks nothing."""
+    import os
+    from cfpromise.eval.functions.lists import string_hash
+    from cfpromise.eval.rvals import as_text
+    if not options:
+        step.log("error", "No classes to select on RHS")
+        return None
+    ctx = step.ctx
+    host = ctx.lookup("sys.fqhost")
+    ip = ctx.lookup("sys.ipv4")
+    seed = f"{host.value if host else ''}+{ip.value if ip else ''}+{os.getuid()}"
+    chosen = as_text(options[string_hash(seed) % len(options)])
+    if "$(" in chosen or "${" in chosen or "@(" in chosen:
+        step.log("verbose", f"select_class: Can not use not expanded element '{chosen}' "
+                            "for setting class.")
+        return None
+    return canonify(chosen)
 
 
 @evaluator("classes")
@@ -94,6 +174,9 @@ def evaluate(step: Step) -> Outcome | None:
             shown = "any" if value is True else "!any" if value is False else as_text(value)
             raise FatalError(f"In attribute '{kind}', Attempted to give a scalar to a non-scalar "
                              f"type. Given attribute value '{shown}'")
+        if kind in ("expression", "not", "select_class", "and", "or", "xor"):
+            listed = isinstance(value, list)
+            _check_range(step, kind, value if listed else [value], listed)
         if kind == "expression":
             truth = _truth(step, value)
         elif kind == "not":
@@ -105,26 +188,21 @@ def evaluate(step: Step) -> Outcome | None:
         elif kind == "xor":
             truth = sum(1 for v in _items(step, value) if _truth(step, v)) % 2 == 1
         elif kind == "dist":
-            weights = [float(v) for v in _items(step, value)]
-            total = sum(weights)
-            import random
-            pick = random.uniform(0, total) if total > 0 else 0
-            acc = 0.0
-            for index, weight in enumerate(weights):
-                acc += weight
-                if pick <= acc:
-                    defined = [name, f"{name}_{index}"]
-                    break
-            truth = bool(defined)
+            chosen = _distribute(step, name, _items(step, value))
+            if chosen is None:
+                return Outcome.FAILED
+            # the weight's class is bundle-scoped (namespace in common bundles) whatever
+            # the promise's scope says, as in cf-agent
+            dist_scope = "namespace" if run.bundle.type == "common" else "bundle"
+            ctx.define_class(chosen, scope=dist_scope, namespace=run.bundle.namespace,
+                             tags=("source=promise",))
+            truth = True
         else:  # select_class
-            options = [canonify(v) for v in _items(step, value) if isinstance(v, str)]
-            if not options:
+            chosen = _select(step, _items(step, value))
+            if chosen is None:
                 return Outcome.SKIPPED
-            import hashlib
-            host = ctx.lookup("sys.fqhost")
-            seed = (host.value if host else "") + name
-            index = int(hashlib.md5(seed.encode()).hexdigest(), 16) % len(options)
-            defined = [options[index]]
+            ctx.define_class(chosen, scope="namespace", namespace=run.bundle.namespace,
+                             tags=("source=promise",))
             truth = True
         if not truth:
             return Outcome.SKIPPED

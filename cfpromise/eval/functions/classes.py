@@ -21,7 +21,7 @@ from cfpromise.eval.functions import jsondata, pcre
 from cfpromise.eval.functions.api import (
     FatalFunctionError, FunctionContext, FunctionError, Value, builtin)
 from cfpromise.eval.functions.common import (
-    argv, flat_args, split_ref, var_to_json)
+    argv, flat_args, scalar, split_ref, var_to_json)
 from cfpromise.eval.functions.lists import string_hash
 
 
@@ -33,14 +33,28 @@ def _defined(ctx: FunctionContext, expr: str) -> bool:
     return bool(ctx.eval_class_expr(expr))
 
 
-@builtin("and")
+def _truths(ctx: FunctionContext, fn: str, args: Sequence[Value]) -> list[bool]:
+    """and()/or() arguments as truths.  cf-agent 3.21 does not splice ``@(list)`` into
+    them: the reference stays one argument, a class that is not defined (whatever the
+    list holds, or if it does not exist); so does an unexpanded ``$(ref)``."""
+    out: list[bool] = []
+    for i, a in enumerate(args):
+        if a is None or isinstance(a, (list, dict)):
+            out.append(False)
+        else:
+            text = scalar(a, fn, i)
+            out.append("$(" not in text and "${" not in text and _defined(ctx, text))
+    return out
+
+
+@builtin("and", unresolved_ok=True)
 def and_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return all(_defined(ctx, a) for a in flat_args("and", args))
+    return all(_truths(ctx, "and", args))
 
 
-@builtin("or")
+@builtin("or", unresolved_ok=True)
 def or_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return any(_defined(ctx, a) for a in flat_args("or", args))
+    return any(_truths(ctx, "or", args))
 
 
 @builtin("not")

@@ -261,8 +261,9 @@ class FileAttrs:
 
     @property
     def haveedit(self) -> bool:
-        return bool(self.edit_line or self.edit_xml or self.edit_template
-                    or self.edit_template_string)
+        # an empty template string is still a template (cf-agent tests for NULL)
+        return bool(self.edit_line or self.edit_xml or self.edit_template is not None
+                    or self.edit_template_string is not None)
 
     @property
     def no_action(self) -> bool:

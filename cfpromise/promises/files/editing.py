@@ -216,6 +216,9 @@ def render_mustache(fr: FileRun, path: str) -> None:
                 f"'{name}'")
         return
     fr.change(f"Updated rendering of '{fr.run.promiser}' from mustache template '{name}'")
+    # cf-agent's FinishEditContext then finds no line edits to save: it records that too
+    # (the promise is repaired, and its promise_kept classes are defined as well)
+    fr.kept(f"No edit changes to file '{path}' need saving")
 
 
 def validate_template(fr: FileRun) -> str | None:

@@ -430,19 +430,28 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         fr.fail(f"No template data for the promise '{fr.run.promiser}'")
         return
     want_create = a.create or a.touch
+    implied = False
+    lst = fr.lstat(path)
     if not want_create and _creates_by_default(a):
         problem = editing.validate_template(fr)
         if problem is None:
-            want_create = True
+            want_create = implied = True
+        elif lst is None and a.template_method != "cfengine" or \
+                lst is None and fr.stat(a.edit_template or "") is None:
+            # a template that cannot be read or rendered, for a file that does not exist:
+            # the promise fails (cf-agent reads the template before it creates the file)
+            fr.fail(problem)
+            return
     exists = False
     link = False
-    lst = fr.lstat(path)
     if lst is None:
         if want_create:
             if not create.create_file(fr, path):
                 return
     else:
-        if want_create:
+        # (cf-agent says nothing of an existing file that a cfengine template only
+        # implies it should create)
+        if want_create and not (implied and a.template_method == "cfengine"):
             fr.kept(f"File '{path}' exists as promised")
         exists = True
         link = True
