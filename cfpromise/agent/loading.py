@@ -487,6 +487,15 @@ def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
             agent.out.log("error", f"Could not save the persistent classes: {exc.strerror}")
     if agent.trace is not None:
         agent.trace.total(agent.control.get("version"))
+    elif agent.out.enabled("verbose"):       # verbose from body agent control, not -v
+        from cfpromise.agent.outcome import Outcome
+        from cfpromise.agent.trace import total_compliance
+        counts = agent.counts
+        agent.out.log("verbose", total_compliance(
+            agent.control.get("version"), counts.get(Outcome.KEPT, 0),
+            counts.get(Outcome.REPAIRED, 0),
+            sum(n for o, n in counts.items()
+                if o not in (Outcome.KEPT, Outcome.REPAIRED, Outcome.SKIPPED))))
     if agent.options.show_classes is not None:
         show_classes(agent, agent.options.show_classes)
     if agent.options.show_vars is not None:

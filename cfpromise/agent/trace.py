@@ -355,15 +355,7 @@ class Trace:
 
     def total(self, version: Any) -> None:
         """The run's compliance, as cf-agent's EndAudit logs it."""
-        shown = version if isinstance(version, str) and version else "(not specified)"
-        kept, repaired, notkept = self.counts
-        total = (kept + repaired + notkept) / 100.0
-        if not total:
-            self.log(f"Outcome of version '{shown}', no checks were scheduled")
-            return
-        self.log(f"Logging total compliance, total 'Outcome of version {shown} (agent-0): "
-                 f"Promises observed to be kept {kept / total:.2f}%, Promises repaired "
-                 f"{repaired / total:.2f}%, Promises not repaired {notkept / total:.2f}%'")
+        self.log(total_compliance(version, *self.counts))
 
     def _remember(self, run: Any, key: Any, lines: list[str]) -> None:
         self.replay.setdefault(id(run), {})[key] = lines
@@ -428,3 +420,14 @@ class Trace:
     def defined_class(self, name: str, scope: str) -> None:
         kind = "Global" if scope == "namespace" else "Private"
         self.log(f"C:     +  {kind} class: {name}")
+
+
+def total_compliance(version: Any, kept: int, repaired: int, notkept: int) -> str:
+    """cf-agent's EndAudit line (logged at verbose, with or without the trace)."""
+    shown = version if isinstance(version, str) and version else "(not specified)"
+    total = (kept + repaired + notkept) / 100.0
+    if not total:
+        return f"Outcome of version '{shown}', no checks were scheduled"
+    return (f"Logging total compliance, total 'Outcome of version {shown} (agent-0): "
+            f"Promises observed to be kept {kept / total:.2f}%, Promises repaired "
+            f"{repaired / total:.2f}%, Promises not repaired {notkept / total:.2f}%'")
