@@ -209,17 +209,20 @@ class Lexer:
         return lexpos == 0 or self.text[lexpos - 1] == "\n"
 
 
-def _simple(t: Any) -> Any:
-    """Attach the coordinates of a one-line token."""
-    owner: Lexer = t.lexer.owner
-    lexpos = t.lexpos
+def simple_coord(owner: Lexer, lexpos: int) -> Coord:
+    """The coordinates of a one-line token starting at ``lexpos``."""
     newlines = owner.newlines
     index = bisect_left(newlines, lexpos)
     start = newlines[index - 1] + 1 if index else 0
     cfline = index + 1 - owner.skipped
     if owner.crlfs:
         cfline += bisect_left(owner.crlfs, lexpos)
-    t.coord = Coord(owner.filename, index + 1, lexpos - start + 1, cfline)
+    return Coord(owner.filename, index + 1, lexpos - start + 1, cfline)
+
+
+def _simple(t: Any) -> Any:
+    """Attach the coordinates of a one-line token."""
+    t.coord = simple_coord(t.lexer.owner, t.lexpos)
     return t
 
 
@@ -494,7 +497,7 @@ class FastLexer:
                 if "\n" in value:
                     tok.coord = owner.token_coord(pos, end - 1)
                 else:
-                    tok.coord = self._coord(pos)
+                    tok.coord = simple_coord(owner, pos)
                 tok.quote = value[0]
                 tok.value = deescape(value[1:-1])
                 self.pos = end
@@ -513,22 +516,11 @@ class FastLexer:
             tok.lineno = 1
             tok.lexpos = pos
             tok.lexer = self
-            tok.coord = self._coord(pos)
+            tok.coord = simple_coord(owner, pos)
             self.pos = end
             return tok
         self.pos = pos
         return self._delegate(pos)
-
-    def _coord(self, lexpos: int) -> Coord:
-        """What :func:`_simple` attaches."""
-        owner = self.owner
-        newlines = owner.newlines
-        index = bisect_left(newlines, lexpos)
-        start = newlines[index - 1] + 1 if index else 0
-        cfline = index + 1 - owner.skipped
-        if owner.crlfs:
-            cfline += bisect_left(owner.crlfs, lexpos)
-        return Coord(owner.filename, index + 1, lexpos - start + 1, cfline)
 
     def _delegate(self, pos: int) -> Any:
         """PLY's own lexer, from ``pos``, for one token (or the end of the text)."""
