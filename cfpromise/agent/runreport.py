@@ -46,7 +46,7 @@ from __future__ import annotations
 import enum
 import json
 import os
-import tempfile
+from cfpromise.atomic import write_atomically
 import time
 from typing import Any, Callable, TextIO
 
@@ -214,25 +214,6 @@ def detailed_exit_code(summary: Summary, exit_code: int, dry_run: bool = False) 
 
 def default_report_path(workdir: str) -> str:
     return os.path.join(workdir, "outputs", REPORT_NAME)
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write beside ``path``, then rename over it: a reader never sees half a report."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".report.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 class RunRecorder(WaitingTracker):

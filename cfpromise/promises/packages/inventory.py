@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from typing import Any, Callable
 
@@ -75,22 +74,10 @@ def load(path: str) -> Inventory | None:
 
 def store(path: str, module: str, inventory: Inventory) -> None:
     """Write the cache atomically (temporary file, fsync, rename), mode 0600."""
-    directory = os.path.dirname(path)
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".packages.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"module": module, "refreshed": inventory.refreshed,
-                       "packages": [list(p) for p in inventory.packages]}, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from cfpromise.atomic import write_atomically
+    write_atomically(path, json.dumps({"module": module, "refreshed": inventory.refreshed,
+                                       "packages": [list(p) for p in inventory.packages]}),
+                     dir_mode=0o700)
 
 
 @attrs.define(slots=True)

@@ -214,25 +214,15 @@ def read_cache(path: str, manager: str, horizon_minutes: int, default_arch: str,
 
 
 def write_cache(path: str, lists: dict[str, list[Package]]) -> None:
-    """Write every manager's list (manager name -> packages), atomically."""
-    import tempfile
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".software.", dir=directory)
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh, lineterminator="\n")
-            for manager, packages in lists.items():
-                for p in packages:
-                    writer.writerow([p.name, p.version, p.arch, manager])
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write every manager's list (manager name -> packages), atomically, mode 0600."""
+    import io
+    from cfpromise.atomic import write_atomically
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer, lineterminator="\n")
+    for manager, packages in lists.items():
+        for p in packages:
+            writer.writerow([p.name, p.version, p.arch, manager])
+    write_atomically(path, buffer.getvalue(), newline="")
 
 
 def invalidate_cache(path: str) -> None:
