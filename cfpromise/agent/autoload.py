@@ -35,8 +35,6 @@ import os
 import re
 from typing import Any, Iterable, Iterator, NamedTuple
 
-import attrs
-
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 from cfpromise.syntax.names import find_block
@@ -65,9 +63,9 @@ class Want(NamedTuple):
         return f"{self.kind} {'/'.join(self.types)} {self.fqn}"
 
 
-@attrs.define(slots=True)
-class Loaded:
-    """One autoloaded file and the reference that brought it."""
+class Loaded(NamedTuple):
+    """One autoloaded file and the reference that brought it (a NamedTuple, not an
+    attrs class: this module is imported by every run's loader, and attrs is not)."""
 
     path: str
     wanted: str                  # e.g. "bundle agent/common nagios:main"

@@ -44,9 +44,7 @@ import enum
 import hashlib
 import os
 import time
-from typing import TYPE_CHECKING, Any, Callable
-
-import attrs
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from cfpromise.eval.canon import canonify
 
@@ -75,9 +73,13 @@ class LockDecision(enum.Enum):
     HELD_BY_OTHER = "held_by_other"  # another (live) agent holds it, or the DB is busy
 
 
-@attrs.frozen(slots=True)
-class LockGrant:
-    """A decision with what cf-agent would say about it (:meth:`message`)."""
+class LockGrant(NamedTuple):
+    """A decision with what cf-agent would say about it (:meth:`message`).
+
+    A NamedTuple rather than an attrs class: a lock is taken on every run that
+    is not ``-K``, and this record was what imported attrs (about 15 ms) and
+    generated a class on a one-report run's start path; a NamedTuple is as frozen,
+    compares the same and costs nothing to create (``_replace`` is attrs' evolve)."""
 
     decision: LockDecision
     key: str
@@ -164,23 +166,22 @@ def decide(row: tuple[Any, ...] | None, key: str, me: tuple[int, str | None],
     ``row`` is ``(holder_pid, holder_start, acquired, completed)`` or None;
     ``me`` is this process's ``(pid, start)``.
     """
-    grant = attrs.evolve(LockGrant(LockDecision.ACQUIRED, key), ifelapsed=ifelapsed,
-                         expireafter=expireafter)
+    grant = LockGrant(LockDecision.ACQUIRED, key, ifelapsed=ifelapsed, expireafter=expireafter)
     if row is None:
         return grant
     holder_pid, holder_start, acquired, completed = row
     if completed is not None and ifelapsed > 0 and now >= completed:
         elapsed = int((now - completed) // 60)
         if elapsed < ifelapsed:
-            return attrs.evolve(grant, decision=LockDecision.TOO_SOON, elapsed_minutes=elapsed)
+            return grant._replace(decision=LockDecision.TOO_SOON, elapsed_minutes=elapsed)
     if holder_pid is None:
         return grant
     held = int(max(0.0, now - (acquired or now)) // 60)
     if (holder_pid, holder_start) != me and not alive(holder_pid, holder_start):
-        return attrs.evolve(grant, holder_pid=holder_pid, elapsed_minutes=held, broken="gone")
+        return grant._replace(holder_pid=holder_pid, elapsed_minutes=held, broken="gone")
     if held >= expireafter:
-        return attrs.evolve(grant, holder_pid=holder_pid, elapsed_minutes=held, broken="expired")
-    return attrs.evolve(grant, decision=LockDecision.HELD_BY_OTHER, holder_pid=holder_pid,
+        return grant._replace(holder_pid=holder_pid, elapsed_minutes=held, broken="expired")
+    return grant._replace(decision=LockDecision.HELD_BY_OTHER, holder_pid=holder_pid,
                         elapsed_minutes=held)
 
 
