@@ -1,0 +1,49 @@
+"""What a cron run of a small policy imports (issue #15, item 4: import nothing a run
+does not use).  A one-report run with a warm policy cache must not import attrs (its
+import and class generation were a sixth of such a run), the PLY parser (the policy
+comes from the cache) or the promise types the policy does not use."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+POLICY = 'bundle agent main\n{\n  reports:\n    "hello from $(sys.host)";\n}\n'
+
+# Runs the agent's entry point in this interpreter, then prints the modules it imported.
+PROBE = """
+import json, sys
+from cfpromise.cli.agent import main
+code = main(sys.argv[1:])
+print("MODULES=" + json.dumps(sorted(sys.modules)))
+"""
+
+# (cfpromise.promises.packages.endrun is imported at every run's end: it only asks
+# whether common control names a package_inventory, and loads the rest if it does.)
+NOT_ON_THE_START_PATH = ("attr", "attrs", "ply.yacc", "cfpromise.syntax.parser",
+                         "cfpromise.promises.files", "cfpromise.promises.commands",
+                         "cfpromise.promises.packages.inventory",
+                         "cfpromise.promises.packages.handler", "sqlite3")
+
+
+def imported(tmp_path: Path, *args: str) -> set[str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "R: hello from" in proc.stdout, proc.stdout
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("MODULES="))
+    return set(json.loads(line[len("MODULES="):]))
+
+
+def test_a_one_report_run_imports_only_what_it_uses(tmp_path: Path) -> None:
+    policy = tmp_path / "trivial.cf"
+    policy.write_text(POLICY)
+    policy.chmod(0o600)
+    args = ("-K", "-f", str(policy), "-w", str(tmp_path / "wd"))
+    first = imported(tmp_path, *args)           # fills the policy cache
+    assert "cfpromise.syntax.parser" in first   # (the probe does see the parser when used)
+    modules = imported(tmp_path, *args)
+    found = sorted(m for m in modules if m in NOT_ON_THE_START_PATH
+                   or m.startswith(tuple(n + "." for n in NOT_ON_THE_START_PATH)))
+    assert not found, f"a warm one-report run imported {found}"
