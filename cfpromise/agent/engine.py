@@ -35,10 +35,11 @@ from cfpromise.agent.bodies import (BodyError, BodyResolver, InheritanceError, b
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
 from cfpromise.agent.outcome import Outcome, merge
+from cfpromise.agent.promiseinfo import PromiseInfo, info as promise_info
 from cfpromise.agent.output import Output
 from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration, combinations
-from cfpromise.eval.functions.api import REGISTRY, Variable
+from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, parameter_value
 from cfpromise.promises.api import THIS_ATTRIBUTES, BundleCall, PromiseRun, handler_for
 from cfpromise.promises.evaluators import EVALUATORS, Step
@@ -154,6 +155,7 @@ class Agent:
         from cfpromise.agent.persistence import PersistentClasses
         self.persistent = PersistentClasses(options.workdir)
         self.static_cache: dict[int, bool] = {}
+        self.infos: dict[int, PromiseInfo] = {}   # what each promise's text says (promiseinfo)
         self.var_names: dict[int, set[str]] = {}  # bundle -> variables defined more than once
         self.current_step: Step | None = None
         self.observers: list[Any] = []
@@ -311,6 +313,11 @@ class Agent:
     def eval_promise(self, run: BundleRun, ptype: str, promise: ast.Promise) -> None:
         if self.promise_filter is not None and not self.promise_filter(run, ptype, promise):
             return
+        facts = self.infos.get(id(promise))
+        if facts is None or facts.promise is not promise:
+            facts = promise_info(self.infos, promise)
+        if facts.static and self.trace is None and (id(promise), ()) in run.done:
+            return      # its one iteration is done: the checks below would change nothing
         ctx = self.ctx
         if promise.classes != "any" and not ctx.eval_class_expr(promise.classes):
             return
@@ -328,17 +335,19 @@ class Agent:
                     return
         last = run.pass_no == PASSES
         frame = run.frame
-        filename = promise.coord.file
-        if not os.path.isabs(filename):
-            filename = os.path.join(os.getcwd(), filename)     # cf-agent keeps the "./"
+        filename, dirname = facts.paths()
         base_this = {"promise_filename": filename,
-                     "promise_dirname": os.path.dirname(filename),
-                     "promise_linenumber": str(promise.coord.line),
+                     "promise_dirname": dirname,
+                     "promise_linenumber": facts.line,
                      "bundle": run.bundle.name, "namespace": run.bundle.namespace,
                      **self.promiser_identity}
         trace = self.trace if run.types is None and run.pass_no else None
-        for index, bindings in enumerate(self.iterations(promise, iterated_guard), 1):
-            key = (id(promise), tuple(sorted(bindings.items())))
+        with_c, handle_c = facts.with_c, facts.handle_c
+        # no "$" anywhere: one iteration without bindings, no probing
+        iterations = self.iterations(promise, iterated_guard) if facts.dynamic or iterated_guard \
+            else ({},)
+        for index, bindings in enumerate(iterations, 1):
+            key = (id(promise), tuple(sorted(bindings.items())) if bindings else ())
             if key in run.done:
                 if trace is not None:
                     trace.again(run, key)
@@ -349,7 +358,6 @@ class Agent:
                 continue
             frame.this = dict(base_this)
             ev = RvalEvaluator(ctx, bindings)
-            with_c = promise.get("with")
             frame.extra = {}
             if with_c is not None:
                 value = ev.value(with_c.rval)
@@ -360,12 +368,14 @@ class Agent:
             frame.promiser = promiser
             frame.ptype = ptype
             frame.promise = promise
-            handle_c = promise.get("handle")
-            handle = ev.text(handle_c.rval.value) if handle_c is not None and \
-                isinstance(handle_c.rval, ast.Scalar) else None
+            handle = ev.text(handle_c.rval.value) if handle_c is not None else None
             if handle:
                 frame.this["handle"] = handle
-            decision = self.conditions(promise, ev, last)
+            if facts.conditions:
+                decision = self.conditions(promise, ev, last, facts.conditions)
+            else:
+                self.failed_condition = ""
+                decision = True
             if decision is None:
                 if trace is not None:
                     trace.skipped(run, promise, self.failed_condition, key, False)
@@ -380,8 +390,7 @@ class Agent:
             if trace is not None and self.failed_condition == "-unless":
                 trace.not_skipped(ptype, promise, "unless")
                 self.failed_condition = ""
-            waiting = self.depends_on(promise, ev, run, key)
-            if waiting:
+            if facts.depends_c is not None and self.depends_on(promise, ev, run, key):
                 continue
             step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
             evaluator = EVALUATORS.get(ptype)
@@ -423,7 +432,7 @@ class Agent:
                     counts[p.promiser] = counts.get(p.promiser, 0) + 1
                 names = self.var_names[id(run.bundle)] = {n for n, c in counts.items() if c > 1}
             found = promise.promiser not in names and not any(
-                "$" in t or "@" in t for t in _texts(promise)) and not any(
+                "$" in t or "@" in t for t in promise_info(self.infos, promise).texts) and not any(
                 isinstance(r, ast.FnCall) for c in promise.constraints for r in ast.walk_rval(c.rval))
             cache[id(promise)] = found
         return found
@@ -436,9 +445,8 @@ class Agent:
 
     def iterations(self, promise: ast.Promise,
                    with_guard: bool = False) -> Iterator[dict[str, str]]:
-        texts = list(_texts(promise))
-        if with_guard and promise.varclass is not None:
-            texts.append(promise.varclass)
+        facts = promise_info(self.infos, promise)
+        texts = facts.guard_texts if with_guard else facts.texts
         if not any("$" in t for t in texts):
             yield {}
             return
@@ -450,13 +458,15 @@ class Agent:
                 exp.expand(text)
         yield from combinations(probe)
 
-    def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool) -> bool | None:
-        """True to go on, False to skip, None to wait for a later pass."""
+    def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool,
+                   constraints: tuple[tuple[str, ast.Constraint], ...] | None = None
+                   ) -> bool | None:
+        """True to go on, False to skip, None to wait for a later pass.  ``constraints``:
+        the promise's if/ifvarclass/unless, in that order (PromiseInfo.conditions)."""
         self.failed_condition = ""
-        for lval in ("if", "ifvarclass", "unless"):
-            c = promise.get(lval)
-            if c is None:
-                continue
+        if constraints is None:
+            constraints = promise_info(self.infos, promise).conditions
+        for lval, c in constraints:
             before = ev.unresolved
             ev.unresolved = False
             value = ev.value(c.rval)
@@ -785,29 +795,6 @@ class Agent:
     # -- the run --------------------------------------------------------------------
     def run(self) -> int:
         return loading.run_agent(self)
-
-
-def _texts(promise: ast.Promise) -> Iterator[str]:
-    """Every string of a promise that may drive iteration (not lazy function arguments)."""
-    yield promise.promiser
-    for c in promise.constraints:
-        yield from _rval_texts(c.rval)
-
-
-def _rval_texts(rval: ast.Rval) -> Iterator[str]:
-    if isinstance(rval, ast.Scalar):
-        yield rval.value
-    elif isinstance(rval, ast.List):
-        for item in rval.items:
-            yield from _rval_texts(item)
-    elif isinstance(rval, ast.FnCall):
-        if "$" in rval.name:
-            yield rval.name           # $(bundles)("z"): the called name iterates too
-        fn = REGISTRY.get(rval.name)
-        if fn is not None and fn.lazy:
-            return
-        for arg in rval.args:
-            yield from _rval_texts(arg)
 
 
 class _SkippedStep:
