@@ -29,6 +29,7 @@ from typing import Any, Iterator
 
 
 from cfpromise.agent import loading
+from cfpromise.agent.abort import AbortBundle, AbortRun, AbortWatch
 from cfpromise.agent.actionlog import write_action_log
 from cfpromise.agent.bodies import (BodyError, BodyResolver, InheritanceError, body_reference,
                                      reference)
@@ -48,16 +49,8 @@ from cfpromise.syntax import ast
 from cfpromise.syntax.names import find_block
 
 
-class AbortRun(Exception):
-    """An abortclasses class was defined (cf-agent exits 6)."""
-
-
 class FatalError(Exception):
     """An error that stops the run with exit code 1, as cf-agent's fatal errors do."""
-
-
-class AbortBundle(Exception):
-    """An abortbundleclasses class was defined."""
 
 
 # What the command line asks of a run: option -> default (``list``: a fresh empty list).
@@ -139,8 +132,7 @@ class Agent:
         self.counts: dict[Outcome, int] = {}
         self.unsupported_seen: set[str] = set()
         self.abortclasses: list[str] = []
-        self._abort_patterns: tuple[tuple[str, ...], ...] | None = None   # check_abort's state
-        self._abort_seen = 0
+        self.abort_watch = AbortWatch()       # check_abort's state
         self.abortbundleclasses: list[str] = []
         self.control: dict[str, Any] = {}
         self.ctx.common_control = self.control   # read by packagesmatching() (package_inventory)
@@ -319,7 +311,7 @@ class Agent:
         if facts.static and self.trace is None and (id(promise), ()) in run.done:
             return      # its one iteration is done: the checks below would change nothing
         ctx = self.ctx
-        if promise.classes != "any" and not ctx.eval_class_expr(promise.classes):
+        if facts.guarded and not ctx.class_tree_holds(facts.guard):
             return
         iterated_guard = False
         if promise.varclass is not None:
@@ -455,7 +447,7 @@ class Agent:
         def probe(bindings: dict[str, str]) -> None:
             exp = ctx.expander(bindings, iterate=True)
             for text in texts:
-                exp.expand(text)
+                exp.scan(text)
         yield from combinations(probe)
 
     def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool,
@@ -758,39 +750,8 @@ class Agent:
             observer.outcome_classes(self, step, outcome, [_canon(n) for n in names])
 
     def check_abort(self) -> None:
-        """abortclasses / abortbundleclasses: a regex matched against the defined classes,
-        or (written with . & | ! or parentheses) a class expression that now holds.
-
-        Runs after every promise, so its cost follows what changed: the regexes see every
-        defined class once (the first check, or when the patterns change) and afterwards
-        only the classes defined since the last check (``ctx.defined_log``); a class that
-        did not match a pattern then cannot match it later.  Class expressions are
-        evaluated each time (an undefinition can make them hold)."""
-        if not self.abortclasses and not self.abortbundleclasses:
-            return
-        ctx = self.ctx
-        log = ctx.defined_log
-        patterns = (tuple(self.abortclasses), tuple(self.abortbundleclasses))
-        if patterns != self._abort_patterns:
-            self._abort_patterns = patterns
-            names = [name for name, _ in ctx.classes_items()]
-        else:
-            names = [key for key in log[self._abort_seen:] if ctx.has_class_key(key)]
-        self._abort_seen = len(log)
-        for patterns_, exc in ((self.abortclasses, AbortRun), (self.abortbundleclasses, AbortBundle)):
-            for pattern in patterns_:
-                if any(op in pattern for op in ".&|!()") and ctx.eval_class_expr(pattern):
-                    if exc is AbortBundle:
-                        self.out.log("error", f"Setting abort for '{pattern}' when setting class "
-                                              f"'{ctx.last_defined}'")
-                    raise exc(ctx.last_defined or pattern)
-                rx = _regex(pattern) if names else None
-                for name in names if rx is not None else ():
-                    if rx.fullmatch(name):
-                        if exc is AbortBundle:
-                            self.out.log("error", f"Bundle '{ctx.frame.bundle}' aborted on "
-                                                  f"defined class '{name}'")
-                        raise exc(name)
+        """abortclasses / abortbundleclasses (cfpromise.agent.abort): after every promise."""
+        self.abort_watch.check(self)
 
     # -- the run --------------------------------------------------------------------
     def run(self) -> int:
@@ -826,14 +787,6 @@ def _digest(attributes: dict[str, Any]) -> str:
     """A short stable digest (lock names persist across runs)."""
     import hashlib
     return hashlib.md5(_canonical(attributes).encode()).hexdigest()[:16]
-
-
-def _regex(pattern: str) -> Any:
-    import re
-    try:
-        return re.compile(pattern)
-    except re.error:
-        return None
 
 
 def _list(value: Any) -> list[str]:

@@ -10,6 +10,7 @@ pass, so it is computed the first time the promise is met and kept for the run:
   arguments of functions that are not lazy, a ``$(f)(...)`` function name) and
   whether any of them holds a ``$`` at all (none: the promise has exactly one
   iteration, with no bindings);
+* the class guard, parsed (``promise.classes``; None when it is ``any``);
 * the constraints the engine reads on every evaluation (``with``, ``handle``,
   ``if``/``ifvarclass``/``unless`` in that order, ``depends_on``);
 * the promise's file and directory for ``this.promise_filename`` and
@@ -25,7 +26,9 @@ from __future__ import annotations
 import os
 from typing import Iterator
 
+from cfpromise.eval.context import class_tree
 from cfpromise.eval.functions.api import REGISTRY
+from cfpromise.syntax.classexpr import Tree
 from cfpromise.syntax import ast
 
 CONDITIONS = ("if", "ifvarclass", "unless")
@@ -34,8 +37,8 @@ CONDITIONS = ("if", "ifvarclass", "unless")
 class PromiseInfo:
     """The facts about one promise that evaluation cannot change (see the module)."""
 
-    __slots__ = ("promise", "texts", "dynamic", "guard_texts", "static", "with_c", "handle_c",
-                 "conditions", "depends_c", "filename", "dirname", "line")
+    __slots__ = ("promise", "texts", "dynamic", "guard_texts", "static", "guarded", "guard",
+                 "with_c", "handle_c", "conditions", "depends_c", "filename", "dirname", "line")
 
     def __init__(self, promise: ast.Promise) -> None:
         self.promise = promise
@@ -47,6 +50,9 @@ class PromiseInfo:
         # one iteration without bindings whatever the variables hold (a quoted guard
         # without "$" never iterates)
         self.static = not self.dynamic and (varclass is None or "$" not in varclass)
+        self.guarded = promise.classes != "any"
+        # the guard's tree, as EvalContext.eval_class_expr reads it (None: never holds)
+        self.guard: Tree | None = class_tree(promise.classes) if self.guarded else None
         self.with_c = promise.get("with")
         handle = promise.get("handle")
         self.handle_c = handle if handle is not None and isinstance(handle.rval, ast.Scalar) \

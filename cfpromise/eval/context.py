@@ -129,7 +129,7 @@ class EvalContext:
     def class_defined(self, name: str) -> bool:
         if name == "any":
             return True
-        frame = self.frame
+        frame = self.frames[-1]
         if ":" in name:
             key = self.class_key(name, "default")
             candidates = (key,)
@@ -149,16 +149,12 @@ class EvalContext:
         return False
 
     def eval_class_expr(self, expr: str) -> bool:
-        expr = expr.strip()
-        if not expr:
-            return False
-        try:
-            tree = classexpr.parse(expr)
-        except classexpr.ClassExprError:
-            tree = _prefix_tree(expr)
-            if tree is None:
-                return False
-        return classexpr.evaluate(tree, self.class_defined)
+        tree = class_tree(expr)
+        return tree is not None and classexpr.evaluate(tree, self.class_defined)
+
+    def class_tree_holds(self, tree: classexpr.Tree | None) -> bool:
+        """:meth:`eval_class_expr` of an expression already read by :func:`class_tree`."""
+        return tree is not None and classexpr.evaluate(tree, self.class_defined)
 
     def classes_items(self) -> Iterable[tuple[str, tuple[str, ...]]]:
         seen: set[str] = set()
@@ -346,6 +342,19 @@ class EvalContext:
 
     def log(self, level: str, message: str) -> None:
         self._log(level, message)
+
+
+def class_tree(expr: str) -> classexpr.Tree | None:
+    """The tree of a class expression as :meth:`EvalContext.eval_class_expr` reads it
+    (None: never holds): surrounding blanks ignored, a guard that does not parse read
+    as its longest complete prefix (see :func:`_prefix_tree`)."""
+    expr = expr.strip()
+    if not expr:
+        return None
+    try:
+        return classexpr.parse(expr)
+    except classexpr.ClassExprError:
+        return _prefix_tree(expr)
 
 
 def _prefix_tree(expr: str) -> classexpr.Tree | None:

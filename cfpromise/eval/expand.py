@@ -197,6 +197,56 @@ class Expander:
                 self.unresolved, self.iterate = unresolved, iterate
         return value
 
+    def scan(self, text: str) -> None:
+        """What :meth:`expand` of ``text`` does to this expander -- the same
+        :class:`NeedIteration` for the same list, ``unresolved`` set alike -- without
+        building the text: iteration probes ask only which lists a promise meets
+        (:func:`combinations`).  A scalar's value is not expanded again here, since that
+        expansion never iterates and never marks the text unresolved (see
+        :meth:`_reference`); inner references (``$(a[$(k)])``) are expanded as usual."""
+        if "$" not in text:
+            return
+        i, n = 0, len(text)
+        while i < n:
+            j = text.find("$", i)
+            if j < 0 or j + 1 >= n:
+                return
+            opening = text[j + 1]
+            if opening not in "({":
+                i = j + 1
+                continue
+            end = _close(text, j + 1, opening)
+            if end < 0:
+                return
+            self._scan_reference(text[j + 2:end])
+            i = end + 1
+
+    def _scan_reference(self, inner: str) -> None:
+        """:meth:`_reference` for :meth:`scan`, step for step, less the text it returns."""
+        before = self.unresolved
+        name = self.expand(inner) if "$" in inner else inner
+        if self.unresolved and not before:
+            return
+        found = self.resolve(name)
+        if found is None:
+            self.unresolved = True
+            return
+        key, var = found
+        if var.type in LIST_TYPES or (var.type == "data" and isinstance(var.value, (list, dict))):
+            if key in self.bindings:
+                return
+            values = iterable_values(var)
+            if values is not None and self.iterate:
+                raise NeedIteration(key, values)
+            if not getattr(var.value, "source", None):
+                self.unresolved = True
+            return
+        if var.type == "data":
+            if var.value is None and self.iterate:
+                raise NeedIteration(key, [])
+            if scalar_text(var.value) is None:
+                self.unresolved = True
+
 
 def combinations(probe: Callable[[dict[str, str]], None]) -> Iterator[dict[str, str]]:
     """Every binding of the lists ``probe`` meets (see the module docstring)."""

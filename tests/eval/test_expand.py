@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from cfpromise.eval.expand import Expander, combinations
+from cfpromise.eval.expand import Expander, NeedIteration, combinations
 from cfpromise.eval.functions.api import Variable
 
 VARS = {
@@ -167,3 +167,57 @@ def test_close_finds_the_matching_bracket_as_a_scan_does(text: str, opening: str
     from cfpromise.eval.expand import _close
     text = opening + text
     assert _close(text, 0, opening) == _close_by_scanning(text, 0, opening)
+
+
+# Expander.scan (the iteration probe) must leave an expander exactly as expand() does:
+# the same NeedIteration (list key and values) or none, and the same ``unresolved`` --
+# over every text, including values that themselves hold references, nulls, containers
+# and references that stay unresolved, with the flag carried from one text to the next.
+class _Sourced(list):
+    """A body's @(list) argument: a list that knows how it was written."""
+
+    source = "@(p)"
+
+
+SCAN_VARS = dict(VARS, **{
+    "ref": Variable("string", "$(l) and $(nosuch)"),       # a value holding references
+    "self": Variable("string", "again $(self)"),
+    "null": Variable("data", None),
+    "obj": Variable("data", {"a": 1, "b": None, "c": [2]}),
+    "name": Variable("string", "s"),
+    "src": Variable("slist", _Sourced(["z"])),
+})
+
+
+def _scan_resolve(ref: str) -> tuple[str, Variable] | None:
+    var = SCAN_VARS.get(ref)
+    return (ref, var) if var is not None else resolve(ref)
+
+
+def _outcome(method: str, texts: list[str], bindings: dict[str, str], iterate: bool,
+             unresolved: bool) -> tuple[object, bool]:
+    exp = Expander(_scan_resolve, dict(bindings), iterate)
+    exp.unresolved = unresolved
+    try:
+        for text in texts:
+            getattr(exp, method)(text)
+    except NeedIteration as need:
+        return (need.key, need.values), exp.unresolved
+    return None, exp.unresolved
+
+
+PIECES = ["$(s)", "${i}", "$(l)", "$(k)", "$(arr[$(k)])", "$(a_$(s))", "$(a_$(nosuch))",
+          "$(nosuch)", "$(ref)", "$(self)", "$(null)", "$(obj)", "$(d)", "$(d[k])",
+          "$(d[k][1])", "$($(name))", "$(empty)", "$(src)", "plain", "$", "$(", "$(s",
+          "$x", "${l}", "$(obj[c])"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=4).map("".join), max_size=3),
+       st.dictionaries(st.sampled_from(["l", "k", "obj", "d", "src"]), st.sampled_from(["x", "a"]),
+                       max_size=2),
+       st.booleans(), st.booleans())
+def test_scan_changes_the_expander_as_expand_does(texts: list[str], bindings: dict[str, str],
+                                                  iterate: bool, unresolved: bool) -> None:
+    assert _outcome("scan", texts, bindings, iterate, unresolved) == \
+        _outcome("expand", texts, bindings, iterate, unresolved)
