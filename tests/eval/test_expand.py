@@ -221,3 +221,26 @@ def test_scan_changes_the_expander_as_expand_does(texts: list[str], bindings: di
                                                   iterate: bool, unresolved: bool) -> None:
     assert _outcome("scan", texts, bindings, iterate, unresolved) == \
         _outcome("expand", texts, bindings, iterate, unresolved)
+
+
+class _Ctx:
+    """Just what RvalEvaluator.text asks of a context."""
+
+    def expander(self, bindings: dict[str, str] | None = None, iterate: bool = False) -> Expander:
+        return Expander(_scan_resolve, bindings, iterate)
+
+
+def test_an_evaluators_reused_expander_starts_each_text_afresh() -> None:
+    # RvalEvaluator.text keeps one Expander: an unresolved text before must not make
+    # a later one look unresolved, and no "being expanded" mark may be left behind
+    from cfpromise.eval.rvals import RvalEvaluator
+    ev = RvalEvaluator(_Ctx(), {"l": "a"})
+    assert ev.text("$(nosuch)") == "$(nosuch)" and ev.unresolved
+    ev.unresolved = False
+    assert ev.text("$(s) $(l)") == "hello a" and not ev.unresolved
+    assert ev.text("$(ref)") == "a and $(nosuch)" and not ev.unresolved
+    ev._expander.active.add("ref")            # as if an expansion had been cut short
+    assert ev.text("$(ref)") == "a and $(nosuch)"
+    fresh = RvalEvaluator(_Ctx(), {"l": "a"})
+    assert [ev.text(t) for t in ("$(self)", "x$(i)")] == \
+        [fresh.text("$(self)"), RvalEvaluator(_Ctx(), {"l": "a"}).text("x$(i)")]
