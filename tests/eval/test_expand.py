@@ -244,3 +244,40 @@ def test_an_evaluators_reused_expander_starts_each_text_afresh() -> None:
     fresh = RvalEvaluator(_Ctx(), {"l": "a"})
     assert [ev.text(t) for t in ("$(self)", "x$(i)")] == \
         [fresh.text("$(self)"), RvalEvaluator(_Ctx(), {"l": "a"}).text("x$(i)")]
+
+
+def _cut_as_written(text: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The left-to-right walk Expander.expand made before segments() memoised it."""
+    from cfpromise.eval.expand import _close
+    literal: list[str] = []
+    refs: list[tuple[str, str]] = []
+    i, n = 0, len(text)
+    while i < n:
+        j = text.find("$", i)
+        if j < 0 or j + 1 >= n:
+            literal.append(text[i:])
+            break
+        opening = text[j + 1]
+        if opening not in "({":
+            literal.append(text[i:j + 1])
+            i = j + 1
+            continue
+        end = _close(text, j + 1, opening)
+        if end < 0:
+            literal.append(text[i:])
+            break
+        literal.append(text[i:j])
+        literal.append("\0")                      # where a reference's value goes
+        refs.append((text[j + 2:end], opening))
+        i = end + 1
+    return literal, refs
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="$(){}ab_[]", max_size=24))
+def test_segments_cut_a_text_where_the_walk_substitutes(text: str) -> None:
+    from cfpromise.eval.expand import segments
+    literal, refs = _cut_as_written(text)
+    head, cut = segments(text)
+    assert [(inner, opening) for inner, opening, _ in cut] == refs
+    assert head + "".join("\0" + tail for _, _, tail in cut) == "".join(literal)
