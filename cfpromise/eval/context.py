@@ -32,7 +32,7 @@ class Frame:
     A plain slotted class, not attrs: it is on every run's start path (see ast.py)."""
 
     __slots__ = ("namespace", "bundle", "node", "local_classes", "inherits", "this",
-                 "promiser", "ptype", "promise", "edit", "extra")
+                 "promiser", "ptype", "promise", "edit", "extra", "refs")
 
     def __init__(self, namespace: str, bundle: str, node: Bundle | None = None,
                  local_classes: dict[str, tuple[str, ...]] | None = None,
@@ -50,11 +50,23 @@ class Frame:
         self.promise = promise            # the promise being evaluated (ast.Promise)
         self.edit = edit                  # the buffer an edit_line/edit_xml bundle works on
         self.extra: dict[str, Variable] = {} if extra is None else extra   # names a built-in binds
+        # the parsed references of this namespace and bundle (_scope_refs), on first use
+        self.refs: dict[str, tuple[str, str, str, str]] | None = None
 
 
-# (reference, namespace, bundle) -> (namespace, scope, name, store key): a run resolves
-# the same few thousand references some 20,000 times (masterfiles)
-_PARSED_REFS: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}
+# (namespace, bundle) -> reference -> (namespace, scope, name, store key): a run resolves
+# the same few thousand references some 20,000 times (masterfiles).  Each frame keeps
+# its scope's table, so a lookup is one dict probe by the reference string.
+_SCOPE_REFS: dict[tuple[str, str], dict[str, tuple[str, str, str, str]]] = {}
+
+
+def _scope_refs(namespace: str, bundle: str) -> dict[str, tuple[str, str, str, str]]:
+    found = _SCOPE_REFS.get((namespace, bundle))
+    if found is None:
+        if len(_SCOPE_REFS) > 4096:
+            _SCOPE_REFS.clear()
+        found = _SCOPE_REFS[(namespace, bundle)] = {}
+    return found
 
 
 class EvalContext:
@@ -172,17 +184,19 @@ class EvalContext:
     # -- variables -------------------------------------------------------------
     def resolve_ref(self, ref: str) -> tuple[str, Variable] | None:
         """A reference as written in the current bundle -> (key, variable)."""
-        frame = self.frame
+        frame = self.frames[-1]
         extra = frame.extra.get(ref) if frame.extra else None
         if extra is not None:
             return f"extra:{ref}", extra
-        where = (ref, frame.namespace, frame.bundle)
-        parsed = _PARSED_REFS.get(where)
+        refs = frame.refs
+        if refs is None:
+            refs = frame.refs = _scope_refs(frame.namespace, frame.bundle)
+        parsed = refs.get(ref)
         if parsed is None:
-            if len(_PARSED_REFS) > 65536:
-                _PARSED_REFS.clear()
+            if len(refs) > 65536:
+                refs.clear()
             ns, scope, name = parse_ref(ref, frame.namespace, frame.bundle)
-            parsed = _PARSED_REFS[where] = (ns, scope, name, VariableStore.key(ns, scope, name))
+            parsed = refs[ref] = (ns, scope, name, VariableStore.key(ns, scope, name))
         ns, scope, name, key = parsed
         if scope == "this" and ns == "default":
             value = frame.this.get(name)

@@ -176,7 +176,7 @@ class Expander:
     def _reference(self, inner: str, opening: str) -> str:
         closing = ")" if opening == "(" else "}"
         before = self.unresolved
-        name = self.expand(inner)
+        name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
             return f"${opening}{name}{closing}"
         found = self.resolve(name)
