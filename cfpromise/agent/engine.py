@@ -29,16 +29,18 @@ from typing import Any, Iterator
 
 
 from cfpromise.agent import loading
+from cfpromise.agent.abort import AbortBundle, AbortRun, AbortWatch
 from cfpromise.agent.actionlog import write_action_log
 from cfpromise.agent.bodies import (BodyError, BodyResolver, InheritanceError, body_reference,
                                      reference)
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
 from cfpromise.agent.outcome import Outcome, merge
+from cfpromise.agent.promiseinfo import PromiseInfo, info as promise_info
 from cfpromise.agent.output import Output
 from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration, combinations
-from cfpromise.eval.functions.api import REGISTRY, Variable
+from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, parameter_value
 from cfpromise.promises.api import THIS_ATTRIBUTES, BundleCall, PromiseRun, handler_for
 from cfpromise.promises.evaluators import EVALUATORS, Step
@@ -47,16 +49,8 @@ from cfpromise.syntax import ast
 from cfpromise.syntax.names import find_block
 
 
-class AbortRun(Exception):
-    """An abortclasses class was defined (cf-agent exits 6)."""
-
-
 class FatalError(Exception):
     """An error that stops the run with exit code 1, as cf-agent's fatal errors do."""
-
-
-class AbortBundle(Exception):
-    """An abortbundleclasses class was defined."""
 
 
 # What the command line asks of a run: option -> default (``list``: a fresh empty list).
@@ -138,8 +132,7 @@ class Agent:
         self.counts: dict[Outcome, int] = {}
         self.unsupported_seen: set[str] = set()
         self.abortclasses: list[str] = []
-        self._abort_patterns: tuple[tuple[str, ...], ...] | None = None   # check_abort's state
-        self._abort_seen = 0
+        self.abort_watch = AbortWatch()       # check_abort's state
         self.abortbundleclasses: list[str] = []
         self.control: dict[str, Any] = {}
         self.ctx.common_control = self.control   # read by packagesmatching() (package_inventory)
@@ -154,6 +147,7 @@ class Agent:
         from cfpromise.agent.persistence import PersistentClasses
         self.persistent = PersistentClasses(options.workdir)
         self.static_cache: dict[int, bool] = {}
+        self.infos: dict[int, PromiseInfo] = {}   # what each promise's text says (promiseinfo)
         self.var_names: dict[int, set[str]] = {}  # bundle -> variables defined more than once
         self.current_step: Step | None = None
         self.observers: list[Any] = []
@@ -311,8 +305,13 @@ class Agent:
     def eval_promise(self, run: BundleRun, ptype: str, promise: ast.Promise) -> None:
         if self.promise_filter is not None and not self.promise_filter(run, ptype, promise):
             return
+        facts = self.infos.get(id(promise))
+        if facts is None or facts.promise is not promise:
+            facts = promise_info(self.infos, promise)
+        if facts.static and self.trace is None and (id(promise), ()) in run.done:
+            return      # its one iteration is done: the checks below would change nothing
         ctx = self.ctx
-        if promise.classes != "any" and not ctx.eval_class_expr(promise.classes):
+        if facts.guarded and not ctx.class_tree_holds(facts.guard):
             return
         iterated_guard = False
         if promise.varclass is not None:
@@ -328,17 +327,19 @@ class Agent:
                     return
         last = run.pass_no == PASSES
         frame = run.frame
-        filename = promise.coord.file
-        if not os.path.isabs(filename):
-            filename = os.path.join(os.getcwd(), filename)     # cf-agent keeps the "./"
+        filename, dirname = facts.paths()
         base_this = {"promise_filename": filename,
-                     "promise_dirname": os.path.dirname(filename),
-                     "promise_linenumber": str(promise.coord.line),
+                     "promise_dirname": dirname,
+                     "promise_linenumber": facts.line,
                      "bundle": run.bundle.name, "namespace": run.bundle.namespace,
                      **self.promiser_identity}
         trace = self.trace if run.types is None and run.pass_no else None
-        for index, bindings in enumerate(self.iterations(promise, iterated_guard), 1):
-            key = (id(promise), tuple(sorted(bindings.items())))
+        with_c, handle_c = facts.with_c, facts.handle_c
+        # no "$" anywhere: one iteration without bindings, no probing
+        iterations = self.iterations(promise, iterated_guard) if facts.dynamic or iterated_guard \
+            else ({},)
+        for index, bindings in enumerate(iterations, 1):
+            key = (id(promise), tuple(sorted(bindings.items())) if bindings else ())
             if key in run.done:
                 if trace is not None:
                     trace.again(run, key)
@@ -349,7 +350,6 @@ class Agent:
                 continue
             frame.this = dict(base_this)
             ev = RvalEvaluator(ctx, bindings)
-            with_c = promise.get("with")
             frame.extra = {}
             if with_c is not None:
                 value = ev.value(with_c.rval)
@@ -360,12 +360,14 @@ class Agent:
             frame.promiser = promiser
             frame.ptype = ptype
             frame.promise = promise
-            handle_c = promise.get("handle")
-            handle = ev.text(handle_c.rval.value) if handle_c is not None and \
-                isinstance(handle_c.rval, ast.Scalar) else None
+            handle = ev.text(handle_c.rval.value) if handle_c is not None else None
             if handle:
                 frame.this["handle"] = handle
-            decision = self.conditions(promise, ev, last)
+            if facts.conditions:
+                decision = self.conditions(promise, ev, last, facts.conditions)
+            else:
+                self.failed_condition = ""
+                decision = True
             if decision is None:
                 if trace is not None:
                     trace.skipped(run, promise, self.failed_condition, key, False)
@@ -380,8 +382,7 @@ class Agent:
             if trace is not None and self.failed_condition == "-unless":
                 trace.not_skipped(ptype, promise, "unless")
                 self.failed_condition = ""
-            waiting = self.depends_on(promise, ev, run, key)
-            if waiting:
+            if facts.depends_c is not None and self.depends_on(promise, ev, run, key):
                 continue
             step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
             evaluator = EVALUATORS.get(ptype)
@@ -423,7 +424,7 @@ class Agent:
                     counts[p.promiser] = counts.get(p.promiser, 0) + 1
                 names = self.var_names[id(run.bundle)] = {n for n, c in counts.items() if c > 1}
             found = promise.promiser not in names and not any(
-                "$" in t or "@" in t for t in _texts(promise)) and not any(
+                "$" in t or "@" in t for t in promise_info(self.infos, promise).texts) and not any(
                 isinstance(r, ast.FnCall) for c in promise.constraints for r in ast.walk_rval(c.rval))
             cache[id(promise)] = found
         return found
@@ -436,9 +437,8 @@ class Agent:
 
     def iterations(self, promise: ast.Promise,
                    with_guard: bool = False) -> Iterator[dict[str, str]]:
-        texts = list(_texts(promise))
-        if with_guard and promise.varclass is not None:
-            texts.append(promise.varclass)
+        facts = promise_info(self.infos, promise)
+        texts = facts.guard_texts if with_guard else facts.texts
         if not any("$" in t for t in texts):
             yield {}
             return
@@ -447,16 +447,18 @@ class Agent:
         def probe(bindings: dict[str, str]) -> None:
             exp = ctx.expander(bindings, iterate=True)
             for text in texts:
-                exp.expand(text)
+                exp.scan(text)
         yield from combinations(probe)
 
-    def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool) -> bool | None:
-        """True to go on, False to skip, None to wait for a later pass."""
+    def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool,
+                   constraints: tuple[tuple[str, ast.Constraint], ...] | None = None
+                   ) -> bool | None:
+        """True to go on, False to skip, None to wait for a later pass.  ``constraints``:
+        the promise's if/ifvarclass/unless, in that order (PromiseInfo.conditions)."""
         self.failed_condition = ""
-        for lval in ("if", "ifvarclass", "unless"):
-            c = promise.get(lval)
-            if c is None:
-                continue
+        if constraints is None:
+            constraints = promise_info(self.infos, promise).conditions
+        for lval, c in constraints:
             before = ev.unresolved
             ev.unresolved = False
             value = ev.value(c.rval)
@@ -748,66 +750,12 @@ class Agent:
             observer.outcome_classes(self, step, outcome, [_canon(n) for n in names])
 
     def check_abort(self) -> None:
-        """abortclasses / abortbundleclasses: a regex matched against the defined classes,
-        or (written with . & | ! or parentheses) a class expression that now holds.
-
-        Runs after every promise, so its cost follows what changed: the regexes see every
-        defined class once (the first check, or when the patterns change) and afterwards
-        only the classes defined since the last check (``ctx.defined_log``); a class that
-        did not match a pattern then cannot match it later.  Class expressions are
-        evaluated each time (an undefinition can make them hold)."""
-        if not self.abortclasses and not self.abortbundleclasses:
-            return
-        ctx = self.ctx
-        log = ctx.defined_log
-        patterns = (tuple(self.abortclasses), tuple(self.abortbundleclasses))
-        if patterns != self._abort_patterns:
-            self._abort_patterns = patterns
-            names = [name for name, _ in ctx.classes_items()]
-        else:
-            names = [key for key in log[self._abort_seen:] if ctx.has_class_key(key)]
-        self._abort_seen = len(log)
-        for patterns_, exc in ((self.abortclasses, AbortRun), (self.abortbundleclasses, AbortBundle)):
-            for pattern in patterns_:
-                if any(op in pattern for op in ".&|!()") and ctx.eval_class_expr(pattern):
-                    if exc is AbortBundle:
-                        self.out.log("error", f"Setting abort for '{pattern}' when setting class "
-                                              f"'{ctx.last_defined}'")
-                    raise exc(ctx.last_defined or pattern)
-                rx = _regex(pattern) if names else None
-                for name in names if rx is not None else ():
-                    if rx.fullmatch(name):
-                        if exc is AbortBundle:
-                            self.out.log("error", f"Bundle '{ctx.frame.bundle}' aborted on "
-                                                  f"defined class '{name}'")
-                        raise exc(name)
+        """abortclasses / abortbundleclasses (cfpromise.agent.abort): after every promise."""
+        self.abort_watch.check(self)
 
     # -- the run --------------------------------------------------------------------
     def run(self) -> int:
         return loading.run_agent(self)
-
-
-def _texts(promise: ast.Promise) -> Iterator[str]:
-    """Every string of a promise that may drive iteration (not lazy function arguments)."""
-    yield promise.promiser
-    for c in promise.constraints:
-        yield from _rval_texts(c.rval)
-
-
-def _rval_texts(rval: ast.Rval) -> Iterator[str]:
-    if isinstance(rval, ast.Scalar):
-        yield rval.value
-    elif isinstance(rval, ast.List):
-        for item in rval.items:
-            yield from _rval_texts(item)
-    elif isinstance(rval, ast.FnCall):
-        if "$" in rval.name:
-            yield rval.name           # $(bundles)("z"): the called name iterates too
-        fn = REGISTRY.get(rval.name)
-        if fn is not None and fn.lazy:
-            return
-        for arg in rval.args:
-            yield from _rval_texts(arg)
 
 
 class _SkippedStep:
@@ -839,14 +787,6 @@ def _digest(attributes: dict[str, Any]) -> str:
     """A short stable digest (lock names persist across runs)."""
     import hashlib
     return hashlib.md5(_canonical(attributes).encode()).hexdigest()[:16]
-
-
-def _regex(pattern: str) -> Any:
-    import re
-    try:
-        return re.compile(pattern)
-    except re.error:
-        return None
 
 
 def _list(value: Any) -> list[str]:

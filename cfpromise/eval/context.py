@@ -32,7 +32,7 @@ class Frame:
     A plain slotted class, not attrs: it is on every run's start path (see ast.py)."""
 
     __slots__ = ("namespace", "bundle", "node", "local_classes", "inherits", "this",
-                 "promiser", "ptype", "promise", "edit", "extra")
+                 "promiser", "ptype", "promise", "edit", "extra", "refs")
 
     def __init__(self, namespace: str, bundle: str, node: Bundle | None = None,
                  local_classes: dict[str, tuple[str, ...]] | None = None,
@@ -50,11 +50,23 @@ class Frame:
         self.promise = promise            # the promise being evaluated (ast.Promise)
         self.edit = edit                  # the buffer an edit_line/edit_xml bundle works on
         self.extra: dict[str, Variable] = {} if extra is None else extra   # names a built-in binds
+        # the parsed references of this namespace and bundle (_scope_refs), on first use
+        self.refs: dict[str, tuple[str, str, str, str]] | None = None
 
 
-# (reference, namespace, bundle) -> (namespace, scope, name, store key): a run resolves
-# the same few thousand references some 20,000 times (masterfiles)
-_PARSED_REFS: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}
+# (namespace, bundle) -> reference -> (namespace, scope, name, store key): a run resolves
+# the same few thousand references some 20,000 times (masterfiles).  Each frame keeps
+# its scope's table, so a lookup is one dict probe by the reference string.
+_SCOPE_REFS: dict[tuple[str, str], dict[str, tuple[str, str, str, str]]] = {}
+
+
+def _scope_refs(namespace: str, bundle: str) -> dict[str, tuple[str, str, str, str]]:
+    found = _SCOPE_REFS.get((namespace, bundle))
+    if found is None:
+        if len(_SCOPE_REFS) > 4096:
+            _SCOPE_REFS.clear()
+        found = _SCOPE_REFS[(namespace, bundle)] = {}
+    return found
 
 
 class EvalContext:
@@ -129,7 +141,7 @@ class EvalContext:
     def class_defined(self, name: str) -> bool:
         if name == "any":
             return True
-        frame = self.frame
+        frame = self.frames[-1]
         if ":" in name:
             key = self.class_key(name, "default")
             candidates = (key,)
@@ -149,16 +161,12 @@ class EvalContext:
         return False
 
     def eval_class_expr(self, expr: str) -> bool:
-        expr = expr.strip()
-        if not expr:
-            return False
-        try:
-            tree = classexpr.parse(expr)
-        except classexpr.ClassExprError:
-            tree = _prefix_tree(expr)
-            if tree is None:
-                return False
-        return classexpr.evaluate(tree, self.class_defined)
+        tree = class_tree(expr)
+        return tree is not None and classexpr.evaluate(tree, self.class_defined)
+
+    def class_tree_holds(self, tree: classexpr.Tree | None) -> bool:
+        """:meth:`eval_class_expr` of an expression already read by :func:`class_tree`."""
+        return tree is not None and classexpr.evaluate(tree, self.class_defined)
 
     def classes_items(self) -> Iterable[tuple[str, tuple[str, ...]]]:
         seen: set[str] = set()
@@ -176,17 +184,19 @@ class EvalContext:
     # -- variables -------------------------------------------------------------
     def resolve_ref(self, ref: str) -> tuple[str, Variable] | None:
         """A reference as written in the current bundle -> (key, variable)."""
-        frame = self.frame
+        frame = self.frames[-1]
         extra = frame.extra.get(ref) if frame.extra else None
         if extra is not None:
             return f"extra:{ref}", extra
-        where = (ref, frame.namespace, frame.bundle)
-        parsed = _PARSED_REFS.get(where)
+        refs = frame.refs
+        if refs is None:
+            refs = frame.refs = _scope_refs(frame.namespace, frame.bundle)
+        parsed = refs.get(ref)
         if parsed is None:
-            if len(_PARSED_REFS) > 65536:
-                _PARSED_REFS.clear()
+            if len(refs) > 65536:
+                refs.clear()
             ns, scope, name = parse_ref(ref, frame.namespace, frame.bundle)
-            parsed = _PARSED_REFS[where] = (ns, scope, name, VariableStore.key(ns, scope, name))
+            parsed = refs[ref] = (ns, scope, name, VariableStore.key(ns, scope, name))
         ns, scope, name, key = parsed
         if scope == "this" and ns == "default":
             value = frame.this.get(name)
@@ -346,6 +356,19 @@ class EvalContext:
 
     def log(self, level: str, message: str) -> None:
         self._log(level, message)
+
+
+def class_tree(expr: str) -> classexpr.Tree | None:
+    """The tree of a class expression as :meth:`EvalContext.eval_class_expr` reads it
+    (None: never holds): surrounding blanks ignored, a guard that does not parse read
+    as its longest complete prefix (see :func:`_prefix_tree`)."""
+    expr = expr.strip()
+    if not expr:
+        return None
+    try:
+        return classexpr.parse(expr)
+    except classexpr.ClassExprError:
+        return _prefix_tree(expr)
 
 
 def _prefix_tree(expr: str) -> classexpr.Tree | None:

@@ -27,6 +27,7 @@ combination, so a promise over an empty list does nothing, as in CFEngine.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any, Callable, Iterator
 
 from cfpromise.eval.functions.api import Variable
@@ -107,6 +108,46 @@ def naked_reference(text: str, sigil: str = "@") -> str | None:
     return text[2:-1]
 
 
+@lru_cache(maxsize=16384)
+def segments(text: str) -> tuple[str, tuple[tuple[str, str, str], ...]]:
+    """``text`` cut where :meth:`Expander.expand` substitutes: (the text before the first
+    reference, then for each top-level reference its inside, its opening bracket and the
+    plain text up to the next one).  The same few thousand strings are expanded tens of
+    thousands of times in a run (iteration probes, passes), so the cut is made once per
+    string.  A ``$`` not followed by a bracket, or a reference left open, is plain text."""
+    pieces: list[str] = []
+    refs: list[tuple[str, str, str]] = []
+    head: str | None = None
+    i, n = 0, len(text)
+    while i < n:
+        j = text.find("$", i)
+        if j < 0 or j + 1 >= n:
+            pieces.append(text[i:])
+            break
+        opening = text[j + 1]
+        if opening not in "({":
+            pieces.append(text[i:j + 1])
+            i = j + 1
+            continue
+        end = _close(text, j + 1, opening)
+        if end < 0:
+            pieces.append(text[i:])
+            break
+        pieces.append(text[i:j])
+        if head is None:
+            head = "".join(pieces)
+        else:
+            refs[-1] = (refs[-1][0], refs[-1][1], "".join(pieces))
+        pieces = []
+        refs.append((text[j + 2:end], opening, ""))
+        i = end + 1
+    rest = "".join(pieces)
+    if head is None:
+        return rest, ()
+    refs[-1] = (refs[-1][0], refs[-1][1], rest)
+    return head, tuple(refs)
+
+
 class Expander:
     """Expands strings against a resolver and the current iteration bindings."""
 
@@ -123,31 +164,19 @@ class Expander:
     def expand(self, text: str) -> str:
         if "$" not in text:
             return text
-        out: list[str] = []
-        i, n = 0, len(text)
-        while i < n:
-            j = text.find("$", i)
-            if j < 0 or j + 1 >= n:
-                out.append(text[i:])
-                break
-            opening = text[j + 1]
-            if opening not in "({":
-                out.append(text[i:j + 1])
-                i = j + 1
-                continue
-            end = _close(text, j + 1, opening)
-            if end < 0:
-                out.append(text[i:])
-                break
-            out.append(text[i:j])
-            out.append(self._reference(text[j + 2:end], opening))
-            i = end + 1
+        head, refs = segments(text)
+        if not refs:
+            return head
+        out = [head]
+        for inner, opening, tail in refs:
+            out.append(self._reference(inner, opening))
+            out.append(tail)
         return "".join(out)
 
     def _reference(self, inner: str, opening: str) -> str:
         closing = ")" if opening == "(" else "}"
         before = self.unresolved
-        name = self.expand(inner)
+        name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
             return f"${opening}{name}{closing}"
         found = self.resolve(name)
@@ -196,6 +225,44 @@ class Expander:
                 self.active.discard(key)
                 self.unresolved, self.iterate = unresolved, iterate
         return value
+
+    def scan(self, text: str) -> None:
+        """What :meth:`expand` of ``text`` does to this expander -- the same
+        :class:`NeedIteration` for the same list, ``unresolved`` set alike -- without
+        building the text: iteration probes ask only which lists a promise meets
+        (:func:`combinations`).  A scalar's value is not expanded again here, since that
+        expansion never iterates and never marks the text unresolved (see
+        :meth:`_reference`); inner references (``$(a[$(k)])``) are expanded as usual."""
+        if "$" not in text:
+            return
+        for inner, _opening, _tail in segments(text)[1]:
+            self._scan_reference(inner)
+
+    def _scan_reference(self, inner: str) -> None:
+        """:meth:`_reference` for :meth:`scan`, step for step, less the text it returns."""
+        before = self.unresolved
+        name = self.expand(inner) if "$" in inner else inner
+        if self.unresolved and not before:
+            return
+        found = self.resolve(name)
+        if found is None:
+            self.unresolved = True
+            return
+        key, var = found
+        if var.type in LIST_TYPES or (var.type == "data" and isinstance(var.value, (list, dict))):
+            if key in self.bindings:
+                return
+            values = iterable_values(var)
+            if values is not None and self.iterate:
+                raise NeedIteration(key, values)
+            if not getattr(var.value, "source", None):
+                self.unresolved = True
+            return
+        if var.type == "data":
+            if var.value is None and self.iterate:
+                raise NeedIteration(key, [])
+            if scalar_text(var.value) is None:
+                self.unresolved = True
 
 
 def combinations(probe: Callable[[dict[str, str]], None]) -> Iterator[dict[str, str]]:

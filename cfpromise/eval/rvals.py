@@ -55,18 +55,28 @@ def as_text(value: Any) -> str:
 
 
 class RvalEvaluator:
+    __slots__ = ("ctx", "bindings", "unresolved", "failed_call", "errors", "_expander")
+
     def __init__(self, ctx: Any, bindings: dict[str, str] | None = None) -> None:
         self.ctx = ctx
         self.bindings = bindings or {}
         self.unresolved = False
         self.failed_call = False          # a function in a list could not run
         self.errors: list[str] = []
+        self._expander: Any = None        # text()'s, made on first use
 
     # -- strings ---------------------------------------------------------------
     def text(self, value: str) -> str:
         if "$" not in value:
             return value
-        exp = self.ctx.expander(self.bindings)
+        # One expander serves every text of this evaluator (its resolver and bindings
+        # do not change), set back to a fresh one's state before each use.
+        exp = self._expander
+        if exp is None:
+            exp = self._expander = self.ctx.expander(self.bindings)
+        else:
+            exp.unresolved = False
+            exp.active.clear()
         out = exp.expand(value)
         if exp.unresolved:
             self.unresolved = True

@@ -13,7 +13,8 @@ container (``d[k][0]`` on ``data`` d), so both classic arrays and containers wor
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from functools import lru_cache
+from typing import Any, Iterator, Sequence
 
 from cfpromise.eval.functions.api import Variable
 
@@ -46,7 +47,15 @@ def split_indices(name: str) -> tuple[str, list[str]]:
     return base, indices
 
 
-def join_indices(base: str, indices: list[str]) -> str:
+@lru_cache(maxsize=16384)
+def split_index_tuple(name: str) -> tuple[str, tuple[str, ...]]:
+    """:func:`split_indices` with the indices as a tuple, remembered per name: a run
+    stores and looks up the same array element names thousands of times."""
+    base, indices = split_indices(name)
+    return base, tuple(indices)
+
+
+def join_indices(base: str, indices: Sequence[str]) -> str:
     return base + "".join(f"[{i}]" for i in indices)
 
 
@@ -67,7 +76,7 @@ def parse_ref(ref: str, namespace: str, bundle: str) -> tuple[str, str, str]:
     return ns, bundle, head
 
 
-def index_data(value: Any, indices: list[str]) -> Any:
+def index_data(value: Any, indices: Sequence[str]) -> Any:
     """Walk ``indices`` into a data container; KeyError when a step is missing."""
     for idx in indices:
         if isinstance(value, dict):
@@ -105,9 +114,9 @@ class VariableStore:
         key = self.key(ns, scope, name)
         self.vars[key] = var
         if "[" in name:
-            base, indices = split_indices(name)
+            base, indices = split_index_tuple(name)
             if indices:
-                self.arrays.setdefault(self.key(ns, scope, base), {})[tuple(indices)] = None
+                self.arrays.setdefault(self.key(ns, scope, base), {})[indices] = None
             else:
                 self.irregular.add(key)
 
@@ -159,7 +168,7 @@ class VariableStore:
         found = self.vars.get(self.key(ns, scope, name))
         if found is not None:
             return found
-        base, indices = split_indices(name)
+        base, indices = split_index_tuple(name)
         if not indices:
             return None
         for cut in range(len(indices) - 1, -1, -1):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from cfpromise.eval.expand import Expander, combinations
+from cfpromise.eval.expand import Expander, NeedIteration, combinations
 from cfpromise.eval.functions.api import Variable
 
 VARS = {
@@ -167,3 +167,117 @@ def test_close_finds_the_matching_bracket_as_a_scan_does(text: str, opening: str
     from cfpromise.eval.expand import _close
     text = opening + text
     assert _close(text, 0, opening) == _close_by_scanning(text, 0, opening)
+
+
+# Expander.scan (the iteration probe) must leave an expander exactly as expand() does:
+# the same NeedIteration (list key and values) or none, and the same ``unresolved`` --
+# over every text, including values that themselves hold references, nulls, containers
+# and references that stay unresolved, with the flag carried from one text to the next.
+class _Sourced(list):
+    """A body's @(list) argument: a list that knows how it was written."""
+
+    source = "@(p)"
+
+
+SCAN_VARS = dict(VARS, **{
+    "ref": Variable("string", "$(l) and $(nosuch)"),       # a value holding references
+    "self": Variable("string", "again $(self)"),
+    "null": Variable("data", None),
+    "obj": Variable("data", {"a": 1, "b": None, "c": [2]}),
+    "name": Variable("string", "s"),
+    "src": Variable("slist", _Sourced(["z"])),
+})
+
+
+def _scan_resolve(ref: str) -> tuple[str, Variable] | None:
+    var = SCAN_VARS.get(ref)
+    return (ref, var) if var is not None else resolve(ref)
+
+
+def _outcome(method: str, texts: list[str], bindings: dict[str, str], iterate: bool,
+             unresolved: bool) -> tuple[object, bool]:
+    exp = Expander(_scan_resolve, dict(bindings), iterate)
+    exp.unresolved = unresolved
+    try:
+        for text in texts:
+            getattr(exp, method)(text)
+    except NeedIteration as need:
+        return (need.key, need.values), exp.unresolved
+    return None, exp.unresolved
+
+
+PIECES = ["$(s)", "${i}", "$(l)", "$(k)", "$(arr[$(k)])", "$(a_$(s))", "$(a_$(nosuch))",
+          "$(nosuch)", "$(ref)", "$(self)", "$(null)", "$(obj)", "$(d)", "$(d[k])",
+          "$(d[k][1])", "$($(name))", "$(empty)", "$(src)", "plain", "$", "$(", "$(s",
+          "$x", "${l}", "$(obj[c])"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=4).map("".join), max_size=3),
+       st.dictionaries(st.sampled_from(["l", "k", "obj", "d", "src"]), st.sampled_from(["x", "a"]),
+                       max_size=2),
+       st.booleans(), st.booleans())
+def test_scan_changes_the_expander_as_expand_does(texts: list[str], bindings: dict[str, str],
+                                                  iterate: bool, unresolved: bool) -> None:
+    assert _outcome("scan", texts, bindings, iterate, unresolved) == \
+        _outcome("expand", texts, bindings, iterate, unresolved)
+
+
+class _Ctx:
+    """Just what RvalEvaluator.text asks of a context."""
+
+    def expander(self, bindings: dict[str, str] | None = None, iterate: bool = False) -> Expander:
+        return Expander(_scan_resolve, bindings, iterate)
+
+
+def test_an_evaluators_reused_expander_starts_each_text_afresh() -> None:
+    # RvalEvaluator.text keeps one Expander: an unresolved text before must not make
+    # a later one look unresolved, and no "being expanded" mark may be left behind
+    from cfpromise.eval.rvals import RvalEvaluator
+    ev = RvalEvaluator(_Ctx(), {"l": "a"})
+    assert ev.text("$(nosuch)") == "$(nosuch)" and ev.unresolved
+    ev.unresolved = False
+    assert ev.text("$(s) $(l)") == "hello a" and not ev.unresolved
+    assert ev.text("$(ref)") == "a and $(nosuch)" and not ev.unresolved
+    ev._expander.active.add("ref")            # as if an expansion had been cut short
+    assert ev.text("$(ref)") == "a and $(nosuch)"
+    fresh = RvalEvaluator(_Ctx(), {"l": "a"})
+    assert [ev.text(t) for t in ("$(self)", "x$(i)")] == \
+        [fresh.text("$(self)"), RvalEvaluator(_Ctx(), {"l": "a"}).text("x$(i)")]
+
+
+def _cut_as_written(text: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The left-to-right walk Expander.expand made before segments() memoised it."""
+    from cfpromise.eval.expand import _close
+    literal: list[str] = []
+    refs: list[tuple[str, str]] = []
+    i, n = 0, len(text)
+    while i < n:
+        j = text.find("$", i)
+        if j < 0 or j + 1 >= n:
+            literal.append(text[i:])
+            break
+        opening = text[j + 1]
+        if opening not in "({":
+            literal.append(text[i:j + 1])
+            i = j + 1
+            continue
+        end = _close(text, j + 1, opening)
+        if end < 0:
+            literal.append(text[i:])
+            break
+        literal.append(text[i:j])
+        literal.append("\0")                      # where a reference's value goes
+        refs.append((text[j + 2:end], opening))
+        i = end + 1
+    return literal, refs
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="$(){}ab_[]", max_size=24))
+def test_segments_cut_a_text_where_the_walk_substitutes(text: str) -> None:
+    from cfpromise.eval.expand import segments
+    literal, refs = _cut_as_written(text)
+    head, cut = segments(text)
+    assert [(inner, opening) for inner, opening, _ in cut] == refs
+    assert head + "".join("\0" + tail for _, _, tail in cut) == "".join(literal)

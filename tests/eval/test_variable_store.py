@@ -36,3 +36,14 @@ def test_array_entries_match_a_prefix_scan(ops: list[tuple[str, str, str]], scop
     # a scan also meets names under the prefix that are not index chains (a[x]y): those
     # make the store defer, so here both must agree exactly, order included
     assert found == scanned
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab[]x$()", max_size=14))
+def test_the_remembered_split_is_the_split(name: str) -> None:
+    # VariableStore.set/get use split_index_tuple (an LRU memo): asked twice, it must
+    # give split_indices' answer both times, as a tuple nobody can change
+    from cfpromise.eval.variables import split_index_tuple, split_indices
+    base, indices = split_indices(name)
+    assert split_index_tuple(name) == (base, tuple(indices))
+    assert split_index_tuple(name) == (base, tuple(indices))

@@ -139,3 +139,32 @@ def test_callstack(ctx: FakeContext) -> None:
     assert ctx.call("callstack_promisers") == ["first", "second"]
     ctx.stack = [{"type": "bundle", "bundle": "main", "promiser": "current"}]
     assert ctx.call("callstack_promisers") == []
+
+
+def test_tag_matches_are_remembered_per_tags_tuple_never_across_different_tags() -> None:
+    # _TagsMatcher remembers the answer per tags tuple within one scan: variables with
+    # the same tags share it, others are matched afresh (and a list of tags still works)
+    from cfpromise.eval.functions.classes import _TagsMatcher, _tags_match
+    c = FakeContext()
+    shared = ("source=promise", "inventory")
+    c.set("a", "1", tags=shared)
+    c.set("b", "2", tags=("source=promise",))
+    c.set("c", "3", tags=shared)
+    c.set("d", "4", tags=("source=promise", "inventory=x"))
+    c.set("e", "5")
+    assert _call(c, "variablesmatching", (".*", "inventory")) == ["default:t.a", "default:t.c"]
+    assert _call(c, "variablesmatching", (".*", "inventory.*")) == [
+        "default:t.a", "default:t.c", "default:t.d"]
+    match = _TagsMatcher(["inv.*"])
+    for tags in (shared, ("x",), shared, ["inventory"], (), ["x"]):
+        assert match(tags) == _tags_match(tags, ["inv.*"])
+    assert set(match.seen) == {shared, ("x",)}
+    with pytest.raises(Exception):
+        _TagsMatcher(["["])(("tagged",))
+
+
+def _call(c: FakeContext, name: str, args: tuple[Any, ...]) -> Any:
+    from cfpromise.eval.functions import REGISTRY
+    fn = REGISTRY.get(name)
+    assert fn is not None
+    return fn.impl(c, list(args))

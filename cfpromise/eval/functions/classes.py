@@ -103,6 +103,35 @@ def _tags_match(tags: Sequence[str], tag_regexes: Sequence[str]) -> bool:
     return any(pcre.full_match(rx, tag) for tag in tags for rx in compiled)
 
 
+class _TagsMatcher:
+    """:func:`_tags_match` against fixed tag regexes, remembered per tags tuple: a scan
+    meets the same few tag tuples on thousands of variables (masterfiles'
+    ``variablesmatching_as_data(".*", "inventory")`` over every variable).  The regexes
+    are compiled at the first tagged name, where _tags_match compiles them, so an
+    invalid one fails at the same point."""
+
+    __slots__ = ("regexes", "compiled", "seen")
+
+    def __init__(self, tag_regexes: Sequence[str]) -> None:
+        self.regexes = tag_regexes
+        self.compiled: list[Any] | None = None
+        self.seen: dict[tuple[str, ...], bool] = {}
+
+    def __call__(self, tags: Sequence[str]) -> bool:
+        if not self.regexes:
+            return True
+        if not tags:
+            return False
+        found = self.seen.get(tags) if isinstance(tags, tuple) else None   # type: ignore[call-overload]
+        if found is None:
+            if self.compiled is None:
+                self.compiled = [pcre.compile_regex(t) for t in self.regexes]
+            found = any(pcre.full_match(rx, tag) for tag in tags for rx in self.compiled)
+            if isinstance(tags, tuple):
+                self.seen[tags] = found
+        return found
+
+
 def _class_display(name: str) -> str:
     return name[len("default:"):] if name.startswith("default:") else name
 
@@ -115,10 +144,11 @@ def matching_classes(ctx: FunctionContext, fn: str, args: Sequence[Value]) -> li
     rx = pcre.compile_regex(values[0])
     prefix = pcre.literal_prefix(values[0])
     out: list[str] = []
+    tags_match = _TagsMatcher(values[1:])
     for name, tags in ctx.classes():
         shown = _class_display(name)
         if shown.startswith(prefix) and pcre.full_match(rx, shown) \
-                and _tags_match(tags, values[1:]):
+                and tags_match(tags):
             out.append(shown)
     return out
 
@@ -145,10 +175,10 @@ def _matching_variables(ctx: FunctionContext, fn: str, args: Sequence[Value]) ->
     rx = pcre.compile_regex(values[0])
     prefix = pcre.literal_prefix(values[0])
     out: list[str] = []
-    tag_regexes = values[1:]
+    tags_match = _TagsMatcher(values[1:])
     for name, var in ctx.variables():
         # the tags first: most variables have none, which settles it without a match
-        if name.startswith(prefix) and _tags_match(var.tags, tag_regexes) \
+        if name.startswith(prefix) and tags_match(var.tags) \
                 and pcre.full_match(rx, name):
             out.append(name)
     return out

@@ -35,9 +35,11 @@ import attrs
 
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun, handler
-from cfpromise.promises.edit import matching
-from cfpromise.promises.files import (bridge, changes, chrooted, copy, create, delete, depth,
-                                      editing, links, perms, rename, select, transformer)
+# The modules for what only some promises do (copy_from, edit_line, links, rename, delete,
+# transformer, changes, the --simulate chroot, path regexes) are imported where they are
+# used: a run whose files promises only check attributes (masterfiles' dry run) does not
+# load them.
+from cfpromise.promises.files import bridge, depth, perms, select
 from cfpromise.promises.files.attributes import FileAttrs, read_attributes, scalar
 from cfpromise.promises.files.context import FileRun
 from cfpromise.syntax import ast
@@ -122,6 +124,7 @@ def locate_promiser_group(fr: FileRun, wildpath: str, found: list[tuple[str, lis
                           create_missing: bool) -> None:
     """LocateFilePromiserGroup: the files a regex promiser stands for, with the captures of
     the promiser regex for each."""
+    from cfpromise.promises.edit import matching
     parts = wildpath.split("/")
     prefix = ""
     regex_index = None
@@ -287,14 +290,17 @@ def _verify_file_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[s
     if fr.verbose:
         fr.log("verbose", f"Handling file existence constraints on '{path}'")
     if a.transformer:
+        from cfpromise.promises.files import transformer
         transformer.transform_file(fr, path)
         fr.forget()
     else:
         if a.rename is not None:
+            from cfpromise.promises.files import rename
             rename.verify_name(fr, path, st, rotated)
         if a.delete is not None:
             current = fr.lstat(path)
             if current is not None:
+                from cfpromise.promises.files import delete
                 delete.verify_delete(fr, path, current)
         if a.touch:
             if fr.warn_only:
@@ -337,6 +343,8 @@ def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> No
         known: dict[str, list[str]] = {}
         seen: dict[str, list[str]] = {}
         watch = a.changes is not None
+        if watch:
+            from cfpromise.promises.files import changes
 
         def enter(directory: str) -> None:
             known[directory] = changes.directory_list(fr, directory)
@@ -402,6 +410,7 @@ def verify_file_promise(fr: FileRun, path: str) -> None:
 def _simulated(fr: FileRun, path: str) -> None:
     """--simulate: the promise for ``path`` handled on the chroot's copy, and recorded as
     changed (repaired) or evaluated (kept) for the report at the end of the run."""
+    from cfpromise.promises.files import chrooted
     sim = fr.sim
     sim.prepare(path)
     saved_run, saved_a = fr.run, fr.a
@@ -433,6 +442,7 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
     implied = False
     lst = fr.lstat(path)
     if not want_create and _creates_by_default(a):
+        from cfpromise.promises.files import editing
         problem = editing.validate_template(fr)
         if problem is None:
             want_create = implied = True
@@ -446,6 +456,7 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
     link = False
     if lst is None:
         if want_create:
+            from cfpromise.promises.files import create
             if not create.create_file(fr, path):
                 return
     else:
@@ -490,9 +501,11 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
             _phase1(fr, path, current, rotated)
     # Phase 2
     if a.copy is not None:
+        from cfpromise.promises.files import copy
         copy.schedule_copy(fr, path)
         fr.forget()
     if a.link is not None and a.link.source:
+        from cfpromise.promises.files import links
         if a.link.link_children:
             links.schedule_link_children(fr, path, a.link.source, 1)
         else:
@@ -505,10 +518,12 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
             return
         fr.log("verbose", f"Replacing '{path}' with content '{a.content}'")
         if fr.stat(path) is not None:
+            from cfpromise.promises.files import editing
             editing.write_content(fr, path)
         return
     if a.haveedit:
         if fr.stat(path) is not None or a.edit_line is not None or a.edit_xml is not None:
+            from cfpromise.promises.files import editing
             editing.schedule_edit(fr, path)    # (a saved edit is a change: stats forgotten)
         else:
             fr.log("verbose", f"Not rendering template into '{path}': the file does not exist")

@@ -1,0 +1,88 @@
+"""abortclasses and abortbundleclasses (body agent control): checked after every promise.
+
+A pattern is a regex matched in full against the defined classes, or -- written
+with ``. & | ! ( )`` -- a class expression that holds.  The check runs after every
+promise (4,000 times on masterfiles), so its cost follows what changed:
+
+* the patterns are read once per value of the control attributes (which of them
+  are expressions, their compiled regexes) and read again only when the
+  attributes change;
+* the regexes see every defined class once (the first check, or when the
+  patterns change) and afterwards only the classes defined since the last check
+  (``ctx.defined_log``): a class that did not match a pattern then cannot match
+  it later;
+* class expressions are evaluated each time (an undefinition can make them hold).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+class AbortRun(Exception):
+    """An abortclasses class was defined (cf-agent exits 6)."""
+
+
+class AbortBundle(Exception):
+    """An abortbundleclasses class was defined."""
+
+
+# a pattern: (as written, whether it is a class expression, its regex or None)
+_Pattern = tuple[str, bool, "re.Pattern[str] | None"]
+
+
+class AbortWatch:
+    """The check's state across a run (see the module docstring)."""
+
+    __slots__ = ("abortclasses", "abortbundleclasses", "plan", "seen")
+
+    def __init__(self) -> None:
+        self.abortclasses: list[str] | None = None        # the patterns ``plan`` is for
+        self.abortbundleclasses: list[str] | None = None
+        self.plan: tuple[tuple[tuple[_Pattern, ...], type[Exception]], ...] = ()
+        self.seen = 0                                     # defined_log entries checked
+
+    def check(self, agent: Any) -> None:
+        """Raise AbortRun / AbortBundle when a pattern of ``agent``'s control matches."""
+        abortclasses, abortbundleclasses = agent.abortclasses, agent.abortbundleclasses
+        if not abortclasses and not abortbundleclasses:
+            return
+        ctx = agent.ctx
+        log = ctx.defined_log
+        if abortclasses != self.abortclasses or abortbundleclasses != self.abortbundleclasses:
+            self.abortclasses, self.abortbundleclasses = list(abortclasses), \
+                list(abortbundleclasses)
+            self.plan = ((_read(abortclasses), AbortRun),
+                         (_read(abortbundleclasses), AbortBundle))
+            names = [name for name, _ in ctx.classes_items()]
+        elif self.seen == len(log):
+            names = []
+        else:
+            names = [key for key in log[self.seen:] if ctx.has_class_key(key)]
+        self.seen = len(log)
+        for patterns, exc in self.plan:
+            for pattern, expression, rx in patterns:
+                if expression and ctx.eval_class_expr(pattern):
+                    if exc is AbortBundle:
+                        agent.out.log("error", f"Setting abort for '{pattern}' when setting "
+                                               f"class '{ctx.last_defined}'")
+                    raise exc(ctx.last_defined or pattern)
+                if rx is None:
+                    continue
+                for name in names:
+                    if rx.fullmatch(name):
+                        if exc is AbortBundle:
+                            agent.out.log("error", f"Bundle '{ctx.frame.bundle}' aborted on "
+                                                   f"defined class '{name}'")
+                        raise exc(name)
+
+
+def _read(patterns: list[str]) -> tuple[_Pattern, ...]:
+    return tuple((p, any(op in p for op in ".&|!()"), _regex(p)) for p in patterns)
+
+
+def _regex(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None

@@ -1,0 +1,105 @@
+"""What the engine knows of a promise before evaluating it, worked out once per promise.
+
+The engine evaluates a promise up to three times per bundle call (a common
+bundle's vars twice per pass, and the common bundles once more while the policy
+loads): on masterfiles some 10,000 evaluations of 3,000 promises.  Everything
+here depends only on the promise as written, never on variables, classes or the
+pass, so it is computed the first time the promise is met and kept for the run:
+
+* the strings that may drive implicit iteration (promiser, constraint values,
+  arguments of functions that are not lazy, a ``$(f)(...)`` function name) and
+  whether any of them holds a ``$`` at all (none: the promise has exactly one
+  iteration, with no bindings);
+* the class guard, parsed (``promise.classes``; None when it is ``any``);
+* the constraints the engine reads on every evaluation (``with``, ``handle``,
+  ``if``/``ifvarclass``/``unless`` in that order, ``depends_on``);
+* the promise's file and directory for ``this.promise_filename`` and
+  ``this.promise_dirname`` (an absolute path only; a relative one is resolved
+  against the working directory each time, as before).
+
+:func:`info` keys a table the agent keeps for its run by ``id(promise)`` and
+checks the entry is for that very node, so a promise built later at a recycled
+address gets its own entry.
+"""
+from __future__ import annotations
+
+import os
+from typing import Iterator
+
+from cfpromise.eval.context import class_tree
+from cfpromise.eval.functions.api import REGISTRY
+from cfpromise.syntax.classexpr import Tree
+from cfpromise.syntax import ast
+
+CONDITIONS = ("if", "ifvarclass", "unless")
+
+
+class PromiseInfo:
+    """The facts about one promise that evaluation cannot change (see the module)."""
+
+    __slots__ = ("promise", "texts", "dynamic", "guard_texts", "static", "guarded", "guard",
+                 "with_c", "handle_c", "conditions", "depends_c", "filename", "dirname", "line")
+
+    def __init__(self, promise: ast.Promise) -> None:
+        self.promise = promise
+        self.texts: tuple[str, ...] = tuple(texts(promise))
+        self.dynamic = any("$" in t for t in self.texts)
+        varclass = promise.varclass
+        # the texts when a quoted guard iterates too ("$(list).x"::)
+        self.guard_texts = self.texts + (varclass,) if varclass is not None else self.texts
+        # one iteration without bindings whatever the variables hold (a quoted guard
+        # without "$" never iterates)
+        self.static = not self.dynamic and (varclass is None or "$" not in varclass)
+        self.guarded = promise.classes != "any"
+        # the guard's tree, as EvalContext.eval_class_expr reads it (None: never holds)
+        self.guard: Tree | None = class_tree(promise.classes) if self.guarded else None
+        self.with_c = promise.get("with")
+        handle = promise.get("handle")
+        self.handle_c = handle if handle is not None and isinstance(handle.rval, ast.Scalar) \
+            else None
+        self.conditions = tuple((lval, c) for lval in CONDITIONS
+                                if (c := promise.get(lval)) is not None)
+        self.depends_c = promise.get("depends_on")
+        filename = promise.coord.file
+        self.filename = filename if os.path.isabs(filename) else None
+        self.dirname = os.path.dirname(filename) if self.filename is not None else None
+        self.line = str(promise.coord.line)
+
+    def paths(self) -> tuple[str, str]:
+        """(``this.promise_filename``, ``this.promise_dirname``): cf-agent keeps a relative
+        path's "./" and puts the working directory in front."""
+        if self.filename is not None:
+            return self.filename, self.dirname       # type: ignore[return-value]
+        filename = os.path.join(os.getcwd(), self.promise.coord.file)
+        return filename, os.path.dirname(filename)
+
+
+def info(table: dict[int, PromiseInfo], promise: ast.Promise) -> PromiseInfo:
+    """The :class:`PromiseInfo` of ``promise`` in ``table`` (computed on first use)."""
+    found = table.get(id(promise))
+    if found is None or found.promise is not promise:
+        found = table[id(promise)] = PromiseInfo(promise)
+    return found
+
+
+def texts(promise: ast.Promise) -> Iterator[str]:
+    """Every string of a promise that may drive iteration (not lazy function arguments)."""
+    yield promise.promiser
+    for c in promise.constraints:
+        yield from rval_texts(c.rval)
+
+
+def rval_texts(rval: ast.Rval) -> Iterator[str]:
+    if isinstance(rval, ast.Scalar):
+        yield rval.value
+    elif isinstance(rval, ast.List):
+        for item in rval.items:
+            yield from rval_texts(item)
+    elif isinstance(rval, ast.FnCall):
+        if "$" in rval.name:
+            yield rval.name           # $(bundles)("z"): the called name iterates too
+        fn = REGISTRY.get(rval.name)
+        if fn is not None and fn.lazy:
+            return
+        for arg in rval.args:
+            yield from rval_texts(arg)
