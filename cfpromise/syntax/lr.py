@@ -91,14 +91,18 @@ def _no_action(p: Production) -> None:
     raise AssertionError("the start production is never reduced")
 
 
-def parse(tables: Tables, tokens: Sequence[Any], after: Exception | None, lexer: Any,
+_MORE = "$more"       # the type of the sentinel after the last token when an error follows
+
+
+def parse(tables: Tables, tokens: list[Any], after: Exception | None, lexer: Any,
           end: Any = None) -> Any:
     """Run the grammar over ``tokens``; the result is the start symbol's value.
 
     ``after`` is raised when a token beyond the last one is needed (the lexer's error
     that ended ``tokens``); otherwise the end of input is ``end`` with type ``$end``.
     ``lexer`` is what the rules see as ``p.lexer``.  A token with no action raises
-    :class:`SyntaxErrorAt` (``end`` at the end of input)."""
+    :class:`SyntaxErrorAt` (``end`` at the end of input).  ``tokens`` gets a
+    sentinel appended (so the loop needs no bounds check)."""
     action = tables.action
     goto = tables.goto
     default = tables.default
@@ -108,50 +112,55 @@ def parse(tables: Tables, tokens: Sequence[Any], after: Exception | None, lexer:
     state = 0
     lookahead: Any = None
     ltype = END
+    tokens.append((_MORE,) if after is not None else (END,))
     i = 0
-    count = len(tokens)
     # the rules see `p.lexer`: a class attribute of this parse's own Production class
     production = type("Production", (Production,), {"__slots__": (), "lexer": lexer})
     while True:
         t = default[state]
         if t is None:
             if lookahead is None:
-                if i < count:
-                    lookahead = tokens[i]
-                    ltype = lookahead[0]
-                    i += 1
-                elif after is not None:
-                    raise after
-                else:
-                    lookahead, ltype = end, END
+                lookahead = tokens[i]
+                ltype = lookahead[0]
+                i += 1
             t = action[state].get(ltype)
             if t is None:
-                raise SyntaxErrorAt(None if ltype == END else lookahead, list(action[state]))
+                if ltype == _MORE:
+                    raise after             # type: ignore[misc]
+                if ltype == END:
+                    raise SyntaxErrorAt(None, list(action[state]))
+                raise SyntaxErrorAt(lookahead, list(action[state]))
         if t > 0:                                   # shift
             statestack.append(t)
             symstack.append(lookahead)
             state = t
             lookahead = None
             continue
-        if t < 0:                                   # reduce
-            name, length, func = rules[-t]
-            if func is None:                        # the value stays (or None is pushed)
-                if length:
-                    del statestack[-1]
-                else:
-                    symstack.append(None)
-            elif length:
-                p = production(symstack[-length - 1:])
-                p[0] = None
-                del symstack[-length:]
+        if t == 0:                                  # accept
+            return symstack[-1]
+        name, length, func = rules[-t]              # reduce
+        if length == 1:
+            if func is not None:
+                p = production((None, symstack[-1]))
                 func(p)
-                del statestack[-length:]
-                symstack.append(p[0])
+                symstack[-1] = p[0]
+            state = goto[statestack[-2]][name]
+            statestack[-1] = state
+        elif length:
+            p = production(symstack[-length - 1:])
+            p[0] = None
+            func(p)                                 # type: ignore[misc]
+            del symstack[1 - length:]
+            symstack[-1] = p[0]
+            del statestack[1 - length:]
+            state = goto[statestack[-2]][name]
+            statestack[-1] = state
+        else:
+            if func is None:
+                symstack.append(None)
             else:
                 p = production((None,))
                 func(p)
                 symstack.append(p[0])
-            state = goto[statestack[-1]][name]
+            state = goto[state][name]
             statestack.append(state)
-            continue
-        return symstack[-1]                         # accept

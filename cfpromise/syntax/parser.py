@@ -28,7 +28,7 @@ import ply.yacc as yacc
 
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr
-from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
+from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
 from cfpromise.syntax.lexer import FastLexer, Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
 
 start = "specification"
@@ -394,8 +394,11 @@ def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
     raise PolicyError.at(coord, message, source_line_of(lexer.text, coord.line))
 
 
+_SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
+
+
 def _scalar(tok: Any) -> tuple[ast.Scalar, int]:
-    kind = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}.get(tok.type, ast.BARE)
+    kind = _SCALAR_KINDS.get(tok.type, ast.BARE)
     quote = getattr(tok, "quote", '"') if kind == ast.QUOTED else ""
     return ast.Scalar(tok.value, kind, tok.coord, quote), tok.coord.cfline
 
@@ -502,12 +505,13 @@ def parse(text: str, filename: str = "<string>") -> ast.Policy:
     lexer = Lexer(filename)
     lexer.input(text)
     scanner = FastLexer(lexer)
-    tokens, after = scanner.scan()
-    try:
-        blocks = lr.parse(_tables(), tokens, after, scanner)
-    except lr.SyntaxErrorAt as exc:
-        syntax_error(lexer, exc.token, list(exc.expected))
-        raise AssertionError("unreachable") from None
+    with gc_paused():
+        tokens, after = scanner.scan()
+        try:
+            blocks = lr.parse(_tables(), tokens, after, scanner)
+        except lr.SyntaxErrorAt as exc:
+            syntax_error(lexer, exc.token, list(exc.expected))
+            raise AssertionError("unreachable") from None
     lexer.check_end()
     return _policy(blocks, filename)
 
