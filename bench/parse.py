@@ -1,15 +1,21 @@
-"""Benchmark: parsing masterfiles' standard library (lib/*.cf), cf-lite against cf-promises.
+"""Benchmark: parsing masterfiles' standard library, cf-lite against cf-promises.
 
 Both parse the same files in one run of this script, each as a fresh process per
 repetition (start-up included, as a user would run them); prints the times and
-the ratio cf-lite / cf-promises.  Usage: python bench/parse.py [--repeat N] [LIBDIR]
+the ratio cf-lite / cf-promises.  By default the entry file names every
+lib/*.cf as an input (what a real policy loads); ``--file FILE`` parses that one
+file alone (issue #15's check: ``lib/files.cf`` at most 3x cf-promises).
+
+Each repetition starts from an empty work directory, so that cf-lite's cache of
+parsed files (WORKDIR/state/policy_cache) is cold and the time is the parse's;
+``--warm`` keeps the cache between repetitions (the cron agent's case).
+Usage: python bench/parse.py [--repeat N] [--file FILE] [--warm] [LIBDIR]
 """
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,38 +35,65 @@ def policy_including(lib: Path, tmp: Path) -> Path:
     return entry
 
 
-def timed(cmd: list[str], repeat: int) -> list[float]:
+def timed(cmd: list[str], repeat: int, env: dict[str, str] | None = None,
+          fresh: Path | None = None) -> list[float]:
+    """Wall times of ``repeat`` runs of ``cmd``; ``fresh`` is emptied before each run."""
     times = []
     for _ in range(repeat):
+        if fresh is not None:
+            shutil.rmtree(fresh, ignore_errors=True)
+            fresh.mkdir(mode=0o700)
         start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         times.append(time.perf_counter() - start)
         if proc.returncode != 0:
             raise SystemExit(f"{cmd[0]} failed: {proc.stderr[:500]}")
     return times
 
 
+def lite_program(name: str) -> str:
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else shutil.which(name) or name
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("lib", nargs="?", type=Path, default=DEFAULT_LIB)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--file", type=Path, help="parse this one file alone (e.g. LIBDIR/files.cf)")
+    ap.add_argument("--warm", action="store_true",
+                    help="keep cf-lite's parsed-policy cache between repetitions")
     args = ap.parse_args()
-    if not args.lib.is_dir():
+    if args.file is None and not args.lib.is_dir():
         print(f"no standard library at {args.lib}", file=sys.stderr)
         return 1
-    beside = Path(sys.executable).parent / "cf-lite-promises"
-    lite = str(beside) if beside.exists() else shutil.which("cf-lite-promises") or "cf-lite-promises"
+    lite = lite_program("cf-lite-promises")
     ref = shutil.which("cf-promises")
     with tempfile.TemporaryDirectory() as tmpdir:
-        entry = policy_including(args.lib, Path(tmpdir))
-        lines = sum(len(p.read_text().splitlines()) for p in args.lib.glob("*.cf"))
-        print(f"parsing {len(list(args.lib.glob('*.cf')))} files, {lines} lines, best of {args.repeat}")
-        mine = min(timed([lite, "-f", str(entry)], args.repeat))
+        tmp = Path(tmpdir)
+        if args.file is not None:
+            entry = args.file.resolve()
+            print(f"parsing {entry} alone, {len(entry.read_text().splitlines())} lines, "
+                  f"best of {args.repeat}, {'warm' if args.warm else 'cold'} cache")
+        else:
+            entry = policy_including(args.lib, tmp)
+            lines = sum(len(p.read_text().splitlines()) for p in args.lib.glob("*.cf"))
+            print(f"parsing {len(list(args.lib.glob('*.cf')))} files, {lines} lines, "
+                  f"best of {args.repeat}, {'warm' if args.warm else 'cold'} cache")
+        workdir = tmp / "lite"
+        workdir.mkdir(mode=0o700)
+        lite_cmd = [lite, "-w", str(workdir), "-f", str(entry)]
+        if args.warm:
+            timed(lite_cmd, 1)
+        mine = min(timed(lite_cmd, args.repeat, fresh=None if args.warm else workdir))
         print(f"cf-lite-promises: {mine * 1000:8.1f} ms")
         if ref is None:
             print("cf-promises not installed: no ratio")
             return 0
-        theirs = min(timed([ref, "-f", str(entry)], args.repeat))
+        ref_wd = tmp / "ref"
+        ref_wd.mkdir(mode=0o700)
+        env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd))
+        theirs = min(timed([ref, "-f", str(entry)], args.repeat, env=env))
         print(f"cf-promises:      {theirs * 1000:8.1f} ms")
         print(f"ratio cf-lite / cf-promises: {mine / theirs:.2f}x (goal: at most 3x)")
     return 0

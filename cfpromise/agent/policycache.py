@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 import cfpromise
 from cfpromise.agent import trust
+from cfpromise.syntax.errors import gc_paused
 
 FORMAT = 1
 _CODE_DIRS = ("syntax", "schema", "data")
@@ -140,7 +141,8 @@ class PolicyCache:
                         self._warned_files = True
                         self.log("warning", f"Policy cache entry ignored and rebuilt: {problem}")
                     return None, digest
-                stamp, content, policy = _PolicyUnpickler(fh).load()
+                with gc_paused():
+                    stamp, content, policy = _PolicyUnpickler(fh).load()
         except Exception:          # missing, truncated, from another format: a miss
             return None, digest
         if stamp != self.stamp or content != digest:

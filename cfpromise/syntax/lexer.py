@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from typing import Any
+from typing import Any, NamedTuple
 
 import ply.lex as lex
 from ply.lex import TOKEN
@@ -152,14 +152,22 @@ class Lexer:
     def reset(self) -> None:
         # Lines come from an index of the text's newlines (bisect), so whitespace
         # needs no callback; CFEngine's count differs only by the newlines of
-        # ignored @if regions (``skipped``) and its double count of CRLF.
-        self.newlines: list[int] = [m.start() for m in _NEWLINE.finditer(self.text)]
+        # ignored @if regions (``skipped``) and its double count of CRLF.  The
+        # index is made on first use: the fast path counts lines itself.
+        self._newlines: list[int] | None = None
         self.crlfs: list[int] = ([m.start() for m in _CRLF.finditer(self.text)]
                                  if "\r\n" in self.text else [])
         self.skipped = 0
         self.if_depth = 0
         self.namespace = "default"      # parser state: `body file control` namespace
         self.body_classes: str | None = "any"   # parser state: the guard inside a body
+
+    @property
+    def newlines(self) -> list[int]:
+        """The offsets of the text's newlines."""
+        if self._newlines is None:
+            self._newlines = [m.start() for m in _NEWLINE.finditer(self.text)]
+        return self._newlines
 
     def input(self, text: str) -> None:
         self.text = text
@@ -434,100 +442,171 @@ def write_lextab(outdir: str) -> str:
 
 # --- the fast path ------------------------------------------------------------------
 
-class FastLexer:
-    """PLY's lexer loop for the tokens that make up nearly all of a policy, inlined.
+class Token(NamedTuple):
+    """One token as the parser sees it (``p.slice[i]`` in a grammar rule): a tuple made
+    with ``tuple.__new__`` in the scanner's loop, cheaper than PLY's LexToken object."""
 
-    Profiling a cold parse of masterfiles put half of its time in PLY's lexer:
-    per token, PLY's generic loop, then our ``t_*`` rule function and
-    :func:`_simple`.  This loop matches with PLY's own master regex (so the token
-    chosen is PLY's, rule order included) and builds the common tokens itself,
-    exactly as the rule functions above would.  Anything else -- the macros, the
-    skipping state inside a false ``@if``, a string with a bad character, an
-    overlong identifier, a class with spaces, no match at all -- is handed to PLY's
-    lexer at the same position, so errors and macros behave exactly as before.
-    The yacc parser reads tokens from here (``p.lexer.owner`` still works)."""
+    type: str
+    value: str
+    lexpos: int
+    coord: Coord
+    quote: str | None = None     # a QSTRING's quote character
+
+
+_new_tuple = tuple.__new__
+# After every token: skip whitespace and comments (atomic, so that no alternative is
+# ever tried inside them), then PLY's own master regex with its rules in its order.
+_SKIP_PREFIX = r"(?>(?:[ \t\r\n]+|\#[^\n]*)*)"
+_SKIP = re.compile(_SKIP_PREFIX, re.VERBOSE)
+_SCANNER: list[tuple[Any, list[str | None]]] = []
+
+
+def _scanner() -> tuple[Any, list[str | None]]:
+    """The fast path's regex (built once per process from PLY's master regex) and the
+    token kind of each of its groups (None for groups inside a rule)."""
+    if not _SCANNER:
+        (regex, index), = _master_lexer().lexstatere["INITIAL"]
+        fast = re.compile(f"{_SKIP_PREFIX}(?:{regex.pattern})", regex.flags)
+        kinds = [None if entry is None else (entry[1] or "ignore") for entry in index]
+        _SCANNER.append((fast, kinds))
+    return _SCANNER[0]
+
+
+class FastLexer:
+    """The whole text scanned in one loop into :class:`Token` tuples, PLY's tokens exactly.
+
+    Profiling a cold parse of masterfiles put a third of its time in the lexer: per
+    token, PLY's generic loop (or, before this, a per-token inlined copy of it), a
+    separate match for the whitespace before it, a bisect for its line and a Coord
+    built through NamedTuple's Python ``__new__``.  Here one regex match per token
+    skips the whitespace and comments before it and matches PLY's own master regex
+    (so the token chosen is PLY's, rule order included); lines are counted
+    incrementally from the previous token (``str.count``), and tokens and Coords are
+    made with ``tuple.__new__``.  Anything else -- the macros and the skipping state
+    inside a false ``@if``, a VARCLASS, a string with a bad character, an overlong
+    identifier, a class with spaces, no match at all, a text with CRLF line ends --
+    is handed to PLY's lexer (or the Lexer's own coordinate functions) at the same
+    position, so errors and macros behave exactly as before.
+
+    :meth:`scan` returns the tokens and the error that stopped the scan, if any: the
+    parser raises that error only when it asks for the token after the last one, as
+    it would have met it reading token by token (the lexer never depends on the
+    parser's state).  :meth:`token` gives the same stream one token at a time."""
 
     def __init__(self, owner: Lexer) -> None:
         self.owner = owner
         self.ply = owner.lexer
-        master = _master_lexer()
-        (regex, index), = master.lexstatere["INITIAL"]
-        self._match = regex.match
-        self._kinds: list[str | None] = [
-            None if entry is None else (entry[1] or "ignore") for entry in index]
-        self.lineno = 1
-        self.pos = 0
+        self._tokens: list[Token] | None = None
+        self._error: PolicyError | None = None
+        self._next = 0
 
     def input(self, text: str) -> None:
         self.owner.input(text)
-        self.pos = 0
+        self._tokens = None
 
-    def token(self) -> Any:
-        ply = self.ply
-        if ply.lexstate != "INITIAL":
-            return self._delegate(self.pos)
+    def token(self) -> Token | None:
+        if self._tokens is None:
+            self._tokens, self._error = self.scan()
+            self._next = 0
+        if self._next < len(self._tokens):
+            self._next += 1
+            return self._tokens[self._next - 1]
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return None
+
+    def scan(self) -> tuple[list[Token], PolicyError | None]:
+        """Every token of the text, and the error met after the last one (or None)."""
         owner = self.owner
         text = owner.text
+        out: list[Token] = []
+        try:
+            self._scan(owner, text, out)
+        except PolicyError as exc:
+            return out, exc
+        return out, None
+
+    def _scan(self, owner: Lexer, text: str, out: list[Token]) -> None:
+        # Only a delegated token can change the lexer's state, and PLY returns one only
+        # once it is back in INITIAL (no rule of the skipping state returns a token).
+        regex, kinds = _scanner()
+        match = regex.match
+        append = out.append
+        count = text.count
+        rfind = text.rfind
+        filename = owner.filename
+        plain = "\r\n" not in text        # else CFEngine's CRLF line count: the Lexer's own
+        new, coord_type, token_type = _new_tuple, Coord, Token
+        reserved = RESERVED.get
+        whitespace_in_class = _WHITESPACE_IN_CLASS.fullmatch
+        skipped = owner.skipped
         n = len(text)
-        pos = self.pos
-        match = self._match
-        kinds = self._kinds
-        while pos < n:
+        pos = 0
+        known, line, line_start = 0, 1, 0    # the line of position `known` and its start
+        while True:
             m = match(text, pos)
             if m is None:
-                return self._delegate(pos)
-            kind = kinds[m.lastindex]
-            end = m.end()
-            if kind == "ignore":
-                pos = end
+                start = _SKIP.match(text, pos).end()
+                if start >= n:
+                    return
+                kind = None
+            else:
+                k = m.lastindex
+                start, pos = m.span(k)
+                kind = kinds[k]
+                if kind == "QSTRING":
+                    value = text[start:pos]
+                    if "\n" in value:
+                        coord = owner.token_coord(start, pos - 1)
+                    elif not plain:
+                        coord = simple_coord(owner, start)
+                    else:
+                        nl = count("\n", known, start)
+                        if nl:
+                            line += nl
+                            line_start = rfind("\n", known, start) + 1
+                        known = start
+                        coord = new(coord_type, (filename, line, start - line_start + 1,
+                                                 line - skipped))
+                    inner = value[1:-1]
+                    append(new(token_type, ("QSTRING",
+                                            deescape(inner) if "\\" in inner else inner,
+                                            start, coord, value[0])))
+                    continue
+                value = text[start:pos]
+                if kind == "LITERAL":
+                    kind = value
+                elif kind == "IDENTIFIER":
+                    kind = reserved(value, kind) if pos - start <= MAX_IDENTIFIER else None
+                elif kind == "PROMISE_TYPE":
+                    value = value[:-1]
+                elif kind == "CLASS":
+                    if whitespace_in_class(value):
+                        kind = None
+                    else:
+                        value = value[:-2]
+                elif kind not in ("ASSIGN", "SYMBOL", "NAKEDVAR", "ARROW"):
+                    kind = None                     # macros, VARCLASS
+            if kind is None:                        # PLY's own lexer, from `start`
+                ply = self.ply
+                ply.lexpos = start
+                tok = ply.token()
+                if tok is None:
+                    return
+                append(new(token_type, (tok.type, tok.value, tok.lexpos, tok.coord,
+                                        getattr(tok, "quote", None))))
+                pos = ply.lexpos
+                skipped = owner.skipped
                 continue
-            value = m.group()
-            if kind == "IDENTIFIER":
-                if len(value) > MAX_IDENTIFIER:
-                    return self._delegate(pos)
-                kind = RESERVED.get(value, "IDENTIFIER")
-            elif kind == "LITERAL":
-                kind = value
-            elif kind == "QSTRING":
-                tok = lex.LexToken()
-                tok.type = kind
-                tok.lineno = 1
-                tok.lexpos = pos
-                tok.lexer = self
-                if "\n" in value:
-                    tok.coord = owner.token_coord(pos, end - 1)
-                else:
-                    tok.coord = simple_coord(owner, pos)
-                tok.quote = value[0]
-                tok.value = deescape(value[1:-1])
-                self.pos = end
-                return tok
-            elif kind == "PROMISE_TYPE":
-                value = value[:-1]
-            elif kind == "CLASS":
-                if _WHITESPACE_IN_CLASS.fullmatch(value):
-                    return self._delegate(pos)
-                value = value[:-2]
-            elif kind not in ("SYMBOL", "NAKEDVAR", "ASSIGN", "ARROW"):
-                return self._delegate(pos)          # macros, VARCLASS
-            tok = lex.LexToken()
-            tok.type = kind
-            tok.value = value
-            tok.lineno = 1
-            tok.lexpos = pos
-            tok.lexer = self
-            tok.coord = simple_coord(owner, pos)
-            self.pos = end
-            return tok
-        self.pos = pos
-        return self._delegate(pos)
-
-    def _delegate(self, pos: int) -> Any:
-        """PLY's own lexer, from ``pos``, for one token (or the end of the text)."""
-        ply = self.ply
-        ply.lexpos = pos
-        tok = ply.token()
-        self.pos = ply.lexpos
-        if tok is not None:
-            tok.lexer = self
-        return tok
+            if plain:
+                nl = count("\n", known, start)
+                if nl:
+                    line += nl
+                    line_start = rfind("\n", known, start) + 1
+                known = start
+                coord = new(coord_type, (filename, line, start - line_start + 1,
+                                         line - skipped))
+            else:
+                coord = simple_coord(owner, start)
+            append(new(token_type, (kind, value, start, coord, None)))

@@ -27,8 +27,8 @@ from typing import Any
 import ply.yacc as yacc
 
 from cfpromise.schema import schema
-from cfpromise.syntax import ast, cfjson
-from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
+from cfpromise.syntax import ast, cfjson, lr
+from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
 from cfpromise.syntax.lexer import FastLexer, Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
 
 start = "specification"
@@ -68,6 +68,7 @@ def p_blocks(p: Any) -> None:
         p[0] = [p[1]]
 
 
+@lr.passes_through
 def p_block(p: Any) -> None:
     """block : bundle
              | body
@@ -133,10 +134,10 @@ def p_aitems(p: Any) -> None:
     """aitems : aitems ',' IDENTIFIER
               | IDENTIFIER"""
     if len(p) == 4:
-        p[1].append(p[3])
+        p[1].append(p.slice[3].value)
         p[0] = p[1]
     else:
-        p[0] = [p[1]]
+        p[0] = [p.slice[1].value]
 
 
 # --- bundle bodies --------------------------------------------------------------
@@ -175,6 +176,7 @@ def p_classpromise_guard(p: Any) -> None:
     p[0] = p.slice[1]
 
 
+@lr.passes_through
 def p_classpromise_promise(p: Any) -> None:
     """classpromise : promise"""
     p[0] = p[1]
@@ -238,7 +240,7 @@ def p_bodyattribs(p: Any) -> None:
 
 def p_bodyattrib_class(p: Any) -> None:
     """bodyattrib : CLASS"""
-    p.lexer.owner.body_classes = p[1]
+    p.lexer.owner.body_classes = p.slice[1].value
     p[0] = None
 
 
@@ -269,6 +271,7 @@ def p_rval_scalar(p: Any) -> None:
     p[0] = _scalar(p.slice[1])
 
 
+@lr.passes_through
 def p_rval_call(p: Any) -> None:
     """rval : fncall"""
     p[0] = p[1]
@@ -299,6 +302,7 @@ def p_litem(p: Any) -> None:
     p[0] = (node, line)
 
 
+@lr.passes_through
 def p_litem_call(p: Any) -> None:
     """litem : fncall"""
     p[0] = p[1]
@@ -333,25 +337,32 @@ def p_farg(p: Any) -> None:
     p[0] = _scalar(p.slice[1])
 
 
+@lr.passes_through
 def p_farg_call(p: Any) -> None:
     """farg : fncall"""
     p[0] = p[1]
 
 
+@lr.passes_through
 def p_empty(p: Any) -> None:
     """empty :"""
     p[0] = None
 
 
 def p_error(tok: Any) -> None:
+    """PLY's error hook (the reference parse only: :func:`parse` runs :mod:`.lr`)."""
     parser = _PARSER[0] if _PARSER else None
-    expected: list[str] = []
+    accepted: list[str] = []
     if parser is not None and getattr(parser, "statestack", None):
-        state = parser.statestack[-1]
-        names = {_TOKEN_NAMES.get(t, f"'{t}'") for t in parser.action[state]}
-        expected = sorted(names)
+        accepted = list(parser.action[parser.statestack[-1]])
+    syntax_error(_CURRENT_LEXER[-1] if tok is None else tok.lexer.owner, tok, accepted)
+
+
+def syntax_error(lexer: Lexer, tok: Any, accepted: list[str]) -> None:
+    """Raise the error for ``tok`` (None: the end of the text) where the parser
+    accepts the token types ``accepted``."""
+    expected = sorted({_TOKEN_NAMES.get(t, f"'{t}'") for t in accepted})
     if tok is None:
-        lexer = _CURRENT_LEXER[-1]
         lexer.check_end()
         pos = len(lexer.text)
         coord = lexer.coord(pos)
@@ -359,7 +370,6 @@ def p_error(tok: Any) -> None:
         if expected:
             msg += f", expected {_one_of(expected)}"
         raise PolicyError.at(coord, msg, source_line_of(lexer.text, coord.line))
-    lexer = tok.lexer.owner
     shown = tok.value if tok.type != "QSTRING" else tok.quote + tok.value + tok.quote
     if tok.type == "CLASS":
         shown += "::"
@@ -384,8 +394,11 @@ def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
     raise PolicyError.at(coord, message, source_line_of(lexer.text, coord.line))
 
 
+_SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
+
+
 def _scalar(tok: Any) -> tuple[ast.Scalar, int]:
-    kind = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}.get(tok.type, ast.BARE)
+    kind = _SCALAR_KINDS.get(tok.type, ast.BARE)
     quote = getattr(tok, "quote", '"') if kind == ast.QUOTED else ""
     return ast.Scalar(tok.value, kind, tok.coord, quote), tok.coord.cfline
 
@@ -472,18 +485,52 @@ def _parser() -> Any:
     return _PARSER[0]
 
 
+_TABLES: list[lr.Tables] = []
+
+
+def _tables() -> lr.Tables:
+    """PLY's generated tables (``_parsetab.py``) bound to the rules above, once per process."""
+    if not _TABLES:
+        import importlib
+        _TABLES.append(lr.Tables(importlib.import_module(_TABMODULE), globals()))
+    return _TABLES[0]
+
+
 def parse(text: str, filename: str = "<string>") -> ast.Policy:
-    """Parse one policy text.  Raises :class:`PolicyError` with a position on bad input."""
+    """Parse one policy text.  Raises :class:`PolicyError` with a position on bad input.
+
+    The text is scanned in one pass (:class:`FastLexer`), then the grammar's rules
+    run over the tokens in :mod:`cfpromise.syntax.lr`, PLY's algorithm without PLY's
+    per-symbol objects."""
+    lexer = Lexer(filename)
+    lexer.input(text)
+    scanner = FastLexer(lexer)
+    with gc_paused():
+        tokens, after = scanner.scan()
+        try:
+            blocks = lr.parse(_tables(), tokens, after, scanner)
+        except lr.SyntaxErrorAt as exc:
+            syntax_error(lexer, exc.token, list(exc.expected))
+            raise AssertionError("unreachable") from None
+    lexer.check_end()
+    return _policy(blocks, filename)
+
+
+def reference_parse(text: str, filename: str = "<string>") -> ast.Policy:
+    """:func:`parse` by PLY itself (its lexer, its parser loop): the reference the
+    differential tests hold :func:`parse` to.  Builds PLY's parser on first use."""
     lexer = Lexer(filename)
     lexer.input(text)
     _CURRENT_LEXER.append(lexer)
     try:
-        blocks = _parser().parse(lexer=FastLexer(lexer), tracking=False)
+        blocks = _parser().parse(lexer=lexer.lexer, tracking=False)
         lexer.check_end()
-    except RecursionError:
-        raise PolicyError.at(Coord(filename, lexer.line, 1), "Policy nested too deeply") from None
     finally:
         _CURRENT_LEXER.pop()
+    return _policy(blocks, filename)
+
+
+def _policy(blocks: list[Any] | None, filename: str) -> ast.Policy:
     blocks = blocks or []
     return ast.Policy(
         tuple(b for b in blocks if isinstance(b, ast.Bundle)),
