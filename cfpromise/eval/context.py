@@ -372,12 +372,16 @@ def class_tree(expr: str) -> classexpr.Tree | None:
 
 
 def _prefix_tree(expr: str) -> classexpr.Tree | None:
-    """CFEngine reads a guard like ``a.!b)`` as its complete prefix ``a.!b``."""
+    """CFEngine reads a guard like ``a.!b)`` as its complete prefix ``a.!b``: its parser
+    stops where the text cannot go on.  A prefix followed by a binary operator is no such
+    stop (cf-agent's parser takes the operator, then fails on what follows it), so
+    ``any.$(nosuch)`` is no class expression at all, not ``any``."""
     for end in range(len(expr) - 1, 0, -1):
         try:
-            return classexpr.parse(expr[:end])
+            tree = classexpr.parse(expr[:end])
         except classexpr.ClassExprError:
             continue
+        return None if expr[end] in ".&|" else tree
     return None
 
 

@@ -11,7 +11,10 @@ reference:
   allowed, the expansion stops with :class:`NeedIteration` naming the list and
   its values (nulls and nested containers are skipped);
 * anything undefined, or a data container outside iteration, stays as written
-  and the result is marked unresolved;
+  and the result is marked unresolved -- except, while iterating, a reference whose
+  name holds another reference (``$(a[$(k)])``, ``$($(n))``): cf-agent iterates over
+  it like a list, and when its expanded name names no variable (or cannot be
+  expanded) that iteration of the promise is skipped, as over an empty list;
 * a JSON null is no value: while iterating it is an empty list (the promise is
   skipped), otherwise it stays as written like an undefined reference;
 * a substituted value that itself holds references is expanded again, as
@@ -178,9 +181,13 @@ class Expander:
         before = self.unresolved
         name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
+            if self.iterate:
+                raise NeedIteration(f"${opening}{inner}{closing}", [])   # no such name
             return f"${opening}{name}{closing}"
         found = self.resolve(name)
         if found is None:
+            if self.iterate and "$" in inner:
+                raise NeedIteration(f"${opening}{inner}{closing}", [])   # names no variable
             self.unresolved = True
             return f"${opening}{name}{closing}"
         key, var = found

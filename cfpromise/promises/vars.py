@@ -1,7 +1,8 @@
 """vars promises: define variables of every type in the bundle's scope.
 
-A value still holding unresolved references waits for a later pass; in the
-last pass it is defined as written (CFEngine's behaviour).  A function that
+A value still holding unresolved references is defined as written at once, so
+promises later in the same pass see the variable, and is evaluated again in the
+next pass, where it may resolve (cf-agent 3.21's behaviour).  A function that
 cannot run yet leaves the variable undefined.  ``policy => "ifdefined"``
 leaves out of a list the ``@(name)`` items that do not resolve (cf-agent's
 ``drop_undefined``); ``meta`` gives the variable its tags.
@@ -82,8 +83,7 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     if value is UNRESOLVED or ev.failed_call:
         # a function that cannot run leaves the variable undefined (even inside a list)
         return None if not step.last else Outcome.SKIPPED
-    if ev.unresolved and not step.last:
-        return None
+    waiting = ev.unresolved and not step.last
     ev.unresolved = before
     if type_c.lval in LIST_TYPES and isinstance(type_c.rval, ast.FnCall) \
             and not isinstance(value, list):
@@ -104,7 +104,9 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     if comment is not None:
         step.ctx.comments[f"{run.bundle.namespace}:{scope}.{name}"] = comment
         step.log("verbose", f"Added variable '{name}' with comment '{comment}'")
-    return Outcome.KEPT
+    # still holding unresolved references: defined as written now (promises later in
+    # this pass see it, as in cf-agent), and evaluated again in the next pass
+    return None if waiting else Outcome.KEPT
 
 
 def promise_comment(step: Step) -> str | None:
