@@ -250,9 +250,13 @@ class Expander:
         before = self.unresolved
         name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
+            if self.iterate:
+                raise NeedIteration(f"$({inner})", [])      # no such name: skipped
             return
         found = self.resolve(name)
         if found is None:
+            if self.iterate and "$" in inner:
+                raise NeedIteration(f"$({inner})", [])      # names no variable: skipped
             self.unresolved = True
             return
         key, var = found
