@@ -25,8 +25,17 @@ import re
 from bisect import bisect_left
 from typing import Any, NamedTuple
 
-import ply.lex as lex
-from ply.lex import TOKEN
+
+
+def TOKEN(regex: str) -> Any:
+    """PLY's ``@TOKEN`` (a rule's regex given by a name, set as ``f.regex``), defined here
+    so that importing this module does not import PLY: the fast scanner reads PLY's
+    generated tables (``_lextab.py``) itself, and PLY's lexer is built only for what
+    the fast path hands to it (@else, a false @if, errors)."""
+    def set_regex(f: Any) -> Any:
+        f.regex = regex
+        return f
+    return set_regex
 
 from cfpromise import CFENGINE_COMPAT_VERSION
 from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
@@ -144,10 +153,20 @@ class Lexer:
         self.filename = filename
         self.version = version
         self.features = features
-        self.lexer = _master_lexer().clone()
-        self.lexer.owner = self
+        self._ply: Any = None
         self.text = ""
         self.reset()
+
+    @property
+    def lexer(self) -> Any:
+        """This text's PLY lexer, made on first use (a well-formed file without macros
+        never needs it: see :class:`FastLexer`)."""
+        if self._ply is None:
+            self._ply = _master_lexer().clone()
+            self._ply.owner = self
+            self._ply.begin("INITIAL")
+            self._ply.input(self.text)
+        return self._ply
 
     def reset(self) -> None:
         # Lines come from an index of the text's newlines (bisect), so whitespace
@@ -172,8 +191,9 @@ class Lexer:
     def input(self, text: str) -> None:
         self.text = text
         self.reset()
-        self.lexer.begin("INITIAL")
-        self.lexer.input(text)
+        if self._ply is not None:
+            self._ply.begin("INITIAL")
+            self._ply.input(text)
 
     def token(self) -> Any:
         tok = self.lexer.token()
@@ -184,7 +204,8 @@ class Lexer:
     def check_end(self) -> None:
         """At the end of the text: an @if still open is an error."""
         if self.if_depth > 0:
-            state = "in ignore_state" if self.lexer.current_state() == "skipping" else "without ignore_state"
+            skipping = self._ply is not None and self._ply.current_state() == "skipping"
+            state = "in ignore_state" if skipping else "without ignore_state"
             self.error(len(self.text), f"EOF seen while @if was waiting for @endif {state}")
 
     # -- positions -----------------------------------------------------------
@@ -418,6 +439,8 @@ def _master_lexer() -> Any:
     if not _MASTER:
         import importlib.util
         import sys
+
+        import ply.lex as lex
         module = sys.modules[__name__]
         if importlib.util.find_spec(LEXTAB) is not None:
             built = lex.lex(module=module, reflags=int(re.VERBOSE), optimize=True,
@@ -432,6 +455,8 @@ def write_lextab(outdir: str) -> str:
     """Regenerate ``_lextab.py`` in ``outdir`` from the rules above."""
     import os
     import sys
+
+    import ply.lex as lex
     path = os.path.join(outdir, "_lextab.py")
     if os.path.exists(path):
         os.remove(path)
@@ -465,8 +490,14 @@ def _scanner() -> tuple[Any, list[str | None]]:
     """The fast path's regex (built once per process from PLY's master regex) and the
     token kind of each of its groups (None for groups inside a rule)."""
     if not _SCANNER:
-        (regex, index), = _master_lexer().lexstatere["INITIAL"]
-        fast = re.compile(f"{_SKIP_PREFIX}(?:{regex.pattern})", regex.flags)
+        try:        # PLY's generated table: no need to build PLY's lexer to read it
+            from cfpromise.syntax import _lextab
+            (pattern, index), = _lextab._lexstatere["INITIAL"]
+            flags = _lextab._lexreflags
+        except ImportError:
+            (regex, index), = _master_lexer().lexstatere["INITIAL"]
+            pattern, flags = regex.pattern, regex.flags
+        fast = re.compile(f"{_SKIP_PREFIX}(?:{pattern})", flags)
         kinds = [None if entry is None else (entry[1] or "ignore") for entry in index]
         _SCANNER.append((fast, kinds))
     return _SCANNER[0]
@@ -482,8 +513,10 @@ class FastLexer:
     skips the whitespace and comments before it and matches PLY's own master regex
     (so the token chosen is PLY's, rule order included); lines are counted
     incrementally from the previous token (``str.count``), and tokens and Coords are
-    made with ``tuple.__new__``.  Anything else -- the macros and the skipping state
-    inside a false ``@if``, a VARCLASS, a string with a bad character, an overlong
+    made with ``tuple.__new__``.  A kept ``@if`` block's ``@if`` and ``@endif`` are
+    handled here too (real policy has them: masterfiles' lib/files.cf has seven), so
+    that such a file never needs PLY's lexer built.  Anything else -- ``@else``, a
+    false ``@if`` and the skipping state inside it, a misplaced macro, a string with a bad character, an overlong
     identifier, a class with spaces, no match at all, a text with CRLF line ends --
     is handed to PLY's lexer (or the Lexer's own coordinate functions) at the same
     position, so errors and macros behave exactly as before.
@@ -495,7 +528,6 @@ class FastLexer:
 
     def __init__(self, owner: Lexer) -> None:
         self.owner = owner
-        self.ply = owner.lexer
         self._tokens: list[Token] | None = None
         self._error: PolicyError | None = None
         self._next = 0
@@ -586,10 +618,28 @@ class FastLexer:
                         kind = None
                     else:
                         value = value[:-2]
+                elif kind == "MACRO_IF" or kind == "MACRO_ENDIF":
+                    # a kept @if block's bounds (what t_MACRO_IF/t_MACRO_ENDIF do
+                    # when they raise nothing and do not start skipping): no token
+                    if start == 0 or text[start - 1] == "\n":
+                        if kind == "MACRO_ENDIF":
+                            if owner.if_depth > 0:
+                                owner.if_depth -= 1
+                                continue
+                        elif owner.if_depth == 0:
+                            macro, _, arg = value[4:-1].partition("(")
+                            if _macro_accepts(owner, macro, arg):
+                                owner.if_depth += 1
+                                continue
+                    kind = None
+                elif kind == "VARCLASS":            # t_VARCLASS
+                    append(new(token_type, ("VARCLASS", value[1:-3], start,
+                                            owner.token_coord(start, pos - 1), None)))
+                    continue
                 elif kind not in ("ASSIGN", "SYMBOL", "NAKEDVAR", "ARROW"):
-                    kind = None                     # macros, VARCLASS
+                    kind = None                     # @else
             if kind is None:                        # PLY's own lexer, from `start`
-                ply = self.ply
+                ply = owner.lexer
                 ply.lexpos = start
                 tok = ply.token()
                 if tok is None:

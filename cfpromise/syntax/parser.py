@@ -24,8 +24,6 @@ import re
 import sys
 from typing import Any
 
-import ply.yacc as yacc
-
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr
 from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
@@ -474,6 +472,7 @@ _TABMODULE = "cfpromise.syntax._parsetab"
 
 
 def _build(write_tables: bool = False, outputdir: str | None = None) -> Any:
+    import ply.yacc as yacc             # PLY's own parser: the reference, and table writing
     return yacc.yacc(module=sys.modules[__name__], tabmodule=_TABMODULE, start=start,
                      write_tables=write_tables, outputdir=outputdir, debug=False,
                      errorlog=yacc.NullLogger())
@@ -561,6 +560,7 @@ def write_tables() -> str:
     from cfpromise.syntax.lexer import write_lextab
     outdir = os.path.dirname(os.path.abspath(__file__))
     write_lextab(outdir)
+    import ply.yacc as yacc
     yacc.yacc(module=sys.modules[__name__], tabmodule="_parsetab", start=start,
               write_tables=True, outputdir=outdir, debug=False, errorlog=yacc.NullLogger())
     return os.path.join(outdir, "_parsetab.py")

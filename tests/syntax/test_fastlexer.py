@@ -68,3 +68,32 @@ _PIECES = st.sampled_from([
 def test_same_tokens_on_generated_text(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert _stream(text, True) == _stream(text, False)
+
+
+def test_kept_macros_and_variable_classes_need_no_ply_lexer() -> None:
+    """A kept @if block and a "$(var)":: guard are scanned by the fast path alone, so a
+    file like masterfiles' lib/files.cf never builds PLY's lexer (its import and its
+    master regex are a tenth of a cold cf-lite-promises run); the tokens are PLY's."""
+    text = ('@if minimum_version(3.7)\nbundle agent a\n{\n reports:\n   "$(x)|y"::\n'
+            '     "r";\n}\n@endif\n')
+    owner = Lexer("f.cf")
+    owner.input(text)
+    tokens, error = FastLexer(owner).scan()
+    assert error is None and owner.if_depth == 0
+    assert owner._ply is None
+    assert [(t.type, t.value) for t in tokens][4:6] == [("PROMISE_TYPE", "reports"),
+                                                         ("VARCLASS", "$(x)|y")]
+    assert _stream(text, fast=True) == _stream(text, fast=False)
+
+
+@pytest.mark.parametrize("text", [
+    "@if minimum_version(99.1)\nbundle agent a {}\n@endif\n",      # false: PLY skips
+    "@if minimum_version(3.7)\nbundle agent a {}\n@else\nx\n@endif\n",
+    " @if minimum_version(3.7)\n@endif\n",                            # not at line start
+    "@endif\n",
+    "@if minimum_version(3.7)\n@if minimum_version(3.7)\n@endif\n@endif\n",
+    "@if minimum_version(3.7)\nbundle agent a {}\n",                  # never closed
+    "@if bogus(1)\n@endif\n",
+])
+def test_macros_the_fast_path_hands_over(text: str) -> None:
+    assert _stream(text, fast=True) == _stream(text, fast=False)

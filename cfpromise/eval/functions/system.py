@@ -364,7 +364,7 @@ def _module_packages(ctx: FunctionContext, fn: str, rx: Any, inventory: Any,
                      installed: bool) -> Any:
     """The package modules' caches (body common control package_inventory), each
     line "name,version,arch" extended with the module's name, as cf-agent 3.21 does."""
-    from cfpromise.promises.packages.inventory import INSTALLED, UPDATES, read_inventory
+    from cfpromise.promises.packages.cachefile import INSTALLED, UPDATES, read_inventory
     names = [n for n in (inventory if isinstance(inventory, list) else [inventory])
              if isinstance(n, str) and "$" not in n]
     if not names:

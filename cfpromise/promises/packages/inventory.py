@@ -35,14 +35,11 @@ from typing import Any, Callable
 import attrs
 
 from cfpromise.agent import trust
+from cfpromise.promises.packages.cachefile import (  # noqa: F401  (read_inventory: API)
+    INSTALLED, UPDATES, cache_path, load_cache, read_inventory)
 from cfpromise.promises.packages.protocol import ModuleBody, ModuleError, Package, PackageModule
 
-INSTALLED, UPDATES = "installed", "updates"
 REQUESTS = {INSTALLED: "list-installed", UPDATES: "list-updates"}
-
-
-def cache_path(workdir: str, kind: str, module: str) -> str:
-    return os.path.join(workdir, "state", f"packages_{kind}_{module}.json")
 
 
 @attrs.define(slots=True)
@@ -61,15 +58,8 @@ class Inventory:
 
 def load(path: str) -> Inventory | None:
     """The cache at ``path``; None when missing or unreadable (then it is rebuilt)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-        packages = [tuple(p) for p in data["packages"]]
-        if not all(len(p) == 3 and all(isinstance(x, str) for x in p) for p in packages):
-            return None
-        return Inventory(packages, float(data["refreshed"]))  # type: ignore[arg-type]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    found = load_cache(path)
+    return None if found is None else Inventory(*found)
 
 
 def store(path: str, module: str, inventory: Inventory) -> None:
@@ -133,19 +123,6 @@ def inventories(services: Any) -> Inventories:
         if hasattr(services, "run_cache"):
             found.warned = trust.warned_set(services.run_cache)
     return found
-
-
-def read_inventory(workdir: str, kind: str, module: str,
-                   log: Callable[[str, str], None] | None = None,
-                   warned: set[str] | None = None) -> list[Package] | None:
-    """The cached packages of ``module`` (for packagesmatching()); None when absent or
-    not trusted (then one warning through ``log``, once per path in ``warned``)."""
-    path = cache_path(workdir, kind, module)
-    if trust.ignored(path, workdir, log or (lambda level, message: None),
-                     "Package module cache", warned):
-        return None
-    found = load(path)
-    return None if found is None else found.packages
 
 
 def end_of_run(services: Any) -> None:
