@@ -24,7 +24,8 @@ print("MODULES=" + json.dumps(sorted(sys.modules)))
 NOT_ON_THE_START_PATH = ("attr", "attrs", "ply.yacc", "cfpromise.syntax.parser",
                          "cfpromise.promises.files", "cfpromise.promises.commands",
                          "cfpromise.promises.packages.inventory",
-                         "cfpromise.promises.packages.handler", "sqlite3")
+                         "cfpromise.promises.packages.handler", "sqlite3",
+                         "_hashlib")     # OpenSSL: the policy cache digests with BLAKE2
 
 
 def imported(tmp_path: Path, *args: str) -> set[str]:
@@ -47,3 +48,58 @@ def test_a_one_report_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     found = sorted(m for m in modules if m in NOT_ON_THE_START_PATH
                    or m.startswith(tuple(n + "." for n in NOT_ON_THE_START_PATH)))
     assert not found, f"a warm one-report run imported {found}"
+
+
+# cf-lite-promises on one file parsed cold, as `cf-promises -f lib/files.cf`.
+PROMISES_PROBE = """
+import json, sys
+from cfpromise.cli.promises import main
+code = main(sys.argv[1:])
+print("MODULES=" + json.dumps(sorted(sys.modules)) + " EXIT=" + str(code))
+"""
+
+# A kept @if block and a "$(var)":: guard, as masterfiles' lib/files.cf has.
+LIBRARY = """@if minimum_version(3.7)
+body file control
+{
+  namespace => "default";
+}
+@endif
+
+bundle agent tidy(file)
+{
+  files:
+      "$(file)" delete => tidy;
+  reports:
+    "DEBUG|DEBUG_$(this.bundle)"::
+      "DEBUG $(this.bundle): deleting $(file)";
+}
+
+body delete tidy
+{
+        dirlinks => "delete";
+        rmdirs   => "true";
+}
+"""
+
+
+def test_a_cold_check_of_a_library_file_imports_no_ply_attrs_or_openssl(tmp_path: Path) -> None:
+    """Parsing comes from the fast scanner and the LR driver over the shipped tables:
+    PLY (ply.yacc imports inspect, ast, dis, tokenize) is built only for the reference
+    parser and for what the scanner hands over (an @else, a false @if, errors)."""
+    library = tmp_path / "files.cf"
+    library.write_text(LIBRARY)
+    library.chmod(0o600)
+    proc = subprocess.run([sys.executable, "-c", PROMISES_PROBE, "-w", str(tmp_path / "wd"),
+                           "-f", str(library)], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("MODULES="))
+    modules_text, _, exit_text = line[len("MODULES="):].rpartition(" EXIT=")
+    assert exit_text == "0", proc.stdout + proc.stderr
+    modules = set(json.loads(modules_text))
+    assert "cfpromise.syntax.parser" in modules            # it did parse
+    unwanted = ("ply", "attr", "attrs", "inspect", "_hashlib")
+    found = sorted(m for m in modules
+                   if m in unwanted or m.startswith(tuple(n + "." for n in unwanted)))
+    assert not found, f"cf-lite-promises on one library file imported {found}"
