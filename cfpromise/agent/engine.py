@@ -36,7 +36,7 @@ from cfpromise.agent.bodies import (BodyError, BodyResolver, InheritanceError, b
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
 from cfpromise.agent.outcome import Outcome, merge
-from cfpromise.agent.promiseinfo import PromiseInfo, info as promise_info
+from cfpromise.agent.promiseinfo import PromiseInfo, guard_info, info as promise_info
 from cfpromise.agent.output import Output
 from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration, combinations
@@ -340,12 +340,14 @@ class Agent:
             return
         facts = self.infos.get(id(promise))
         if facts is None or facts.promise is not promise:
-            facts = promise_info(self.infos, promise)
-        if facts.static and self.trace is None and (id(promise), ()) in run.done:
-            return      # its one iteration is done: the checks below would change nothing
+            facts = guard_info(self.infos, promise)
         ctx = self.ctx
         if facts.guarded and not ctx.class_tree_holds(facts.guard):
             return
+        if not facts.complete:
+            facts.finish()      # the rest of the facts, once the guard holds
+        if facts.static and self.trace is None and (id(promise), ()) in run.done:
+            return      # its one iteration is done: the checks below would change nothing
         iterated_guard = False
         if promise.varclass is not None:
             exp = ctx.expander(iterate=True)
