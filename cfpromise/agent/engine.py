@@ -299,13 +299,14 @@ class Agent:
             return
         settled = run.settled
         state = settle.state
+        now = state(self)       # nothing happens between two promises of the section
         for promise in section.promises:
-            before = state(self)
-            if settled.get(id(promise)) == before:
+            if settled.get(id(promise)) == now:
                 continue
-            deferrals = self.deferrals
+            before, deferrals = now, self.deferrals
             self.eval_promise(run, name, promise)
-            if self.deferrals == deferrals and state(self) == before:
+            now = state(self)
+            if self.deferrals == deferrals and now == before:
                 settled[id(promise)] = before
 
     def eval_section(self, run: BundleRun, section: ast.PromiseSection | None) -> None:
