@@ -14,7 +14,9 @@ A run:
    its handler (commands, files...) runs.  A promise iteration is actuated at
    most once per bundle call; one whose variables are still unresolved waits
    for a later pass and runs in the last pass as written.  vars and classes are
-   evaluated again in every pass so that late definitions converge.
+   evaluated again in every pass so that late definitions converge; once they
+   have, an evaluation that cannot change anything is left out
+   (:mod:`cfpromise.agent.settle`).
 5. outcomes are merged per promise, the ``classes`` body sets outcome
    classes, ``handle`` outcomes feed ``depends_on``.  A handler may defer work
    to the end of the section it runs in (``Services.at_section_end``) and give
