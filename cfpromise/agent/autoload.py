@@ -332,14 +332,18 @@ def static_references(policy: ast.Policy, sch: Any) -> Iterator[Want]:
                 calls = False
                 for c in promise.constraints:
                     attr = table.get(c.lval)
-                    name = _name(c.rval)
-                    if attr is None or name is None:
+                    if attr is None:
                         continue
+                    # the name only for an attribute that can hold one (most cannot)
                     if c.lval in BUNDLE_LVALS:
-                        calls = calls or c.lval == "usebundle"
-                        yield Want("bundle", BUNDLE_LVALS[c.lval], name, ns, c.coord)
+                        name = _name(c.rval)
+                        if name is not None:
+                            calls = calls or c.lval == "usebundle"
+                            yield Want("bundle", BUNDLE_LVALS[c.lval], name, ns, c.coord)
                     elif attr.type == "body" and c.lval in sch.body_types:
-                        yield Want("body", (c.lval,), name, ns, c.coord)
+                        name = _name(c.rval)
+                        if name is not None:
+                            yield Want("body", (c.lval,), name, ns, c.coord)
                 if section.name == "methods" and not calls and _name(
                         ast.Scalar(promise.promiser)) is not None:
                     yield Want("bundle", ("agent", "common"), promise.promiser, ns, promise.coord)

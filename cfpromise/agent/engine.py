@@ -14,7 +14,9 @@ A run:
    its handler (commands, files...) runs.  A promise iteration is actuated at
    most once per bundle call; one whose variables are still unresolved waits
    for a later pass and runs in the last pass as written.  vars and classes are
-   evaluated again in every pass so that late definitions converge.
+   evaluated again in every pass so that late definitions converge; once they
+   have, an evaluation that cannot change anything is left out
+   (:mod:`cfpromise.agent.settle`).
 5. outcomes are merged per promise, the ``classes`` body sets outcome
    classes, ``handle`` outcomes feed ``depends_on``.  A handler may defer work
    to the end of the section it runs in (``Services.at_section_end``) and give
@@ -28,7 +30,7 @@ import time
 from typing import Any, Iterator
 
 
-from cfpromise.agent import loading
+from cfpromise.agent import loading, settle
 from cfpromise.agent.abort import AbortBundle, AbortRun, AbortWatch
 from cfpromise.agent.actionlog import write_action_log
 from cfpromise.agent.bodies import (BodyError, BodyResolver, InheritanceError, body_reference,
@@ -36,7 +38,7 @@ from cfpromise.agent.bodies import (BodyError, BodyResolver, InheritanceError, b
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
 from cfpromise.agent.outcome import Outcome, merge
-from cfpromise.agent.promiseinfo import PromiseInfo, info as promise_info
+from cfpromise.agent.promiseinfo import PromiseInfo, guard_info, info as promise_info
 from cfpromise.agent.output import Output
 from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration, combinations
@@ -99,7 +101,7 @@ class BundleRun:
     """The state of one bundle call."""
 
     __slots__ = ("bundle", "frame", "done", "outcomes", "return_values", "pass_no", "types",
-                 "section_end")
+                 "section_end", "settled")
 
     def __init__(self, bundle: ast.Bundle, frame: Frame, pass_no: int = 1,
                  types: tuple[str, ...] | None = None) -> None:
@@ -113,6 +115,9 @@ class BundleRun:
         # callbacks handlers registered for the end of the section being evaluated (see
         # Services.at_section_end), by key; run and cleared when the section ends in each pass
         self.section_end: dict[str, Any] = {}
+        # id of a vars/classes promise -> the state in which evaluating it again changes
+        # nothing (cfpromise.agent.settle)
+        self.settled: dict[int, tuple[int, ...]] = {}
 
 
 class Agent:
@@ -152,6 +157,10 @@ class Agent:
         self.current_step: Step | None = None
         self.observers: list[Any] = []
         self.changes: list[dict[str, Any]] = []    # noted by handlers for the current step
+        # cfpromise.agent.settle's counters: what may have changed the host or the policy
+        # (other sections evaluated, files added), and results that are not final yet
+        self.world_changes = 0
+        self.deferrals = 0
         self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
         # hooks: a bundle no file defines, (name, namespace, types) -> Bundle | None
         # (cfpromise.agent.autoload); which promises run, (run, ptype, promise) -> bool
@@ -175,6 +184,7 @@ class Agent:
 
     # -- policy -------------------------------------------------------------------
     def add_policy(self, policy: ast.Policy) -> None:
+        self.world_changes += 1
         self.policy = self.policy.merged(policy)
         for b in policy.bundles:
             self.bundles.setdefault((b.namespace, b.name), []).append(b)
@@ -214,6 +224,7 @@ class Agent:
         trace = self.trace if types is None else None
         if trace is not None:
             trace.bundle_begin(run, args)
+        settling = settle.enabled(self)
         try:
             order = bundle_order(bundle)
             for pass_no in range(1, PASSES + 1):
@@ -224,11 +235,12 @@ class Agent:
                     section = bundle.section(ptype)
                     if section is None:
                         continue
+                    if ptype not in PRE_EVALUATION:
+                        self.world_changes += 1     # may change the host (settle)
                     if trace is not None:
                         trace.section(run, ptype, section)
                     try:
-                        for promise in section.promises:
-                            self.eval_promise(run, ptype, promise)
+                        self.settling_section(run, section, settling)
                     finally:
                         self.end_section(run)
                     if ptype == "classes" and (types is None or "vars" in types):
@@ -236,7 +248,9 @@ class Agent:
                         if trace is not None:
                             trace.muted += 1
                         try:
-                            self.eval_section(run, bundle.section("vars"))
+                            vars_section = bundle.section("vars")
+                            if vars_section is not None:
+                                self.settling_section(run, vars_section, settling)
                         finally:
                             if trace is not None:
                                 trace.muted -= 1
@@ -275,6 +289,28 @@ class Agent:
         finally:
             self.current_step = previous
 
+    def settling_section(self, run: BundleRun, section: ast.PromiseSection,
+                         settling: bool) -> None:
+        """Evaluate ``section``'s promises in ``run``, leaving out a vars or classes
+        promise whose evaluation would change nothing: evaluated before in this very
+        state without effect (``settling``: the rule is on; see cfpromise.agent.settle)."""
+        name = section.name
+        if not settling or name not in settle.SETTLING:
+            for promise in section.promises:
+                self.eval_promise(run, name, promise)
+            return
+        settled = run.settled
+        state = settle.state
+        now = state(self)       # nothing happens between two promises of the section
+        for promise in section.promises:
+            if settled.get(id(promise)) == now:
+                continue
+            before, deferrals = now, self.deferrals
+            self.eval_promise(run, name, promise)
+            now = state(self)
+            if self.deferrals == deferrals and now == before:
+                settled[id(promise)] = before
+
     def eval_section(self, run: BundleRun, section: ast.PromiseSection | None) -> None:
         if section is not None:
             for promise in section.promises:
@@ -307,12 +343,14 @@ class Agent:
             return
         facts = self.infos.get(id(promise))
         if facts is None or facts.promise is not promise:
-            facts = promise_info(self.infos, promise)
-        if facts.static and self.trace is None and (id(promise), ()) in run.done:
-            return      # its one iteration is done: the checks below would change nothing
+            facts = guard_info(self.infos, promise)
         ctx = self.ctx
         if facts.guarded and not ctx.class_tree_holds(facts.guard):
             return
+        if not facts.complete:
+            facts.finish()      # the rest of the facts, once the guard holds
+        if facts.static and self.trace is None and (id(promise), ()) in run.done:
+            return      # its one iteration is done: the checks below would change nothing
         iterated_guard = False
         if promise.varclass is not None:
             exp = ctx.expander(iterate=True)
@@ -369,6 +407,7 @@ class Agent:
                 self.failed_condition = ""
                 decision = True
             if decision is None:
+                self.deferrals += 1
                 if trace is not None:
                     trace.skipped(run, promise, self.failed_condition, key, False)
                 continue
@@ -383,6 +422,7 @@ class Agent:
                 trace.not_skipped(ptype, promise, "unless")
                 self.failed_condition = ""
             if facts.depends_c is not None and self.depends_on(promise, ev, run, key):
+                self.deferrals += 1
                 continue
             step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
             evaluator = EVALUATORS.get(ptype)
@@ -399,6 +439,7 @@ class Agent:
                     trace.end(step, outcome, key)
             step.seconds = time.perf_counter() - started
             if outcome is None:
+                self.deferrals += 1
                 continue
             if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED:
                 if ptype != "vars" or (outcome is Outcome.KEPT and self.static_var(run, promise)):
@@ -696,7 +737,10 @@ class Agent:
             self.counts[outcome] = self.counts.get(outcome, 0) + 1
         if step.handle:
             previous = self.handles.get(step.handle)
-            self.handles[step.handle] = outcome if previous is None else merge([previous, outcome])
+            merged = outcome if previous is None else merge([previous, outcome])
+            if merged is not previous:
+                self.world_changes += 1     # depends_on reads it (settle)
+            self.handles[step.handle] = merged
         body = step.attributes.get("classes") if step.attributes is not None else None
         if body is None and step.promise.get("classes") is not None \
                 and step.ptype != "classes":    # cf-agent sets none for classes promises

@@ -12,6 +12,10 @@ from cfpromise.agent.outcome import Outcome
 
 
 class Observer:
+    # True: the observer needs every evaluation of a vars or classes promise, even one
+    # that changes nothing (the engine leaves those out otherwise: cfpromise.agent.settle)
+    every_evaluation = False
+
     def run_started(self, agent: Any) -> None:
         """Policy loaded and validated; the bundlesequence is about to run."""
 

@@ -26,6 +26,7 @@ class Output:
         self.timestamps = timestamps
         self.stream = stream or sys.stdout
         self.counts: dict[str, int] = {}
+        self.shown = 0          # log lines at a level shown (cfpromise.agent.settle)
         # --simulate: messages name the host paths the changes chroot stands for
         self.rewrite: Callable[[str], str] | None = None
         # called (once) before the next line is written: the verbose trace holds a
@@ -46,6 +47,7 @@ class Output:
     def log(self, level: str, message: str) -> None:
         self.counts[level] = self.counts.get(level, 0) + 1
         if LEVELS[level] >= self.threshold:
+            self.shown += 1
             if self.rewrite is not None:
                 message = self.rewrite(message)
             if self.color and level in COLOR:

@@ -4,7 +4,9 @@ The engine evaluates a promise up to three times per bundle call (a common
 bundle's vars twice per pass, and the common bundles once more while the policy
 loads): on masterfiles some 10,000 evaluations of 3,000 promises.  Everything
 here depends only on the promise as written, never on variables, classes or the
-pass, so it is computed the first time the promise is met and kept for the run:
+pass, so it is computed the first time the promise is met and kept for the run
+(the class guard first; the rest once the guard holds, which for about half of
+masterfiles' promises it never does on a given host):
 
 * the strings that may drive implicit iteration (promiser, constraint values,
   arguments of functions that are not lazy, a ``$(f)(...)`` function name) and
@@ -38,10 +40,25 @@ class PromiseInfo:
     """The facts about one promise that evaluation cannot change (see the module)."""
 
     __slots__ = ("promise", "texts", "dynamic", "guard_texts", "static", "guarded", "guard",
-                 "with_c", "handle_c", "conditions", "depends_c", "filename", "dirname", "line")
+                 "with_c", "handle_c", "conditions", "depends_c", "filename", "dirname", "line",
+                 "complete")
 
-    def __init__(self, promise: ast.Promise) -> None:
+    def __init__(self, promise: ast.Promise, complete: bool = True) -> None:
+        """``complete``: False works out only the class guard (``guarded``, ``guard``);
+        :meth:`finish` does the rest.  Most promises of a large policy are guarded by
+        classes that never hold on the host (masterfiles: about half), and the engine
+        needs nothing else of those."""
         self.promise = promise
+        self.guarded = promise.classes != "any"
+        # the guard's tree, as EvalContext.eval_class_expr reads it (None: never holds)
+        self.guard: Tree | None = class_tree(promise.classes) if self.guarded else None
+        self.complete = False
+        if complete:
+            self.finish()
+
+    def finish(self) -> None:
+        """Work out the facts besides the guard (see __init__)."""
+        promise = self.promise
         self.texts: tuple[str, ...] = tuple(texts(promise))
         self.dynamic = any("$" in t for t in self.texts)
         varclass = promise.varclass
@@ -50,9 +67,6 @@ class PromiseInfo:
         # one iteration without bindings whatever the variables hold (a quoted guard
         # without "$" never iterates)
         self.static = not self.dynamic and (varclass is None or "$" not in varclass)
-        self.guarded = promise.classes != "any"
-        # the guard's tree, as EvalContext.eval_class_expr reads it (None: never holds)
-        self.guard: Tree | None = class_tree(promise.classes) if self.guarded else None
         self.with_c = promise.get("with")
         handle = promise.get("handle")
         self.handle_c = handle if handle is not None and isinstance(handle.rval, ast.Scalar) \
@@ -64,6 +78,7 @@ class PromiseInfo:
         self.filename = filename if os.path.isabs(filename) else None
         self.dirname = os.path.dirname(filename) if self.filename is not None else None
         self.line = str(promise.coord.line)
+        self.complete = True
 
     def paths(self) -> tuple[str, str]:
         """(``this.promise_filename``, ``this.promise_dirname``): cf-agent keeps a relative
@@ -79,6 +94,18 @@ def info(table: dict[int, PromiseInfo], promise: ast.Promise) -> PromiseInfo:
     found = table.get(id(promise))
     if found is None or found.promise is not promise:
         found = table[id(promise)] = PromiseInfo(promise)
+    elif not found.complete:
+        found.finish()
+    return found
+
+
+def guard_info(table: dict[int, PromiseInfo], promise: ast.Promise) -> PromiseInfo:
+    """The :class:`PromiseInfo` of ``promise`` in ``table``, maybe only its guard worked
+    out (see PromiseInfo.__init__): the engine asks this first, and :func:`info` or
+    :meth:`PromiseInfo.finish` once the guard holds."""
+    found = table.get(id(promise))
+    if found is None or found.promise is not promise:
+        found = table[id(promise)] = PromiseInfo(promise, complete=False)
     return found
 
 

@@ -219,6 +219,10 @@ def default_report_path(workdir: str) -> str:
 class RunRecorder(WaitingTracker):
     """Records a run through the observer events; reports at its end (module docstring)."""
 
+    # it counts a vars or classes promise's evaluations and their time: the engine must
+    # not leave out evaluations that change nothing (cfpromise.agent.settle)
+    every_evaluation = True
+
     def __init__(self, options: ReportOptions | None = None, *,
                  stream: TextIO | None = None, clock: Callable[[], float] = time.perf_counter) -> None:
         super().__init__()

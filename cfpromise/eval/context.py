@@ -89,6 +89,9 @@ class EvalContext:
         self.inform = False               # -I or more verbose: some built-ins show output
         self.current_bindings: dict[str, str] = {}   # the iteration a built-in runs in
         self.comments: dict[str, str] = {}   # class name or variable key -> its promise's comment
+        # bumped by every class defined anew (or with other tags) or undefined: the
+        # engine's fixed-point test (cfpromise.agent.settle) compares it
+        self.class_changes = 0
 
     # -- frames ----------------------------------------------------------------
     @property
@@ -116,10 +119,11 @@ class EvalContext:
         key = self.class_key(name, ns)
         if key in self.negated or name in self.negated:
             return False
-        if scope == "bundle" and len(self.frames) > 1:
-            self.frame.local_classes[key] = tags
-        else:
-            self.class_table[key] = tags
+        table = self.frame.local_classes if scope == "bundle" and len(self.frames) > 1 \
+            else self.class_table
+        if table.get(key) != tags:
+            self.class_changes += 1
+        table[key] = tags
         self.last_defined = key
         self.defined_log.append(key)
         return True
@@ -130,9 +134,11 @@ class EvalContext:
             self._log("error", f"You cannot cancel a reserved hard class '{name}' in post-condition "
                                "classes")
             return
-        self.class_table.pop(key, None)
+        if self.class_table.pop(key, None) is not None:
+            self.class_changes += 1
         for frame in self.frames:
-            frame.local_classes.pop(key, None)
+            if frame.local_classes.pop(key, None) is not None:
+                self.class_changes += 1
 
     def has_class_key(self, key: str) -> bool:
         """Whether the class of this exact key (as :meth:`classes_items` yields) is defined."""

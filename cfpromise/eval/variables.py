@@ -95,6 +95,28 @@ def data_type_of(value: Any) -> str:
     return "data"
 
 
+def same_variable(old: Variable, new: Variable) -> bool:
+    """Whether storing ``new`` over ``old`` changes nothing anyone could see: same type,
+    tags and value, down to the Python types and the key order of containers (a
+    data container's order shows in its JSON)."""
+    return old.type == new.type and old.tags == new.tags and _same(old.value, new.value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    # a == b first (fast, in C); then what it does not see: 1 == True == 1.0, key order
+    # (a str equal to something is a str)
+    if isinstance(a, dict):
+        return a == b and list(a) == list(b) and all(
+            type(v) is str or _same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return a == b and all(type(x) is str or _same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
 class VariableStore:
     """All variables of a run."""
 
@@ -105,6 +127,9 @@ class VariableStore:
         # names holding "[" that are not an index chain (a[x]y): the arrays index does
         # not cover them, so array_entries() leaves such a store to a full scan
         self.irregular: set[str] = set()
+        # bumped by every change (a new variable, a different value, type or tags, one
+        # removed): the engine's fixed-point test (cfpromise.agent.settle) compares it
+        self.changes = 0
 
     @staticmethod
     def key(ns: str, scope: str, name: str) -> str:
@@ -112,6 +137,9 @@ class VariableStore:
 
     def set(self, ns: str, scope: str, name: str, var: Variable) -> None:
         key = self.key(ns, scope, name)
+        old = self.vars.get(key)
+        if old is None or not same_variable(old, var):
+            self.changes += 1
         self.vars[key] = var
         if "[" in name:
             base, indices = split_index_tuple(name)
@@ -147,7 +175,10 @@ class VariableStore:
 
     def remove(self, ns: str, scope: str, name: str) -> None:
         key = self.key(ns, scope, name)
-        if self.vars.pop(key, None) is not None and "[" in name:
+        removed = self.vars.pop(key, None) is not None
+        if removed:
+            self.changes += 1
+        if removed and "[" in name:
             base, indices = split_indices(name)
             if indices:
                 self.arrays.get(self.key(ns, scope, base), {}).pop(tuple(indices), None)
@@ -161,7 +192,9 @@ class VariableStore:
         for base in [k for k in self.arrays if k.startswith(prefix)]:
             short = base[len(prefix):]
             for path in self.arrays.pop(base):
-                self.vars.pop(self.key(ns, scope, join_indices(short, list(path))), None)
+                if self.vars.pop(self.key(ns, scope, join_indices(short, list(path))),
+                                 None) is not None:
+                    self.changes += 1
 
     def get(self, ns: str, scope: str, name: str) -> Variable | None:
         """A variable or an element reached through array elements / data indices."""

@@ -38,6 +38,7 @@ class EngineOutput(Output):
     def log(self, level: str, message: str) -> None:
         self.counts[level] = self.counts.get(level, 0) + 1
         if self.enabled(level):
+            self.shown += 1         # (cfpromise.agent.settle)
             self.sink(level, message)
 
     def report(self, text: str) -> None:

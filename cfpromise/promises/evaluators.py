@@ -19,7 +19,7 @@ class Step:
     """One iteration of one promise being evaluated.  A plain slotted class, not attrs:
     the engine makes one per promise and it is on every run's start path (see ast.py)."""
 
-    __slots__ = ("agent", "run", "ptype", "promise", "bindings", "ev", "promiser", "last",
+    __slots__ = ("agent", "run", "ptype", "promise", "bindings", "ev", "promiser", "_last",
                  "handle", "attributes", "seconds")
 
     def __init__(self, agent: Any, run: Any, ptype: str, promise: ast.Promise,
@@ -33,10 +33,19 @@ class Step:
         self.bindings = bindings
         self.ev = ev                  # RvalEvaluator with these bindings
         self.promiser = promiser
-        self.last = last              # the last pass: act even with unresolved variables
+        self._last = last             # the last pass: act even with unresolved variables
         self.handle = handle
         self.attributes = attributes
         self.seconds = seconds
+
+    @property
+    def last(self) -> bool:
+        """Whether this is the last pass: act even with unresolved variables.  Asked
+        before the last pass, the answer may change later, so the engine notes that the
+        promise's result is not final (cfpromise.agent.settle)."""
+        if not self._last:
+            self.agent.deferrals += 1
+        return self._last
 
     @property
     def ctx(self) -> Any:

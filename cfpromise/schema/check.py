@@ -85,14 +85,18 @@ def references(policy: ast.Policy, sch: Schema) -> Iterator[Reference]:
                     attr = attrs_.get(c.lval)
                     if attr is None:
                         continue
+                    # the name only for an attribute that can hold one (most cannot)
+                    body = attr.type == "body" and c.lval in sch.body_types
+                    if not body and c.lval not in BUNDLE_LVALS:
+                        continue
                     found = _name_and_args(c.rval)
                     if found is None:
                         continue
                     name, nargs = found
-                    if attr.type == "body" and c.lval in sch.body_types:
+                    if body:
                         yield Reference("body", (c.lval,), name, nargs, bundle.namespace,
                                         c.coord, c.lval)
-                    elif c.lval in BUNDLE_LVALS:
+                    else:
                         yield Reference("bundle", BUNDLE_LVALS[c.lval], name, nargs,
                                         bundle.namespace, c.coord, c.lval)
     for body in policy.bodies:
@@ -139,6 +143,8 @@ def _calls(policy: ast.Policy, sch: Schema) -> Iterator[ast.FnCall]:
             table = sch.promise_types.get(section.name)
             for promise in section.promises:
                 for c in promise.constraints:
+                    if isinstance(c.rval, ast.Scalar):
+                        continue            # no call in it (most constraints)
                     ref = attribute_type(table, c.lval) in ("body", "bundle")
                     yield from _function_calls(c.rval, "usebundle" if ref else c.lval)
     for body in policy.bodies:

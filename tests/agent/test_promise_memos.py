@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cfpromise.agent.promiseinfo import PromiseInfo, info
+from cfpromise.agent.promiseinfo import PromiseInfo, guard_info, info
 from cfpromise.syntax import ast
 from tests.agent.test_agent_run import agent, reports
 
@@ -34,6 +34,36 @@ def test_texts_skip_lazy_function_arguments_and_a_quoted_guard_makes_it_not_stat
     guarded = _promise("p", varclass="$(c)")
     assert not PromiseInfo(guarded).dynamic and not PromiseInfo(guarded).static
     assert PromiseInfo(guarded).guard_texts == ("p", "$(c)")
+
+
+def test_guard_info_works_out_the_guard_only_and_info_finishes_it() -> None:
+    p = ast.Promise("$(x)", (ast.Constraint("if", ast.Scalar("b")),), classes="linux.!a")
+    table: dict[int, PromiseInfo] = {}
+    partial = guard_info(table, p)
+    assert partial.guarded and partial.guard is not None and not partial.complete
+    assert info(table, p) is partial and partial.complete
+    assert partial.dynamic and [lval for lval, _ in partial.conditions] == ["if"]
+    assert guard_info(table, p) is partial
+
+
+def test_a_promise_first_met_behind_a_false_guard_runs_in_full_once_it_holds(
+        tmp_path: Path) -> None:
+    proc = agent(tmp_path, """
+bundle agent main
+{
+  vars:
+    late::
+      "v" string => "x$(n)", if => "any";
+  classes:
+      "late" expression => "any";
+  vars:
+      "n" string => "1";
+  reports:
+      "v=$(v)";
+}
+""")
+    assert proc.returncode == 0, proc.stderr
+    assert reports(proc) == ["v=x1"]
 
 
 def test_condition_order_is_if_ifvarclass_unless_whatever_the_writing_order() -> None:

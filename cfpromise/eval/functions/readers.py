@@ -108,28 +108,27 @@ def readreallist(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 
 
 def split_escaped_lines(text: str) -> list[str]:
-    """RlistFromSplitString(text, '\\n'): ``\\`` before a newline escapes it."""
+    """RlistFromSplitString(text, '\\n'): ``\\`` before a newline escapes it (the pair
+    becomes a newline inside the line); a newline ending the text ends the last line.
+    (str.split, not a loop over characters: /proc files and /etc/services are read this
+    way on every pass.)"""
+    if not text:
+        return []
     out: list[str] = []
     cur: list[str] = []
-    i = 0
-    if not text:
-        return out
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] == "\n":
+    segments = text.split("\n")
+    for seg in segments[:-1]:
+        if seg.endswith("\\"):          # an escaped newline: the line goes on
+            cur.append(seg[:-1])
             cur.append("\n")
-            i += 2
-            continue
-        if ch == "\n":
+        else:
+            cur.append(seg)
             out.append("".join(cur))
             cur = []
-            i += 1
-            if i >= len(text):
-                return out
-            continue
-        cur.append(ch)
-        i += 1
-    out.append("".join(cur))
+    last = segments[-1]
+    if last or cur:                   # not a text that ends with a plain newline
+        cur.append(last)
+        out.append("".join(cur))
     return out
 
 

@@ -1,0 +1,66 @@
+"""When evaluating a vars or classes promise again cannot change anything.
+
+A bundle call evaluates its vars section twice per pass (before and after its
+classes) and its classes once, for up to three passes, so that values defined
+late converge: up to six evaluations of every vars promise whose value is not a
+constant, and the common bundles are called again while the policy loads.  Once
+the values have converged the later evaluations redo the same work for the same
+result.  This module tells the engine when it may leave such an evaluation out,
+keeping the results exactly as they were.
+
+The rule is a fixed point.  Evaluating a vars or classes promise is a function
+of what it reads: the variables, the classes, the bundles loaded, the promises
+of the call already done, and (through functions such as ``fileexists()``) the
+host.  Call the state before an evaluation *S*.  If an evaluation of the
+promise starting in *S*
+
+* changed no variable and no class (so it ended in *S* too),
+* logged nothing that is shown (a line would be missing otherwise; a message
+  below the output's level is not shown, and the level is part of the state), and
+* deferred nothing: it did not wait for a later pass, and its result did not
+  depend on whether the pass is the last one (an unresolved value is defined as
+  written, a function error is logged, an unresolved condition is decided only
+  in the last pass),
+
+then evaluating it again in state *S* does the same again: nothing changes and
+nothing is said.  The engine records *S* as the promise's settled state in the
+bundle call and leaves out an evaluation of it while the state is still *S*.
+So a converged pass costs one evaluation of each promise, and the passes after
+it only evaluate what still waits (and, after that changed something, the rest
+again).
+
+The state is compared through counters, never by copying it: the variable
+store and the context count their changes (storing an equal value counts none,
+see :func:`cfpromise.eval.variables.same_variable`), the output counts the log
+lines it shows, and the agent counts what may change the host or the policy:
+any other section evaluated (files, commands, methods...), any policy file
+added, and any outcome of a handle (what ``depends_on`` reads).  Functions that run commands (``execresult()``...) are memoised for the
+run and the time functions read the run's start, so they answer the same each
+time.
+
+The rule is off while something watches every evaluation: the ``-v`` trace,
+an observer that counts evaluations (:attr:`Observer.every_evaluation`, the run
+report does), ``--only``'s promise filter, and an output that does not count the
+lines it shows.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+# the promise types the rule applies to (their evaluators only read the state and
+# define variables or classes)
+SETTLING = frozenset({"vars", "classes"})
+
+
+def state(agent: Any) -> tuple[int, ...]:
+    """The counters that stand for the state an evaluation reads (see the module)."""
+    ctx = agent.ctx
+    out = agent.out
+    return (ctx.vars.changes, ctx.class_changes, out.shown, out.threshold, agent.world_changes)
+
+
+def enabled(agent: Any) -> bool:
+    """Whether nothing watches every evaluation (see the module)."""
+    return agent.trace is None and agent.promise_filter is None and not any(
+        getattr(o, "every_evaluation", False) for o in agent.observers) \
+        and isinstance(getattr(agent.out, "shown", None), int)   # an output that counts

@@ -1,0 +1,166 @@
+"""The engine leaves out an evaluation of a vars or classes promise only at a fixed point
+(cfpromise.agent.settle): the evaluation before it, in the very same state, changed
+nothing, logged nothing and deferred nothing.  Each test counts the evaluations of a
+promise through the evaluator table and checks the values against what evaluating
+every time gives."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cfpromise.agent.loading import evaluated_agent
+from cfpromise.eval.variables import same_variable
+from cfpromise.eval.functions.api import Variable
+from cfpromise.promises import evaluators
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, ptype: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    inner = evaluators.EVALUATORS[ptype]
+
+    def counted(step: Any) -> Any:
+        counts[step.promiser] = counts.get(step.promiser, 0) + 1
+        return inner(step)
+    monkeypatch.setitem(evaluators.EVALUATORS, ptype, counted)
+    return counts
+
+
+def _load(tmp_path: Path, policy: str, **files: str) -> Any:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    path = tmp_path / "promises.cf"
+    path.write_text(policy)
+    (tmp_path / "wd").mkdir(mode=0o700, exist_ok=True)
+    return evaluated_agent(str(path), str(tmp_path / "wd"))
+
+
+def _value(agent: Any, name: str) -> Any:
+    var = agent.ctx.lookup(name)
+    return None if var is None else var.value
+
+
+def test_a_converged_promise_is_not_evaluated_a_third_time(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = _counting(monkeypatch, "vars")
+    agent = _load(tmp_path, """
+bundle common b
+{
+  vars:
+      "x" string => concat("a", "b");
+}
+""")
+    assert _value(agent, "b.x") == "ab"
+    # pass 1 defines it, pass 2 changes nothing (the fixed point), pass 3 is left out
+    assert counts["x"] == 2
+
+
+def test_promises_that_keep_changing_are_evaluated_every_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = _counting(monkeypatch, "vars")
+    agent = _load(tmp_path, """
+bundle common b
+{
+  vars:
+      "v" string => "one";
+    have_two::
+      "v" string => "two";
+  classes:
+      "have_two" expression => "any";
+}
+""")
+    assert _value(agent, "b.v") == "two"
+    # v goes "one" then "two" in every evaluation of the section: never a fixed point.
+    # 3 passes, the vars section before and after the classes: "one" 6 times, "two" 5
+    # (the class is not defined yet the first time)
+    assert counts["v"] == 11
+
+
+def test_a_deferred_promise_is_evaluated_until_the_last_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = _counting(monkeypatch, "vars")
+    agent = _load(tmp_path, """
+bundle common b
+{
+  vars:
+      "late" string => "$(nosuch.var)";
+}
+""")
+    # unresolved: waits in passes 1 and 2, defined as written in the last one
+    assert counts["late"] == 3
+    assert _value(agent, "b.late") == "$(nosuch.var)"
+
+
+def test_only_the_waiting_promise_is_evaluated_in_the_last_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = _counting(monkeypatch, "vars")
+    agent = _load(tmp_path, """
+bundle common b
+{
+  vars:
+      "w" string => "$(nosuch.var)";
+      "k" string => concat("a", "b");
+}
+""")
+    assert counts == {"w": 3, "k": 2}
+    assert _value(agent, "b.k") == "ab"
+
+
+def test_a_value_defined_later_in_the_pass_reaches_an_earlier_promise(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = _counting(monkeypatch, "vars")
+    agent = _load(tmp_path, """
+bundle common b
+{
+  vars:
+      "copy" string => concat("got ", "$(b.src)");
+      "src" string => "v1";
+}
+""")
+    assert _value(agent, "b.copy") == "got v1"
+    assert counts["copy"] == 3       # pass 1 waits, pass 2 resolves, pass 3 confirms
+
+
+def test_a_class_from_a_later_file_changes_an_inputs_variable_of_an_earlier_one(
+        tmp_path: Path) -> None:
+    # a.cf's bundle picks the next input by a class only c.cf's bundle defines; c.cf is
+    # loaded after a.cf: the inputs list keeps the value a.cf's evaluation gave (as
+    # cf-promises), and the variable takes the new value once its bundle is evaluated
+    # again
+    agent = _load(tmp_path, """
+body common control
+{
+  inputs => { "a.cf", "c.cf", "$(cfg.next)" };
+}
+""", **{"a.cf": """
+bundle common cfg
+{
+  vars:
+      "next" string => "b1.cf";
+    from_c::
+      "next" string => "b2.cf";
+}
+""", "b1.cf": """
+bundle common one { vars: "loaded" string => "b1"; }
+""", "b2.cf": """
+bundle common two { vars: "loaded" string => "b2"; }
+""", "c.cf": """
+bundle common setc { classes: "from_c" expression => "any"; }
+"""})
+    assert _value(agent, "one.loaded") == "b1"
+    assert _value(agent, "two.loaded") is None
+    assert agent.ctx.class_defined("from_c")
+    # run the common bundle again: the change is seen, not left out as settled
+    agent.run_bundle(agent.find_bundle("cfg", "default"), [], types=("vars", "classes"))
+    assert _value(agent, "cfg.next") == "b2.cf"
+
+
+def test_storing_an_equal_value_is_no_change_but_order_and_python_types_are() -> None:
+    assert same_variable(Variable("slist", ["a", "b"]), Variable("slist", ["a", "b"]))
+    assert not same_variable(Variable("slist", ["a"]), Variable("slist", ["a"], ("t",)))
+    assert not same_variable(Variable("data", {"a": 1, "b": 2}), Variable("data", {"b": 2, "a": 1}))
+    assert not same_variable(Variable("data", [1]), Variable("data", [True]))
+    assert not same_variable(Variable("data", {"k": [1.0]}), Variable("data", {"k": [1]}))
+    assert same_variable(Variable("data", {"k": [1, {"x": None}]}),
+                         Variable("data", {"k": [1, {"x": None}]}))
