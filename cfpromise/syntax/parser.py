@@ -28,17 +28,11 @@ from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr
 from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
 from cfpromise.syntax.lexer import FastLexer, Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
+from cfpromise.syntax import rdparse
+from cfpromise.syntax.convert import (canonical_json, data_lvals as _data_lvals, inline_data,  # noqa: F401
+                                      policy as _policy, replace_repeats as _replace_repeats)
 
 start = "specification"
-
-# Attributes of type data: a string given to them is an inline container (or parsejson()).
-_DATA_LVALS: list[frozenset[str]] = []
-
-
-def _data_lvals() -> frozenset[str]:
-    if not _DATA_LVALS:
-        _DATA_LVALS.append(schema().data_lvals())
-    return _DATA_LVALS[0]
 
 _TOKEN_NAMES = {
     "BUNDLE": "'bundle'", "BODY": "'body'", "PROMISE": "'promise'",
@@ -401,67 +395,11 @@ def _scalar(tok: Any) -> tuple[ast.Scalar, int]:
     return ast.Scalar(tok.value, kind, tok.coord, quote), tok.coord.cfline
 
 
-def _replace_repeats(constraints: list[ast.Constraint]) -> tuple[ast.Constraint, ...]:
-    """A repeated attribute (same guard) replaces the earlier one in its place, as in CFEngine."""
-    out: list[ast.Constraint] = []
-    where: dict[tuple[str, str], int] = {}
-    for c in constraints:
-        key = (c.lval, c.classes)
-        if key in where:
-            out[where[key]] = c
-        else:
-            where[key] = len(out)
-            out.append(c)
-    return tuple(out)
-
-
 def _split_name(lexer: Lexer, name: str) -> tuple[str, str]:
     if ":" in name:
         ns, _, short = name.partition(":")
         return ns, short
     return lexer.namespace, name
-
-
-_NAKED_LIST = re.compile(r"@\(([^()]+)\)|@\{([^{}]+)\}")
-
-
-def inline_data(rval: ast.Scalar) -> ast.Rval:
-    """A string given to a data attribute, as CFEngine converts it at parse time:
-    ``@(name)`` -> ``mergedata("name")``; a JSON object/array -> a container;
-    ``---`` YAML -> a container; anything else -> ``parsejson("...")``."""
-    text = rval.value
-    naked = _NAKED_LIST.fullmatch(text)
-    if naked:
-        return ast.FnCall("mergedata", (ast.Scalar(naked.group(1) or naked.group(2), ast.QUOTED, rval.coord),),
-                          rval.coord)
-    if text.startswith("---"):
-        value = _yaml(text) if "$(" not in text and "${" not in text else None
-        if value is not None:
-            return ast.Data(value, text, rval.coord, canonical_json(value))
-        return ast.FnCall("parseyaml", (rval,), rval.coord)
-    if "$(" not in text and "${" not in text:
-        try:
-            value = cfjson.loads_container(text)
-        except cfjson.JsonError:
-            pass
-        else:
-            return ast.Data(value, text, rval.coord, canonical_json(value))
-    return ast.FnCall("parsejson", (rval,), rval.coord)
-
-
-def _yaml(text: str) -> Any:
-    """Inline YAML as a JSON container (dates and other YAML types become strings, keys
-    become strings); None when it is not a mapping or sequence or cannot be read."""
-    import yaml  # only policies with inline YAML pay for the import
-    try:
-        value = json.loads(json.dumps(yaml.safe_load(text), default=str))
-    except Exception:      # YAMLError, bad tagged scalars, circular aliases...
-        return None
-    return value if isinstance(value, (dict, list)) else None
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 # --- the parser object ------------------------------------------------------------
@@ -498,6 +436,20 @@ def _tables() -> lr.Tables:
 def parse(text: str, filename: str = "<string>") -> ast.Policy:
     """Parse one policy text.  Raises :class:`PolicyError` with a position on bad input.
 
+    The recursive-descent fast path (:mod:`cfpromise.syntax.rdparse`) reads
+    well-formed policy; it gives the very AST :func:`lr_parse` would, or declines
+    (any error, anything unusual), and then :func:`lr_parse` parses the text."""
+    with gc_paused():
+        fast = rdparse.parse(text, filename)
+    if fast is not None:
+        return fast
+    return lr_parse(text, filename)
+
+
+def lr_parse(text: str, filename: str = "<string>") -> ast.Policy:
+    """:func:`parse` without the fast path (what the fast path is held to, and what
+    reports every error).
+
     The text is scanned in one pass (:class:`FastLexer`), then the grammar's rules
     run over the tokens in :mod:`cfpromise.syntax.lr`, PLY's algorithm without PLY's
     per-symbol objects."""
@@ -527,16 +479,6 @@ def reference_parse(text: str, filename: str = "<string>") -> ast.Policy:
     finally:
         _CURRENT_LEXER.pop()
     return _policy(blocks, filename)
-
-
-def _policy(blocks: list[Any] | None, filename: str) -> ast.Policy:
-    blocks = blocks or []
-    return ast.Policy(
-        tuple(b for b in blocks if isinstance(b, ast.Bundle)),
-        tuple(b for b in blocks if isinstance(b, ast.Body)),
-        tuple(b for b in blocks if isinstance(b, ast.PromiseBlock)),
-        filename,
-    )
 
 
 def parse_file(path: str, display_name: str | None = None) -> ast.Policy:

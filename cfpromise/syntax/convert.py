@@ -1,0 +1,96 @@
+"""The parse-time conversions both parsers share (the LR grammar and the fast path).
+
+:mod:`cfpromise.syntax.parser` (the grammar's ``p_*`` rules) and
+:mod:`cfpromise.syntax.rdparse` (the recursive-descent fast path) must build the
+very same AST, so what CFEngine converts while it parses lives here, once:
+
+* a string given to a ``data`` attribute that parses as a JSON object or array
+  becomes a :class:`Data` container, any other string ``parsejson("...")``
+  (:func:`inline_data`);
+* a repeated attribute replaces the earlier one in its place (:func:`replace_repeats`);
+* the blocks of a file sorted into a :class:`Policy` (:func:`policy`).
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from cfpromise.schema import schema
+from cfpromise.syntax import ast, cfjson
+
+# Attributes of type data: a string given to them is an inline container (or parsejson()).
+_DATA_LVALS: list[frozenset[str]] = []
+
+
+def data_lvals() -> frozenset[str]:
+    if not _DATA_LVALS:
+        _DATA_LVALS.append(schema().data_lvals())
+    return _DATA_LVALS[0]
+
+
+def replace_repeats(constraints: list[ast.Constraint]) -> tuple[ast.Constraint, ...]:
+    """A repeated attribute (same guard) replaces the earlier one in its place, as in CFEngine."""
+    out: list[ast.Constraint] = []
+    where: dict[tuple[str, str], int] = {}
+    for c in constraints:
+        key = (c.lval, c.classes)
+        if key in where:
+            out[where[key]] = c
+        else:
+            where[key] = len(out)
+            out.append(c)
+    return tuple(out)
+
+
+_NAKED_LIST = re.compile(r"@\(([^()]+)\)|@\{([^{}]+)\}")
+
+
+def inline_data(rval: ast.Scalar) -> ast.Rval:
+    """A string given to a data attribute, as CFEngine converts it at parse time:
+    ``@(name)`` -> ``mergedata("name")``; a JSON object/array -> a container;
+    ``---`` YAML -> a container; anything else -> ``parsejson("...")``."""
+    text = rval.value
+    naked = _NAKED_LIST.fullmatch(text)
+    if naked:
+        return ast.FnCall("mergedata", (ast.Scalar(naked.group(1) or naked.group(2), ast.QUOTED, rval.coord),),
+                          rval.coord)
+    if text.startswith("---"):
+        value = _yaml(text) if "$(" not in text and "${" not in text else None
+        if value is not None:
+            return ast.Data(value, text, rval.coord, canonical_json(value))
+        return ast.FnCall("parseyaml", (rval,), rval.coord)
+    if "$(" not in text and "${" not in text:
+        try:
+            value = cfjson.loads_container(text)
+        except cfjson.JsonError:
+            pass
+        else:
+            return ast.Data(value, text, rval.coord, canonical_json(value))
+    return ast.FnCall("parsejson", (rval,), rval.coord)
+
+
+def _yaml(text: str) -> Any:
+    """Inline YAML as a JSON container (dates and other YAML types become strings, keys
+    become strings); None when it is not a mapping or sequence or cannot be read."""
+    import yaml  # only policies with inline YAML pay for the import
+    try:
+        value = json.loads(json.dumps(yaml.safe_load(text), default=str))
+    except Exception:      # YAMLError, bad tagged scalars, circular aliases...
+        return None
+    return value if isinstance(value, (dict, list)) else None
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+
+def policy(blocks: list[Any] | None, filename: str) -> ast.Policy:
+    blocks = blocks or []
+    return ast.Policy(
+        tuple(b for b in blocks if isinstance(b, ast.Bundle)),
+        tuple(b for b in blocks if isinstance(b, ast.Body)),
+        tuple(b for b in blocks if isinstance(b, ast.PromiseBlock)),
+        filename,
+    )

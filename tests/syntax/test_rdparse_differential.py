@@ -1,0 +1,190 @@
+"""The recursive-descent fast path (:mod:`cfpromise.syntax.rdparse`) against the LR path.
+
+:func:`parse` tries the fast path first; it must give exactly what :func:`lr_parse`
+(the scanner and the LR driver) gives: the same AST with every coordinate, line
+and quote, or -- when the fast path declines -- the same error with the same
+diagnostics.  Checked on every policy file at hand (masterfiles, the acceptance
+suite, the repository's own policy/ and bundles/) and on generated text.  The
+fast path must also really be taken on well-formed policy, or these tests would
+prove nothing about it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from cfpromise.syntax import ast, rdparse
+from cfpromise.syntax.errors import PolicyError
+from cfpromise.syntax.format import format_policy
+from cfpromise.syntax.parser import lr_parse, parse
+from tests.syntax import strategies as gen
+from tests.syntax.test_parser_properties import SAMPLE, SEPARATORS, TOKENS, mutations
+
+ROOT = Path(__file__).resolve().parents[2]
+MASTERFILES = Path("/usr/share/cfengine3/masterfiles")
+SUITE = ROOT.parent / "shared" / "conformance" / "cfengine-acceptance"
+CORPORA = [MASTERFILES, SUITE, ROOT / "policy", ROOT / "bundles"]
+PATTERNS = ("*.cf", "*.cf.sub", "*.sub")
+DETERMINISTIC = dict(derandomize=True, database=None, deadline=None,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def everything(node: Any) -> Any:
+    """A node with all its fields, coordinates included (AST equality ignores them)."""
+    if isinstance(node, ast._Node):
+        return (type(node).__name__,) + tuple(everything(getattr(node, f)) for f in node._fields)
+    if isinstance(node, (list, tuple)) and not hasattr(node, "_fields"):
+        return tuple(everything(item) for item in node)
+    return node
+
+
+def outcome(parser: Callable[[str, str], ast.Policy], text: str, filename: str) -> Any:
+    try:
+        return everything(parser(text, filename))
+    except PolicyError as exc:
+        return ("error", str(exc), [tuple(d) for d in exc.diagnostics])
+
+
+def same(text: str, filename: str = "f.cf") -> bool:
+    """Assert parse() == lr_parse() on ``text``; whether the fast path took it."""
+    fast = rdparse.parse(text, filename)
+    if fast is not None:
+        assert everything(fast) == outcome(lr_parse, text, filename), filename
+    assert outcome(parse, text, filename) == outcome(lr_parse, text, filename), filename
+    return fast is not None
+
+
+def corpus_files(root: Path) -> list[Path]:
+    return sorted({p for pattern in PATTERNS for p in root.rglob(pattern) if p.is_file()})
+
+
+@pytest.mark.parametrize("root", CORPORA, ids=lambda p: p.name)
+def test_same_result_on_every_policy_file(root: Path) -> None:
+    if not root.is_dir():
+        pytest.skip(f"{root} is missing")
+    files = corpus_files(root)
+    if not files:
+        pytest.skip(f"no policy files under {root}")
+    taken = sum(same(path.read_bytes().decode("utf-8", "surrogateescape"), str(path))
+                for path in files)
+    # Most of a real corpus is well-formed policy: the fast path must read it.
+    assert taken >= 0.8 * len(files), f"fast path took {taken} of {len(files)} files"
+
+
+def test_fast_path_reads_the_standard_library() -> None:
+    lib = MASTERFILES / "lib"
+    if not lib.is_dir():
+        pytest.skip(f"{lib} is missing")
+    for path in sorted(lib.glob("*.cf")):         # macros, CRLF-free, well-formed
+        text = path.read_text()
+        if "\r" not in text:
+            assert rdparse.parse(text, str(path)) is not None, path
+
+
+def test_fast_path_reads_the_sample() -> None:
+    assert same(SAMPLE)
+
+
+MACROS = """\
+bundle agent main
+{
+@if minimum_version(3.7)
+  vars:
+      "a" string => "kept";
+@else
+      "b" string => "skipped
+@endif
+";
+@endif
+@if minimum_version(300.1)
+  reports:
+      "not seen";
+@else
+  reports:
+      "seen" -> { "x" };
+@endif
+@if feature(nope)
+  "x"
+@endif
+  classes:
+      "c" expression => "any";
+}
+"""
+
+
+@pytest.mark.parametrize("text", [
+    MACROS,
+    MACROS.replace("300.1", "3.1"),
+    MACROS.replace("@if feature(nope)", "@if feature(xml)"),
+    'bundle agent m { vars: "s" string => "line\n@if minimum_version(3.7)\nx"; }\n',
+    'bundle agent m { vars: "s" string => "a\\"::", x => "y"; }',
+    'bundle agent m { vars: "s" string => \'a\\\'::\'; }',
+    'bundle agent m { vars: any:: "s" string => f(a)::; }',
+    'bundle agent m { vars: "s" string => f(g(h($(x)), "y", @(z)), k:l); }',
+    'body x y { a => "1"; "$(c)":: b => "2"; }',
+    'body x y { a => "1"; "$(c)":: linux:: b => "2"; }',
+    "bundle agent m(a, b,) { vars: \"x\" slist => { \"a\", b, c:d, $(e), f(), }; }",
+    "bundle agent m { vars: \"x\" slist => { , }; }",
+    "bundle agent m { vars: \"x\" data => '{\"a\": [1]}', data => \"@(y)\"; }",
+    "body file control { namespace => \"ns\"; } bundle agent m { } body file control "
+    "{ namespace => \"n2\"; } bundle agent n:x { }",
+    "bundle agent m { vars: \"x\" string => " + "f(" * 150 + ")" * 150 + "; }",
+    "bundle agent m { a b:: }",
+    "bundle agent m { vars: a. b:: \"x\"; }",
+    "bundle agent m { vars: \"x\" -> { \"a\" }, handle => \"h\"; }",
+    "bundle agent m { vars: \"x\" handle => \"h\",; }",
+    "bundle agent m { vars: \"x\" " + "a" * 1024 + " => \"h\"; }",
+    "bundle agent m { vars: \"x\" body => \"h\"; }",
+    "bundle agent m { vars: \"x\" s => body; }",
+    "bundle agent m\n{\nvars:\n  \"x\" s => \"y\";\n}\n@endif\n",
+    "@if minimum_version(3.7)\nbundle agent m { }\n",
+    "bundle agent m { vars: \"x\" s => \"y\"; } @else\n",
+    "bundle\tagent m # c\n( a ) # d\n{ # e\n}",
+])
+def test_same_result_on_edge_cases(text: str) -> None:
+    same(text)
+
+
+@settings(max_examples=300, **DETERMINISTIC)
+@given(gen.policies)
+def test_same_result_on_generated_policies(policy: ast.Policy) -> None:
+    text = format_policy(policy)
+    taken = same(text)
+    if "\r" not in text:        # (a CR goes to the LR path, for CFEngine's CRLF line count)
+        assert taken, text      # printed policy is well-formed: the fast path reads it
+
+
+@settings(max_examples=1000, **DETERMINISTIC)
+@given(st.lists(st.tuples(st.sampled_from(TOKENS), st.sampled_from(SEPARATORS)), max_size=40))
+def test_same_result_on_token_soup(soup: list[tuple[str, str]]) -> None:
+    same("".join(tok + sep for tok, sep in soup))
+
+
+@settings(max_examples=1000, **DETERMINISTIC)
+@given(mutations())
+@example(SAMPLE)
+def test_same_result_on_mutated_policy(text: str) -> None:
+    same(text)
+
+
+@settings(max_examples=300, **DETERMINISTIC)
+@given(st.text())
+def test_same_result_on_any_text(text: str) -> None:
+    same(text)
+
+
+def test_character_classes_are_the_lexers() -> None:
+    """rdparse writes the lexer's character classes with ranges: the same characters."""
+    import re
+
+    from cfpromise.syntax import lexer
+
+    chars = [chr(c) for c in range(0x300)] + ["\u2028", "名", "\U0001f600", "\udc80", "\uffff"]
+    for extra in ("", "[].:", ".:", "$(){}.:", ".|&!():", "\t .|&!():"):
+        ours, theirs = re.compile(rdparse._cls(extra)), re.compile(lexer._cls(extra))
+        assert [bool(ours.fullmatch(c)) for c in chars] == \
+            [bool(theirs.fullmatch(c)) for c in chars], repr(extra)
