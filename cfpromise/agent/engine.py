@@ -240,7 +240,7 @@ class Agent:
                     if trace is not None:
                         trace.section(run, ptype, section)
                     try:
-                        self.settling_section(run, section, settling)
+                        settle.run_section(self, run, section, settling)
                     finally:
                         self.end_section(run)
                     if ptype == "classes" and (types is None or "vars" in types):
@@ -250,7 +250,7 @@ class Agent:
                         try:
                             vars_section = bundle.section("vars")
                             if vars_section is not None:
-                                self.settling_section(run, vars_section, settling)
+                                settle.run_section(self, run, vars_section, settling)
                         finally:
                             if trace is not None:
                                 trace.muted -= 1
@@ -288,28 +288,6 @@ class Agent:
             self.record(step.run, step, outcome, list(changes or ()))
         finally:
             self.current_step = previous
-
-    def settling_section(self, run: BundleRun, section: ast.PromiseSection,
-                         settling: bool) -> None:
-        """Evaluate ``section``'s promises in ``run``, leaving out a vars or classes
-        promise whose evaluation would change nothing: evaluated before in this very
-        state without effect (``settling``: the rule is on; see cfpromise.agent.settle)."""
-        name = section.name
-        if not settling or name not in settle.SETTLING:
-            for promise in section.promises:
-                self.eval_promise(run, name, promise)
-            return
-        settled = run.settled
-        state = settle.state
-        now = state(self)       # nothing happens between two promises of the section
-        for promise in section.promises:
-            if settled.get(id(promise)) == now:
-                continue
-            before, deferrals = now, self.deferrals
-            self.eval_promise(run, name, promise)
-            now = state(self)
-            if self.deferrals == deferrals and now == before:
-                settled[id(promise)] = before
 
     def eval_section(self, run: BundleRun, section: ast.PromiseSection | None) -> None:
         if section is not None:

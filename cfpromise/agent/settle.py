@@ -64,3 +64,24 @@ def enabled(agent: Any) -> bool:
     return agent.trace is None and agent.promise_filter is None and not any(
         getattr(o, "every_evaluation", False) for o in agent.observers) \
         and isinstance(getattr(agent.out, "shown", None), int)   # an output that counts
+
+
+def run_section(agent: Any, run: Any, section: Any, settling: bool) -> None:
+    """Evaluate ``section``'s promises in bundle call ``run``, leaving out a vars or
+    classes promise whose evaluation would change nothing: evaluated before in this
+    very state without effect (``settling``: the rule is on, see :func:`enabled`)."""
+    name = section.name
+    if not settling or name not in SETTLING:
+        for promise in section.promises:
+            agent.eval_promise(run, name, promise)
+        return
+    settled = run.settled
+    now = state(agent)      # nothing happens between two promises of the section
+    for promise in section.promises:
+        if settled.get(id(promise)) == now:
+            continue
+        before, deferrals = now, agent.deferrals
+        agent.eval_promise(run, name, promise)
+        now = state(agent)
+        if agent.deferrals == deferrals and now == before:
+            settled[id(promise)] = before
