@@ -57,15 +57,24 @@ states = (("skipping", "exclusive"),)
 
 def _cls(extra: str = "", *, word: bool = True) -> str:
     """A character class of ``extra`` (and the identifier characters a-zA-Z0-9_ when
-    ``word``) plus every non-ASCII character, as a negated ASCII class: it means the
-    same as a ``\\x80-\\U0010ffff`` range but compiles a hundred times faster."""
+    ``word``) plus every non-ASCII character, as a negated class of ASCII ranges: it
+    means the same as a ``\\x80-\\U0010ffff`` range but compiles a hundred times
+    faster, and the ranges (``\\x00-\\x2f``...) compile faster again than the ~60
+    characters listed one by one (these classes fill the scanners' regexes: the fast
+    parser's compile at start-up cost more than its parse of lib/files.cf)."""
     allowed = set(extra)
     if word:
         allowed |= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-    banned = "".join(re.escape(chr(c)) if chr(c) not in "\t\n\r " else
-                     {"\t": r"\t", "\n": r"\n", "\r": r"\r", " ": r"\ "}[chr(c)]
-                     for c in range(128) if chr(c) not in allowed)
-    return f"[^{banned}]"
+    banned = [c for c in range(128) if chr(c) not in allowed]
+    ranges: list[str] = []
+    i = 0
+    while i < len(banned):
+        j = i
+        while j + 1 < len(banned) and banned[j + 1] == banned[j] + 1:
+            j += 1
+        ranges.append(f"\\x{banned[i]:02x}" + (f"-\\x{banned[j]:02x}" if j > i else ""))
+        i = j + 1
+    return "[^" + "".join(ranges) + "]"
 
 
 _ID = _cls()

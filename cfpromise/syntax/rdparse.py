@@ -50,39 +50,16 @@ from cfpromise.syntax import ast
 from cfpromise.syntax.convert import data_lvals, inline_data, policy, replace_repeats
 from cfpromise.syntax.errors import Coord
 from cfpromise import CFENGINE_COMPAT_VERSION
-from cfpromise.syntax.lexer import (KNOWN_FEATURES, MAX_IDENTIFIER, _WHITESPACE_IN_CLASS,
-                                    _macro_accepts, deescape)
+# the lexer's token patterns (character classes written as ASCII ranges, see _cls)
+from cfpromise.syntax.lexer import (_ID, _WHITESPACE_IN_CLASS, CLASS_RE, KNOWN_FEATURES,
+                                    MAX_IDENTIFIER, NAKEDVAR_RE, SYMBOL_RE, _macro_accepts,
+                                    deescape)
 
 
 class _Bail(Exception):
     """Something the fast path does not handle: parse through the LR path instead."""
 
 
-def _cls(extra: str = "") -> str:
-    """:func:`lexer._cls` (identifier characters, ``extra`` and all non-ASCII), written
-    with ranges: the lexer's form lists ~60 characters one by one, and compiling the
-    regexes below from it cost ~30 ms at start-up, more than the parse itself."""
-    allowed = set(extra) | set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-    banned = [c for c in range(128) if chr(c) not in allowed]
-    ranges: list[str] = []
-    i = 0
-    while i < len(banned):
-        j = i
-        while j + 1 < len(banned) and banned[j + 1] == banned[j] + 1:
-            j += 1
-        ranges.append(f"\\x{banned[i]:02x}" + (f"-\\x{banned[j]:02x}" if j > i else ""))
-        i = j + 1
-    return "[^" + "".join(ranges) + "]"
-
-
-# The lexer's token patterns (lexer.CLASS_RE, SYMBOL_RE, NAKEDVAR_RE), in that form.
-_ID = _cls()                             # one identifier character
-_VAR_INNER = _cls("[].:") + "+"
-_VAR_IDX = _cls(".:") + r"+\[" + _cls("$(){}.:") + r"+\]+"
-NAKEDVAR_RE = (rf"[$@]\({_VAR_INNER}\)|[$@]\{{{_VAR_INNER}\}}"
-               rf"|[$@]\({_VAR_IDX}\)|[$@]\{{{_VAR_IDX}\}}")
-CLASS_RE = _cls(".|&!():") + _cls("\t .|&!():") + "*::"
-SYMBOL_RE = f"{_ID}+:{_ID}+"
 _WS = r"(?>(?:[ \t\n]+|\#[^\n]*)*)"
 _NOCLASS = f"(?!{CLASS_RE})"
 _IDENT = (f"{_NOCLASS}(?!(?:bundle|body|promise)(?!{_ID}))"
