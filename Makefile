@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 ARGS   ?=
 EXTRAS ?= test,databases
 
-.PHONY: install compile run test conformance conformance-update bench clean
+.PHONY: install compile run test conformance conformance-update bench clean tables
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,13 @@ conformance: $(STAMP)
 # Regenerate tests/conformance/expected-pass.txt (the ratchet only grows).
 conformance-update: $(STAMP)
 	$(BIN)/python tests/conformance/runner.py --update-expected $(ARGS)
+
+# Regenerate the generated tables after changing the grammar, the lexer's rules or a
+# start-path regex: PLY's (cfpromise/syntax/_parsetab.py, _lextab.py), then the
+# precompiled regexes (cfpromise/_sretab.py, which holds the scanner's pattern).
+tables: $(STAMP)
+	$(BIN)/python -m cfpromise.syntax.parser
+	$(BIN)/python -m cfpromise.precompiled
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py

@@ -26,11 +26,12 @@ import os
 import re
 from typing import Any, Callable
 
+from cfpromise import precompiled
 from cfpromise.eval.variables import parse_ref
 
 CMDB_TAG, AUGMENTS_TAG = "source=cmdb", "source=augments_file"
 CMDB_KEYS = ("vars", "variables", "classes")
-_REFERENCE = re.compile(r"\$[({]")
+_REFERENCE = precompiled.compile(r"\$[({]")
 
 
 def _var_type_value(value: Any) -> tuple[str, Any]:

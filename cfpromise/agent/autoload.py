@@ -35,6 +35,7 @@ import os
 import re
 from typing import Any, Iterable, Iterator, NamedTuple
 
+from cfpromise import precompiled
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 from cfpromise.syntax.names import find_block
@@ -43,7 +44,7 @@ ENV_VAR = "CF_LITE_BUNDLE_PATH"
 BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),
                 "edit_xml": ("edit_xml",), "home_bundle": ("agent", "common"),
                 "service_bundle": ("agent", "common")}
-_BLOCK = re.compile(r"^\s*(body|bundle)\s+([A-Za-z0-9_]+)\s+([A-Za-z0-9_]+)", re.MULTILINE)
+_BLOCK = precompiled.compile(r"^\s*(body|bundle)\s+([A-Za-z0-9_]+)\s+([A-Za-z0-9_]+)", re.MULTILINE)
 
 
 class Want(NamedTuple):

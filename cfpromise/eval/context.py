@@ -16,10 +16,10 @@ The context is also the built-in functions' :class:`FunctionContext`.
 from __future__ import annotations
 
 import os
-import re
 from typing import Any, Callable, Iterable
 
 
+from cfpromise import precompiled
 from cfpromise.eval.expand import Expander
 from cfpromise.eval.functions.api import Value, Variable
 from cfpromise.eval.variables import VariableStore, parse_ref
@@ -395,4 +395,4 @@ def workdir_paths(workdir: str) -> dict[str, str]:
     return {"inputs": os.path.join(workdir, "inputs"), "state": os.path.join(workdir, "state")}
 
 
-_CANON = re.compile(r"[^a-zA-Z0-9_]")
+_CANON = precompiled.compile(r"[^a-zA-Z0-9_]")

@@ -12,9 +12,9 @@ false (it does not hold the others back).
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from cfpromise import precompiled
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.rvals import UNRESOLVED, as_text
@@ -76,7 +76,7 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
 _ITEMWISE = ("and", "or", "xor")
 
 # the range cf-agent checks expanded class attributes against (fatal when one is out of it)
-_CONTEXT_RANGE = re.compile(r"[a-zA-Z0-9_!&@$|.()\[\]{}:]+")
+_CONTEXT_RANGE = precompiled.compile(r"[a-zA-Z0-9_!&@$|.()\[\]{}:]+")
 
 
 def _check_range(step: Step, kind: str, values: list[Any], listed: bool) -> None:

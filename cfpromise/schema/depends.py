@@ -33,11 +33,12 @@ import re
 from collections import deque
 from typing import Iterable, Iterator, NamedTuple
 
+from cfpromise import precompiled
 from cfpromise.schema.values import is_unexpanded
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 
-_VARREF = re.compile(r"\$\([^()]*\)|\$\{[^{}]*\}")
+_VARREF = precompiled.compile(r"\$\([^()]*\)|\$\{[^{}]*\}")
 
 
 class PromiseDeps(NamedTuple):

@@ -18,6 +18,7 @@ import re
 import warnings
 from functools import lru_cache
 
+from cfpromise import precompiled
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
@@ -204,7 +205,7 @@ def _compiled(range_: str) -> re.Pattern[str] | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")       # PCRE ranges like [+-=] make re warn
         try:
-            return re.compile(range_)
+            return precompiled.compile(range_)
         except re.error:
             return None
 

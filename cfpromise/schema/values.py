@@ -12,9 +12,11 @@ import re
 import time
 from functools import lru_cache
 
+from cfpromise import precompiled
+
 INFINITY = 999999999
 _INT_SUFFIX = {"k": 1000, "K": 1024, "m": 1000 ** 2, "M": 1024 ** 2, "g": 1000 ** 3, "G": 1024 ** 3}
-_INT_RE = re.compile(r"\s*([+-]?\d+)(.*)", re.S)
+_INT_RE = precompiled.compile(r"\s*([+-]?\d+)(.*)", re.S)
 
 
 class ValueError_(ValueError):

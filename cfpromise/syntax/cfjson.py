@@ -11,11 +11,12 @@ Differences from the JSON standard that CFEngine 3.21 shows (and policy relies o
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
-_WS = re.compile(r"[ \t\n\r]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+from cfpromise import precompiled
+
+_WS = precompiled.compile(r"[ \t\n\r]*")
+_NUMBER = precompiled.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 

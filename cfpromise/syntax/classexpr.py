@@ -16,15 +16,16 @@ are cached: guards repeat a lot in real policy.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Callable, Union
+
+from cfpromise import precompiled
 
 Tree = Union[str, tuple]
 
 # A name is any run of characters other than ASCII punctuation/space (keeps ':' for
 # namespaces); the negated class is far cheaper to compile than a wide Unicode range.
-_TOKEN = re.compile(r"\s*(\|\||[|.&!()]|[^\x00-\x2f\x3b-\x40\x5b-\x5e\x60\x7b-\x7f]+)")
+_TOKEN = precompiled.compile(r"\s*(\|\||[|.&!()]|[^\x00-\x2f\x3b-\x40\x5b-\x5e\x60\x7b-\x7f]+)")
 
 
 class ClassExprError(ValueError):

@@ -13,9 +13,9 @@ very same AST, so what CFEngine converts while it parses lives here, once:
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from cfpromise import precompiled
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson
 
@@ -43,7 +43,7 @@ def replace_repeats(constraints: list[ast.Constraint]) -> tuple[ast.Constraint, 
     return tuple(out)
 
 
-_NAKED_LIST = re.compile(r"@\(([^()]+)\)|@\{([^{}]+)\}")
+_NAKED_LIST = precompiled.compile(r"@\(([^()]+)\)|@\{([^{}]+)\}")
 
 
 def inline_data(rval: ast.Scalar) -> ast.Rval:

@@ -37,6 +37,7 @@ def TOKEN(regex: str) -> Any:
         return f
     return set_regex
 
+from cfpromise import precompiled
 from cfpromise import CFENGINE_COMPAT_VERSION
 from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
 
@@ -85,10 +86,10 @@ NAKEDVAR_RE = (rf"[$@]\({_VAR_INNER}\)|[$@]\{{{_VAR_INNER}\}}"
 CLASS_RE = _cls(".|&!():") + _cls("\t .|&!():") + "*::"
 SYMBOL_RE = f"{_ID}+:{_ID}+"
 IDENTIFIER_RE = f"{_ID}+"
-_NEWLINE = re.compile("\n")
-_CRLF = re.compile("\r\n")
-_WHITESPACE_IN_CLASS = re.compile(r".*[_A-Za-z0-9][ \t]+[_A-Za-z0-9].*")
-_VERSION = re.compile(r"\d+(?:\.\d+)*")
+_NEWLINE = precompiled.compile("\n")
+_CRLF = precompiled.compile("\r\n")
+_WHITESPACE_IN_CLASS = precompiled.compile(r".*[_A-Za-z0-9][ \t]+[_A-Za-z0-9].*")
+_VERSION = precompiled.compile(r"\d+(?:\.\d+)*")
 
 
 def deescape(body: str) -> str:
@@ -491,7 +492,7 @@ _new_tuple = tuple.__new__
 # After every token: skip whitespace and comments (atomic, so that no alternative is
 # ever tried inside them), then PLY's own master regex with its rules in its order.
 _SKIP_PREFIX = r"(?>(?:[ \t\r\n]+|\#[^\n]*)*)"
-_SKIP = re.compile(_SKIP_PREFIX, re.VERBOSE)
+_SKIP = precompiled.compile(_SKIP_PREFIX, re.VERBOSE)
 _SCANNER: list[tuple[Any, list[str | None]]] = []
 
 
@@ -506,7 +507,7 @@ def _scanner() -> tuple[Any, list[str | None]]:
         except ImportError:
             (regex, index), = _master_lexer().lexstatere["INITIAL"]
             pattern, flags = regex.pattern, regex.flags
-        fast = re.compile(f"{_SKIP_PREFIX}(?:{pattern})", flags)
+        fast = precompiled.compile(f"{_SKIP_PREFIX}(?:{pattern})", flags)
         kinds = [None if entry is None else (entry[1] or "ignore") for entry in index]
         _SCANNER.append((fast, kinds))
     return _SCANNER[0]

@@ -46,6 +46,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cfpromise import precompiled
 from cfpromise.syntax import ast
 from cfpromise.syntax.convert import data_lvals, inline_data, policy, replace_repeats
 from cfpromise.syntax.errors import Coord
@@ -73,34 +74,34 @@ _NAKED = f"(?>{NAKEDVAR_RE})"
 _VARCLASS = r"""(?>"[^"\x00]*"::|'[^'\x00]*'::)"""
 
 # Whatever a general token can be where an rval or its parts are read.
-_TOKEN = re.compile(
+_TOKEN = precompiled.compile(
     f"{_WS}(?:(?P<q>{_QSTRING})|(?P<p>[{{}},;])|{_NOCLASS}(?:(?P<s>(?>{SYMBOL_RE}))|(?P<o>[()])"
     f"|(?P<i>{_IDENT[len(_NOCLASS):]}))|(?P<v>{_NAKED}))")
 # `lval => scalar` then `,` or `;`: the most common construct.  The class-guard
 # lookahead is left out of the tokens here: what follows each of them (`=>`, `,`,
 # `;` after spaces, tabs, newlines or comments) ends any run of class characters,
 # so no CLASS can start in them.
-_SIMPLE = re.compile(
+_SIMPLE = precompiled.compile(
     f"{_WS}(?P<l>(?!(?:bundle|body|promise)(?!{_ID})){_ID}{{1,{MAX_IDENTIFIER}}})"
     f"{_WS}=>{_WS}(?P<r>{_QSTRING}|{_NAKED}|(?!(?:bundle|body|promise)(?!{_ID}))"
     f"(?>{SYMBOL_RE}|{_ID}{{1,{MAX_IDENTIFIER}}}))"
     f"{_WS}(?P<e>[,;])")
-_LVAL = re.compile(f"{_WS}(?P<l>{_IDENT}){_WS}=>")
+_LVAL = precompiled.compile(f"{_WS}(?P<l>{_IDENT}){_WS}=>")
 # What can come next in a promise section: PLY's rules in PLY's order.
-_SECTION_ITEM = re.compile(
+_SECTION_ITEM = precompiled.compile(
     f"{_WS}(?:(?P<vc>{_VARCLASS})|(?P<q>{_QSTRING})|(?P<c>(?>{CLASS_RE}))"
     f"|(?P<t>[a-zA-Z_]+):(?![:]|{_ID})|(?P<e>\\}}))")
-_BODY_ITEM = re.compile(f"{_WS}(?:(?P<vc>{_VARCLASS})|(?P<c>(?>{CLASS_RE}))|(?P<e>\\}}))")
-_HEAD = re.compile(
+_BODY_ITEM = precompiled.compile(f"{_WS}(?:(?P<vc>{_VARCLASS})|(?P<c>(?>{CLASS_RE}))|(?P<e>\\}}))")
+_HEAD = precompiled.compile(
     f"{_WS}{_NOCLASS}(?P<k>bundle|body|promise)(?![:]|{_ID}){_WS}(?P<t>{_IDENT}){_WS}"
     f"(?P<n>{_SYMBOL}|{_IDENT})")
-_VARCLASS_AT = re.compile(_VARCLASS)
-_ARROW = re.compile(f"{_WS}->")
-_LPAREN = re.compile(f"{_WS}{_NOCLASS}\\(")
-_RPAREN = re.compile(f"{_WS}{_NOCLASS}\\)")
-_OPEN = re.compile(f"{_WS}\\{{")
-_SEMI = re.compile(f"{_WS};")
-_END = re.compile(f"{_WS}\\Z")
+_VARCLASS_AT = precompiled.compile(_VARCLASS)
+_ARROW = precompiled.compile(f"{_WS}->")
+_LPAREN = precompiled.compile(f"{_WS}{_NOCLASS}\\(")
+_RPAREN = precompiled.compile(f"{_WS}{_NOCLASS}\\)")
+_OPEN = precompiled.compile(f"{_WS}\\{{")
+_SEMI = precompiled.compile(f"{_WS};")
+_END = precompiled.compile(f"{_WS}\\Z")
 
 _MAX_DEPTH = 100          # calls nested deeper go to the LR path
 _new = tuple.__new__
@@ -125,8 +126,8 @@ def parse(text: str, filename: str = "<string>") -> ast.Policy | None:
         return None
 
 
-_MACRO_IF = re.compile(r"@if [a-z_]+\([^)\n]*\)")
-_SKIP_END = re.compile(r"^@(?:else|endif)", re.MULTILINE)
+_MACRO_IF = precompiled.compile(r"@if [a-z_]+\([^)\n]*\)")
+_SKIP_END = precompiled.compile(r"^@(?:else|endif)", re.MULTILINE)
 
 
 class _Version:

@@ -1,0 +1,69 @@
+"""The start path's regexes come from the generated SRE table (cfpromise.precompiled)."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from cfpromise import _sretab, precompiled
+
+REGENERATE = "regenerate with `make tables` (python -m cfpromise.precompiled)"
+
+
+def test_table_holds_the_start_path_patterns_as_re_compiles_them() -> None:
+    # in a fresh interpreter: the patterns the start path asks for, and their SRE code now
+    script = ("import json, sys\nfrom cfpromise import precompiled\n"
+              "rows = [[p, f, precompiled.sre_entry(p, f)] for p, f in "
+              "precompiled.requested_on_start()]\n"
+              "json.dump(rows, sys.stdout)\n")
+    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True,
+                          text=True, check=True)
+    wanted = {(p, f): entry for p, f, entry in json.loads(proc.stdout)}
+    assert len(wanted) > 40
+    assert set(_sretab.PATTERNS) == set(wanted), REGENERATE
+    for key, (flags, code, groups, groupindex, indexgroup) in wanted.items():
+        assert _sretab.PATTERNS[key] == (flags, tuple(code), groups, groupindex,
+                                         tuple(indexgroup)), f"{key[0]!r}: {REGENERATE}"
+
+
+def test_the_start_path_compiles_none_of_its_patterns_at_run_time() -> None:
+    # a fresh interpreter, re's compiler watched: the parser's and the scanner's patterns
+    # (and every other one in the table) come ready-made
+    script = ("import json, sys\nfrom re import _compiler\nseen = []\nreal = _compiler.compile\n"
+              "def watch(p, flags=0):\n    seen.append(p)\n    return real(p, flags)\n"
+              "_compiler.compile = watch\n"
+              "from cfpromise import precompiled\nprecompiled.requested_on_start()\n"
+              "json.dump([len(precompiled._TABLE), seen], sys.stdout)\n")
+    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True,
+                          text=True, check=True)
+    table_size, compiled = json.loads(proc.stdout)
+    assert table_size == len(_sretab.PATTERNS)
+    assert set(compiled) & {pattern for pattern, _flags in _sretab.PATTERNS} == set()
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")     # a schema range re warns about
+@pytest.mark.parametrize("text", ['  "x" string => "y";', ' # c\n  y => "z" ;', "x", ""])
+def test_a_pattern_from_the_table_matches_as_re_compile(text: str) -> None:
+    for pattern, flags in _sretab.PATTERNS:
+        mine, theirs = precompiled.compile(pattern, flags), re.compile(pattern, flags)
+        assert mine is not theirs
+        a, b = mine.match(text), theirs.match(text)
+        assert (a and (a.span(), a.groups())) == (b and (b.span(), b.groups())), pattern
+
+
+def test_code_the_engine_rejects_falls_back_to_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    pattern = r"ab+c"
+    broken = (32, (1, 2, 3), 0, {}, (None,))          # not valid SRE code
+    monkeypatch.setitem(precompiled._TABLE, (pattern, 0), broken)
+    assert precompiled.compile(pattern).fullmatch("abbbc")
+
+
+def test_a_table_for_another_engine_is_not_used() -> None:
+    script = ("import _sre\nfrom cfpromise import _sretab\n_sretab.MAGIC = _sre.MAGIC + 1\n"
+              "from cfpromise import precompiled\nprint(len(precompiled._TABLE))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True)
+    assert proc.stdout.strip() == "0"
