@@ -1,5 +1,12 @@
 # cf-lite: the two set-up commands are `make run` and `make test`.
-PYTHON ?= python3
+# The interpreter: the distribution's Python 3.11 when it has one with venv, otherwise
+# python3 (PYTHON=... overrides).  Debian builds its Python with PGO and LTO and links
+# it statically; cf-lite starts, imports and runs about 20% faster on it than on an
+# unoptimised shared build such as pyenv's default (one-report run 83 -> 71 ms, cold
+# check of lib/files.cf 139 -> 103 ms, best of 20-25 alternating runs), and cron
+# starts it every five minutes.
+PYTHON ?= $(shell /usr/bin/python3.11 -c 'import ensurepip, venv' >/dev/null 2>&1 \
+                  && echo /usr/bin/python3.11 || echo python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
