@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator
 
 from cfpromise import precompiled
+from cfpromise.records import record
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 from cfpromise.syntax.names import find_block
@@ -47,7 +48,8 @@ BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),
 _BLOCK = precompiled.compile(r"^\s*(body|bundle)\s+([A-Za-z0-9_]+)\s+([A-Za-z0-9_]+)", re.MULTILINE)
 
 
-class Want(NamedTuple):
+@record
+class Want:
     """A reference to a block: what it must be, where it is written."""
 
     kind: str                    # "bundle" or "body"
@@ -64,7 +66,8 @@ class Want(NamedTuple):
         return f"{self.kind} {'/'.join(self.types)} {self.fqn}"
 
 
-class Loaded(NamedTuple):
+@record
+class Loaded:
     """One autoloaded file and the reference that brought it (a NamedTuple, not an
     attrs class: this module is imported by every run's loader, and attrs is not)."""
 

@@ -44,9 +44,10 @@ import enum
 import hashlib
 import os
 import time
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable
 
 from cfpromise.eval.canon import canonify
+from cfpromise.records import record
 
 if TYPE_CHECKING:
     import sqlite3
@@ -73,7 +74,8 @@ class LockDecision(enum.Enum):
     HELD_BY_OTHER = "held_by_other"  # another (live) agent holds it, or the DB is busy
 
 
-class LockGrant(NamedTuple):
+@record
+class LockGrant:
     """A decision with what cf-agent would say about it (:meth:`message`).
 
     A NamedTuple rather than an attrs class: a lock is taken on every run that

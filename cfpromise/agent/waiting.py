@@ -12,14 +12,16 @@ counted twice.  At the end of the run each gets a notice.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from cfpromise.agent.observer import Observer
 from cfpromise.agent.order import PASSES, bundle_order
+from cfpromise.records import record
 from cfpromise.schema.depends import needed_handles
 
 
-class Waiting(NamedTuple):
+@record
+class Waiting:
     bundle: str                        # ns:name
     ptype: str
     promiser: str

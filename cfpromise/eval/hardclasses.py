@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import struct
 import time
-from typing import TYPE_CHECKING, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Mapping
 
 
 from cfpromise import CFENGINE_COMPAT_VERSION
@@ -41,6 +41,7 @@ from cfpromise.eval import distro, hostinfo
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.hostinfo import FileSource
 from cfpromise.eval.timeclasses import epoch_seconds, time_classes, time_vars
+from cfpromise.records import record
 
 if TYPE_CHECKING:
     from datetime import tzinfo
@@ -82,7 +83,8 @@ CONST_VARS: tuple[tuple[str, str], ...] = (
 JQ = "jq --compact-output --monochrome-output --ascii-output --unbuffered --sort-keys"
 
 
-class HostFacts(NamedTuple):
+@record
+class HostFacts:
     """Everything discovered about the host before policy is read (immutable; a
     NamedTuple rather than an attrs class because every run builds it at start-up).
 
@@ -131,7 +133,8 @@ class _Collector:
         return None if entry is None else entry[1]
 
 
-class _Dirs(NamedTuple):
+@record
+class _Dirs:
     workdir: str
     bindir: str
 

@@ -22,14 +22,16 @@ never dispatches with an if/elif chain.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import Any, Callable, Protocol
 
 
 from cfpromise.agent.outcome import Outcome
+from cfpromise.records import record
 from cfpromise.syntax import ast
 
 
-class BundleCall(NamedTuple):
+@record
+class BundleCall:
     """``usebundle => name(arg, ...)`` after expansion."""
 
     name: str                      # as written (maybe ns:name)

@@ -9,13 +9,16 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 import os
-from typing import Any, NamedTuple
+from typing import Any
+
+from cfpromise.records import record
 
 LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 SCALAR_TYPES = frozenset({"string", "int", "real", "option", "context", "irange", "rrange"})
 
 
-class Attribute(NamedTuple):
+@record
+class Attribute:
     name: str
     type: str
     range: str | None
@@ -26,7 +29,8 @@ class Attribute(NamedTuple):
         return self.type in LIST_TYPES
 
 
-class FunctionSig(NamedTuple):
+@record
+class FunctionSig:
     name: str
     return_type: str
     params: tuple[tuple[str, str, str], ...]    # (type, range, description)

@@ -18,8 +18,9 @@ referring block's namespace, then in ``default``; nothing else is guessed.
 """
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
+from cfpromise.records import record
 from cfpromise.schema import Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast
@@ -37,7 +38,8 @@ BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),
                 "service_bundle": ("agent", "common")}
 
 
-class Reference(NamedTuple):
+@record
+class Reference:
     kind: str            # "body" or "bundle"
     types: tuple[str, ...]
     name: str            # as written (maybe ns:name)

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator
 
 from cfpromise import precompiled
+from cfpromise.records import record
 from cfpromise.schema.values import is_unexpanded
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
@@ -41,7 +42,8 @@ from cfpromise.syntax.errors import Coord, Diagnostic
 _VARREF = precompiled.compile(r"\$\([^()]*\)|\$\{[^{}]*\}")
 
 
-class PromiseDeps(NamedTuple):
+@record
+class PromiseDeps:
     """One promise, its own handle and the handles it waits for (as written)."""
 
     bundle: ast.Bundle

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator
+
+from cfpromise.records import record
 
 
-class Coord(NamedTuple):
+@record
+class Coord:
     """A position in a policy file: 1-based line and column (immutable; a NamedTuple
     because the lexer makes one per token and this is the cheapest immutable record)."""
 
@@ -37,7 +40,8 @@ class Coord(NamedTuple):
 NO_COORD = Coord("<builtin>", 0, 0)
 
 
-class Diagnostic(NamedTuple):
+@record
+class Diagnostic:
     """One message about the policy, with where it points."""
 
     coord: Coord

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from typing import Any, NamedTuple
+from typing import Any
 
 
 
@@ -39,6 +39,7 @@ def TOKEN(regex: str) -> Any:
 
 from cfpromise import precompiled
 from cfpromise import CFENGINE_COMPAT_VERSION
+from cfpromise.records import record
 from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
 
 # Features `@if feature(...)` knows about in CFEngine 3.21 on Linux.
@@ -477,7 +478,8 @@ def write_lextab(outdir: str) -> str:
 
 # --- the fast path ------------------------------------------------------------------
 
-class Token(NamedTuple):
+@record
+class Token:
     """One token as the parser sees it (``p.slice[i]`` in a grammar rule): a tuple made
     with ``tuple.__new__`` in the scanner's loop, cheaper than PLY's LexToken object."""
 

@@ -21,7 +21,9 @@ value, this driver the token).
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, Sequence
+
+from cfpromise.records import record
 
 END = "$end"
 
@@ -39,7 +41,8 @@ class Production(list):  # type: ignore[type-arg]
         return self
 
 
-class Rule(NamedTuple):
+@record
+class Rule:
     name: str                               # the nonterminal it makes
     length: int                             # symbols on its right-hand side
     action: Callable[[Production], None] | None   # the ``p_*`` function; None: see below

@@ -40,7 +40,9 @@ Signatures (argument count and types, return type) come from the schema
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, NamedTuple, Protocol, Sequence, Union
+from typing import Any, Callable, Iterable, Protocol, Sequence, Union
+
+from cfpromise.records import record
 
 Value = Union[str, bool, list, dict, int, float, None]
 
@@ -64,7 +66,8 @@ class Unresolved(FunctionError):
     the evaluator should not report it as an error before the last pass."""
 
 
-class Variable(NamedTuple):
+@record
+class Variable:
     """A defined variable as the evaluator stores it (a NamedTuple: made very often)."""
 
     type: str                      # string, int, real, slist, ilist, rlist, data
@@ -166,7 +169,8 @@ class FunctionContext(Protocol):
         """level: error, warning, notice, info, verbose, debug."""
 
 
-class Builtin(NamedTuple):
+@record
+class Builtin:
     name: str
     impl: Callable[[FunctionContext, Sequence[Value]], Value]
     lazy: bool = False

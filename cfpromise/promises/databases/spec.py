@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any
+
+from cfpromise.records import record
 
 SEPARATORS = "./\\"
 PROMISER_SYNTAX = 'SQL database promiser syntax should be of the form "database.table"'
@@ -29,7 +31,8 @@ TYPE_ALIASES = {
 }
 
 
-class Column(NamedTuple):
+@record
+class Column:
     name: str
     type: str
     size: int               # 0: unsized

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import NamedTuple
+
+from cfpromise.records import record
 
 SYSTEM = {"fstab": "/etc/fstab", "mount": "/bin/mount", "umount": "/bin/umount",
           "mountinfo": "/proc/self/mountinfo"}
@@ -46,7 +47,8 @@ def system_path(name: str) -> str:
     return SYSTEM[name]
 
 
-class Mount(NamedTuple):
+@record
+class Mount:
     device: str             # as the kernel shows it ("server:/export", "/dev/sda1", "tmpfs")
     mountpoint: str
     fstype: str

@@ -28,12 +28,14 @@ import functools
 import os
 import re
 import time
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from cfpromise.promises.packages.legacy.method import Method
+from cfpromise.records import record
 
 
-class Package(NamedTuple):
+@record
+class Package:
     name: str
     version: str
     arch: str
