@@ -15,6 +15,7 @@ import stat
 import sys
 from typing import Any
 
+from cfpromise import oneshot
 from cfpromise.agent import augments
 from cfpromise.agent.order import PRE_EVALUATION
 from cfpromise.eval.context import Frame
@@ -145,7 +146,14 @@ def load(agent: Any) -> None:
     Relative inputs are looked up in the entry file's directory (as cf-agent does,
     whichever file names them).  An input that does not resolve yet is retried
     after more files (and their common bundles) are loaded; one that never
-    resolves is reported as an error and left out, as cf-agent does."""
+    resolves is reported as an error and left out, as cf-agent does.  In a one-shot
+    program the cyclic collector is off meanwhile, and what is loaded is frozen
+    (:mod:`cfpromise.oneshot`)."""
+    with oneshot.loading():
+        _load(agent)
+
+
+def _load(agent: Any) -> None:
     entry = agent.options.file
     base = os.path.dirname(entry)
     first = _read(agent, entry, entry=True)

@@ -171,7 +171,9 @@ class PolicyCache:
         try:
             os.makedirs(self.directory, mode=0o700, exist_ok=True)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as fh:
+            # no collection inside either: the pickler's reduce tuples, thousands per file,
+            # would start collections over the young AST (half a cold dump's time)
+            with os.fdopen(fd, "wb") as fh, gc_paused():
                 pickle.dump((self.stamp, digest, policy), fh, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, target)
         except (OSError, pickle.PicklingError, RecursionError):

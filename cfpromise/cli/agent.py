@@ -244,5 +244,12 @@ def _stdout_is_terminal() -> bool:
         return False
 
 
+def program() -> int:
+    """The console script: a one-shot process (see cfpromise.oneshot)."""
+    from cfpromise import oneshot
+    oneshot.enable()
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program())

@@ -178,5 +178,12 @@ def main(argv: list[str] | None = None) -> int:
     return exit_code
 
 
+def program() -> int:
+    """The console script: a one-shot process (see cfpromise.oneshot)."""
+    from cfpromise import oneshot
+    oneshot.enable()
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program())
