@@ -49,11 +49,10 @@ import subprocess
 import time
 from typing import Any, Callable, Sequence
 
-import attrs
-
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import AgentServices, PromiseRun, handler
 from cfpromise.promises.module_protocol import ModuleSession, bytelen, command_arg0
+from cfpromise.records import record
 
 CF_BUFSIZE = 4096
 DEFAULT_UMASK = 0o077
@@ -153,7 +152,12 @@ def _string_list(value: Any) -> list[str]:
 
 # --- reading the promise ---------------------------------------------------------------
 
-@attrs.frozen(slots=True)
+# The records here are @record classes (namedtuples) and QuotedOutput a plain slotted
+# class, not attrs classes: masterfiles' dry run loads this module, and attrs' import
+# (inspect, ast, dis, tokenize...) and class generation were most of what the run's
+# promise-type modules cost at start.
+
+@record
 class Privileges:
     """Who the child becomes: ``uid``/``gid`` as promised, plus what follows from them."""
 
@@ -163,7 +167,7 @@ class Privileges:
     groups: tuple[int, ...] | None   # supplementary groups to set (root only)
 
 
-@attrs.frozen(slots=True)
+@record
 class ExecSpec:
     """Everything needed to run one commands promise, read from its attributes."""
 
@@ -329,7 +333,7 @@ def _check_executable(run: PromiseRun, spec: ExecSpec) -> bool:
 
 # --- running the command ---------------------------------------------------------------
 
-@attrs.frozen(slots=True)
+@record
 class ExecResult:
     returncode: int | None      # None: killed by a signal
     timed_out: bool = False
@@ -508,15 +512,18 @@ def returncode_outcome(run: PromiseRun, returncode: int, inform: bool = True) ->
     return overall
 
 
-@attrs.define(slots=True)
 class QuotedOutput:
     """cf-agent's ``Q:`` lines: batched into CF_BUFSIZE messages, oversize lines alone."""
 
-    agent: AgentServices
-    comm: str
-    lines: list[str] = attrs.field(factory=list)
-    used: int = 0
-    count: int = 0
+    __slots__ = ("agent", "comm", "lines", "used", "count")
+
+    def __init__(self, agent: AgentServices, comm: str, lines: list[str] | None = None,
+                 used: int = 0, count: int = 0) -> None:
+        self.agent = agent
+        self.comm = comm
+        self.lines: list[str] = [] if lines is None else lines
+        self.used = used
+        self.count = count
 
     def add(self, line: str) -> None:
         size = bytelen(self.comm) + bytelen(line) + 12

@@ -34,8 +34,6 @@ import os
 import re
 from typing import Any, Callable
 
-import attrs
-
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.functions import jsondata
 from cfpromise.promises.api import AgentServices
@@ -181,7 +179,6 @@ def read_data_file(path: str) -> tuple[Any, str]:
 
 # --- the session ---------------------------------------------------------------------------
 
-@attrs.define(slots=True)
 class ModuleSession:
     """The state of one module run: its context, tags and persistence, line after line.
 
@@ -189,15 +186,25 @@ class ModuleSession:
     (``M 'command': line`` at info level); ``commands`` promises pass
     ``not no_output``.  ``namespace`` is the namespace of the promise, where the
     module's classes are defined.
+
+    A plain slotted class, not an attrs class: masterfiles' dry run loads this module,
+    and attrs' import and class generation were most of what the run's promise-type
+    modules cost at start.
     """
 
-    agent: AgentServices
-    command: str
-    namespace: str = "default"
-    print_other: bool = True
-    context: str = ""
-    meta: list[str] = attrs.field(factory=list)
-    persistence: int = 0
+    __slots__ = ("agent", "command", "namespace", "print_other", "context", "meta",
+                 "persistence")
+
+    def __init__(self, agent: AgentServices, command: str, namespace: str = "default",
+                 print_other: bool = True, context: str = "", meta: list[str] | None = None,
+                 persistence: int = 0) -> None:
+        self.agent = agent
+        self.command = command
+        self.namespace = namespace
+        self.print_other = print_other
+        self.context = context
+        self.meta: list[str] = [] if meta is None else meta
+        self.persistence = persistence
 
     @property
     def tags(self) -> tuple[str, ...]:

@@ -50,6 +50,52 @@ def test_a_one_report_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert not found, f"a warm one-report run imported {found}"
 
 
+
+# What masterfiles' dry run does besides reports: files promises (perms, copy_from),
+# a commands promise, a processes promise.
+PROMISE_TYPES = """bundle agent main
+{
+  files:
+      "{dir}/made" create => "true", perms => mode("600");
+      "{dir}/copied" copy_from => local_copy("{dir}/source"), perms => mode("640");
+  commands:
+      "/bin/true";
+  processes:
+      "cf-lite-no-such-process-at-all" restart_class => "would_start";
+  reports:
+      "hello from $(sys.host)";
+}
+
+body perms mode(m)
+{
+        mode => "$(m)";
+}
+
+body copy_from local_copy(from)
+{
+        source => "$(from)";
+}
+"""
+
+
+def test_files_commands_and_processes_promises_do_not_import_attrs(tmp_path: Path) -> None:
+    """Their records are @record classes and plain slotted classes: importing attrs and
+    generating its classes was about a tenth of a masterfiles dry run."""
+    (tmp_path / "source").write_text("copied\n")
+    policy = tmp_path / "types.cf"
+    policy.write_text(PROMISE_TYPES.replace("{dir}", str(tmp_path)))
+    policy.chmod(0o600)
+    modules = imported(tmp_path, "-K", "-f", str(policy), "-w", str(tmp_path / "wd"))
+    assert (tmp_path / "made").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "copied").read_text() == "copied\n"
+    assert (tmp_path / "copied").stat().st_mode & 0o777 == 0o640
+    for used in ("cfpromise.promises.files.handler", "cfpromise.promises.files.copy",
+                 "cfpromise.promises.commands", "cfpromise.promises.processes.handler"):
+        assert used in modules, used
+    found = sorted(m for m in modules if m in ("attr", "attrs")
+                   or m.startswith(("attr.", "attrs.")))
+    assert not found, f"a files/commands/processes run imported {found}"
+
 # cf-lite-promises on one file parsed cold, as `cf-promises -f lib/files.cf`.
 PROMISES_PROBE = """
 import json, sys

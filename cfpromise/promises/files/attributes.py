@@ -6,6 +6,12 @@ reads them once per promise into small frozen records (GetFilesAttributes in
 cf-agent) so that the rest of the package works with booleans, integers and
 modes, never with strings.  The ``have*`` flags of cf-agent become "is the
 record present".
+
+The records are ``@record`` classes (:mod:`cfpromise.records`: namedtuples), not
+attrs classes: masterfiles' dry run loads the files, commands, processes and
+package modules, and importing attrs (which loads inspect, ast, dis, tokenize)
+and generating their 21 attrs classes was about a tenth of that run's
+instructions.  A changed copy is ``a._replace(...)`` (was ``attrs.evolve``).
 """
 from __future__ import annotations
 
@@ -13,10 +19,9 @@ import grp
 import pwd
 from typing import Any
 
-import attrs
-
 from cfpromise.promises.api import BundleCall, PromiseRun
 from cfpromise.promises.files import bridge
+from cfpromise.records import record
 
 _TRUE = frozenset({"true", "yes", "on"})
 
@@ -69,7 +74,7 @@ SAME = -1            # CF_SAME_OWNER / CF_SAME_GROUP: any owner is fine
 UNKNOWN = -2         # CF_UNKNOWN_OWNER / CF_UNKNOWN_GROUP: the named user does not exist
 
 
-@attrs.frozen(slots=True)
+@record
 class Perms:
     plus: int | None = None           # None: no mode promised (CF_SAMEMODE)
     minus: int | None = None
@@ -143,13 +148,13 @@ def read_perms(run: PromiseRun, body: dict[str, Any]) -> Perms:
 
 # --- other bodies ----------------------------------------------------------------------
 
-@attrs.frozen(slots=True)
+@record
 class Delete:
     dirlinks_delete: bool = True
     rmdirs: bool = False
 
 
-@attrs.frozen(slots=True)
+@record
 class Rename:
     disable: bool = False
     disable_suffix: str | None = None
@@ -159,7 +164,7 @@ class Rename:
     rotate: int | None = None
 
 
-@attrs.frozen(slots=True)
+@record
 class Link:
     source: str | None = None
     link_type: str = "symlink"
@@ -169,7 +174,7 @@ class Link:
     when_linking_children: str = "if_no_such_file"
 
 
-@attrs.frozen(slots=True)
+@record
 class Copy:
     source: str | None = None
     servers: tuple[str, ...] = ()
@@ -197,7 +202,7 @@ class Copy:
     force_ipv4: bool = False
 
 
-@attrs.frozen(slots=True)
+@record
 class Depth:
     depth: int = 0
     include_dirs: tuple[str, ...] = ()
@@ -208,7 +213,7 @@ class Depth:
     xdev: bool = False
 
 
-@attrs.frozen(slots=True)
+@record
 class Changes:
     hash: str = "best"
     report_changes: str = "none"
@@ -216,7 +221,7 @@ class Changes:
     report_diffs: bool = False
 
 
-@attrs.frozen(slots=True)
+@record
 class EditDefaults:
     empty_before_use: bool = False
     backup: str = "true"              # true | false | timestamp | rotate
@@ -229,7 +234,7 @@ class EditDefaults:
 _DEFAULT_EDITS = EditDefaults()
 
 
-@attrs.frozen(slots=True)
+@record
 class FileAttrs:
     create: bool = False
     create_given: bool = False

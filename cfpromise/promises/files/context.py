@@ -16,31 +16,41 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import attrs
-
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun
 from cfpromise.promises.files.attributes import FileAttrs
 
 
-@attrs.define(slots=True, eq=False)
 class FileRun:
-    run: PromiseRun
-    a: FileAttrs
-    results: list[Outcome] = attrs.Factory(list)
-    path: str = ""                        # the file being handled (the promiser, or a match)
-    verbose: bool = False                 # verbose messages are shown (else not even built)
-    dry_run: bool = False                 # -n (or dryrun in body agent control)
-    _stats: dict[tuple[bool, str], Any] = attrs.Factory(dict)
-    source: Any = None                    # where copy_from reads (files/sources.py)
-    sim: Any = None                       # --simulate: the changes chroot (files/chrooted.py)
+    """One files promise being actuated (and the file it is at).
 
-    def __attrs_post_init__(self) -> None:
+    A plain slotted class rather than an attrs class: masterfiles' dry run loads
+    this module, and attrs' import and class generation were a large part of what
+    its promise-type modules cost at start (see :mod:`cfpromise.promises.files.attributes`).
+    ``verbose``, ``dry_run`` and ``sim`` are set from the agent whatever is passed.
+    """
+
+    __slots__ = ("run", "a", "results", "path", "verbose", "dry_run", "_stats", "source",
+                 "sim")
+
+    def __init__(self, run: PromiseRun, a: FileAttrs, results: list[Outcome] | None = None,
+                 path: str = "", verbose: bool = False, dry_run: bool = False,
+                 stats: dict[tuple[bool, str], Any] | None = None, source: Any = None,
+                 sim: Any = None) -> None:
         from cfpromise.promises.files import bridge
-        self.verbose = bridge.level_enabled(self.run.agent, "verbose")
-        self.sim = getattr(self.run.agent, "simulation", None)
-        # under --simulate files promises do change things: in the chroot
-        self.dry_run = False if self.sim is not None else bridge.dry_run(self.run.agent)
+        self.run = run
+        self.a = a
+        self.results: list[Outcome] = [] if results is None else results
+        self.path = path                  # the file being handled (the promiser, or a match)
+        self._stats: dict[tuple[bool, str], Any] = {} if stats is None else stats
+        self.source = source              # where copy_from reads (files/sources.py)
+        # verbose messages are shown (else not even built)
+        self.verbose = bridge.level_enabled(run.agent, "verbose")
+        # --simulate: the changes chroot (files/chrooted.py)
+        self.sim = getattr(run.agent, "simulation", None)
+        # -n (or dryrun in body agent control); under --simulate files promises do change
+        # things: in the chroot
+        self.dry_run = False if self.sim is not None else bridge.dry_run(run.agent)
 
     def note_rename(self, old: str, new: str) -> None:
         """--simulate: renames are shown apart from the changed files."""
@@ -148,3 +158,13 @@ class FileRun:
             self.log("error", f"Errors encountered when actuating {who}")
         elif outcome is Outcome.KEPT:
             self.log("verbose", f"No changes done for the {who}")
+
+
+def note_change(fr: FileRun, **info: object) -> None:
+    """Tell the run report what changed (AgentServices.note_change), when the agent can.
+    Costly details (a content diff) are given as functions, called only if a report
+    is written.  (Here, not in :mod:`.editing`, so that a mode change does not load
+    the editing modules.)"""
+    agent = fr.run.agent
+    if hasattr(agent, "note_change"):
+        agent.note_change(fr.run, **info)

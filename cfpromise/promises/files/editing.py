@@ -22,7 +22,7 @@ import stat
 
 from cfpromise.promises.edit.buffer import EditBuffer, join_continuations, join_lines, split_lines
 from cfpromise.promises.files import atomic, bridge, diff, template
-from cfpromise.promises.files.context import FileRun
+from cfpromise.promises.files.context import FileRun, note_change
 
 
 def load_lines(fr: FileRun, path: str) -> list[str] | None:
@@ -137,15 +137,6 @@ def edit_xml(fr: FileRun, path: str) -> None:
     note_change(fr, kind="content", path=path,
                 diff=functools.partial(diff.unified, path, split_lines(data), split_lines(new)))
     fr.change(f"Edited xml file '{path}'")
-
-
-def note_change(fr: FileRun, **info: object) -> None:
-    """Tell the run report what changed (AgentServices.note_change), when the agent can.
-    Costly details (a content diff) are given as functions, called only if a report
-    is written."""
-    agent = fr.run.agent
-    if hasattr(agent, "note_change"):
-        agent.note_change(fr.run, **info)
 
 
 def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:

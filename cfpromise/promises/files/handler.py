@@ -31,8 +31,6 @@ import os
 import stat
 from typing import Any
 
-import attrs
-
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun, handler
 # The modules for what only some promises do (copy_from, edit_line, links, rename, delete,
@@ -277,8 +275,8 @@ def verify_file_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[st
     leaf_run = run_for_path(fr.run, path)
     if leaf_run is not fr.run:
         fr.run = leaf_run
-        fr.a = attrs.evolve(fr.a, edit_template=scalar(leaf_run.attributes.get("edit_template"))
-                            or None)
+        fr.a = fr.a._replace(edit_template=scalar(leaf_run.attributes.get("edit_template"))
+                             or None)
     try:
         _verify_file_leaf(fr, path, st, rotated)
     finally:
@@ -388,7 +386,7 @@ def _depth_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -
 
 
 def _without_depth(a: FileAttrs) -> FileAttrs:
-    return attrs.evolve(a, depth=None)
+    return a._replace(depth=None)
 
 
 def verify_file_promise(fr: FileRun, path: str) -> None:

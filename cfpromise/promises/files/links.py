@@ -19,8 +19,6 @@ import os
 import stat
 from typing import Any
 
-import attrs
-
 from cfpromise.promises.edit import matching
 from cfpromise.promises.files import atomic
 from cfpromise.promises.files.context import FileRun
@@ -383,7 +381,7 @@ def schedule_link_children(fr: FileRun, destination: str, source: str, recurse: 
                 fr.log("verbose", f"Have promised not to disturb existing content belonging "
                                   f"to '{promiser}'")
                 continue
-            fr.a = attrs.evolve(fr.a, move_obstructions=True)
+            fr.a = fr.a._replace(move_obstructions=True)
         try:
             if depth > recurse and os.path.isdir(sourcepath) and not os.path.islink(sourcepath):
                 schedule_link_children(fr, promiser, sourcepath, recurse + 1)

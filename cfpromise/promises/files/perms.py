@@ -271,7 +271,7 @@ def verify_file_attributes(fr: Any, path: str, st: os.stat_result,
             else:
                 fr.fail(f"chmod failed on '{path}'. (chmod: {exc.strerror})")
                 return
-        from cfpromise.promises.files.editing import note_change
+        from cfpromise.promises.files.context import note_change
         note_change(fr, kind="perms", path=path, old_mode=f"{current:04o}", new_mode=f"{mode:04o}")
         fr.change(f"Object '{path}' had permissions {current:04o}, changed it to {mode:04o}")
     _verify_bsdflags(fr, path, st, perms)

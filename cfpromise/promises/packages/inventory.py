@@ -32,8 +32,6 @@ import os
 import time
 from typing import Any, Callable
 
-import attrs
-
 from cfpromise.agent import trust
 from cfpromise.promises.packages.cachefile import (  # noqa: F401  (read_inventory: API)
     INSTALLED, UPDATES, cache_path, load_cache, read_inventory)
@@ -42,10 +40,16 @@ from cfpromise.promises.packages.protocol import ModuleBody, ModuleError, Packag
 REQUESTS = {INSTALLED: "list-installed", UPDATES: "list-updates"}
 
 
-@attrs.define(slots=True)
+# Inventory and Inventories are plain slotted classes, not attrs classes: masterfiles'
+# dry run loads this module (for its package inventory), and attrs' import and class
+# generation were most of what the run's promise-type modules cost at start.
+
 class Inventory:
-    packages: list[Package]
-    refreshed: float = 0.0
+    __slots__ = ("packages", "refreshed")
+
+    def __init__(self, packages: list[Package], refreshed: float = 0.0) -> None:
+        self.packages = packages
+        self.refreshed = refreshed
 
     def has(self, name: str, version: str | None = None, arch: str | None = None) -> bool:
         """IsPackageInCache: the name, and the version and architecture when given."""
@@ -70,17 +74,24 @@ def store(path: str, module: str, inventory: Inventory) -> None:
                      dir_mode=0o700)
 
 
-@attrs.define(slots=True)
 class Inventories:
     """The caches as one run sees them (kept in the run's state, see Services.run_state)."""
 
-    workdir: str
-    log: Callable[[str, str], None]
-    # (module, kind) -> (inventory, number of repairs in the run when it was refreshed)
-    fresh: dict[tuple[str, str], tuple[Inventory, int]] = attrs.Factory(dict)
-    warned: set[str] = attrs.Factory(set)       # untrusted caches already warned about
-    # (module, kind) whose once-per-run refresh (update_packages_cache) this run has had
-    taken: set[tuple[str, str]] = attrs.Factory(set)
+    __slots__ = ("workdir", "log", "fresh", "warned", "taken")
+
+    def __init__(self, workdir: str, log: Callable[[str, str], None],
+                 fresh: dict[tuple[str, str], tuple[Inventory, int]] | None = None,
+                 warned: set[str] | None = None,
+                 taken: set[tuple[str, str]] | None = None) -> None:
+        self.workdir = workdir
+        self.log = log
+        # (module, kind) -> (inventory, number of repairs in the run when it was refreshed)
+        self.fresh: dict[tuple[str, str], tuple[Inventory, int]] = \
+            {} if fresh is None else fresh
+        # untrusted caches already warned about
+        self.warned: set[str] = set() if warned is None else warned
+        # (module, kind) whose once-per-run refresh (update_packages_cache) this run has had
+        self.taken: set[tuple[str, str]] = set() if taken is None else taken
 
     def get(self, module: PackageModule, body: ModuleBody, kind: str, *, repairs: int,
             local: bool = False) -> Inventory:

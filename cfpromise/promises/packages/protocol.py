@@ -34,9 +34,8 @@ import sys
 import time
 from typing import Any
 
-import attrs
-
 from cfpromise.agent import trust
+from cfpromise.records import record
 
 API_VERSION = 1
 TIMEOUT_S = 4 * 3600.0           # PACKAGE_PROMISE_SCRIPT_TIMEOUT_SEC
@@ -52,7 +51,12 @@ class ModuleError(Exception):
     """One message saying which module failed, on which request, and what it sent."""
 
 
-@attrs.define(slots=True, frozen=True)
+# The records are @record classes (namedtuples) and PackageModule a plain slotted class,
+# not attrs classes: masterfiles' dry run loads this module (for the package inventory),
+# and attrs' import and class generation were most of what the run's promise-type
+# modules cost at start.
+
+@record
 class ModuleBody:
     """A ``body package_module`` (cf-agent's PackageModuleBody)."""
 
@@ -74,7 +78,7 @@ class ModuleBody:
                    str(body.get("interpreter") or ""), str(body.get("module_path") or ""))
 
 
-@attrs.define(slots=True, frozen=True)
+@record
 class PackageData:
     """The answer to get-package-data."""
 
@@ -138,13 +142,16 @@ def options_lines(options: tuple[str, ...] | list[str]) -> list[str]:
     return [f"options={o}" for o in options]
 
 
-@attrs.define(slots=True)
 class PackageModule:
     """One package module: each request starts it once."""
 
-    name: str
-    argv: list[str]
-    calls: list[str] = attrs.Factory(list)      # requests made (for messages and tests)
+    __slots__ = ("name", "argv", "calls")
+
+    def __init__(self, name: str, argv: list[str], calls: list[str] | None = None) -> None:
+        self.name = name
+        self.argv = argv
+        # requests made (for messages and tests)
+        self.calls: list[str] = [] if calls is None else calls
 
     # -- requests ---------------------------------------------------------------
     def api_version(self) -> int:

@@ -16,10 +16,13 @@ from __future__ import annotations
 import os
 from typing import Iterable
 
-import attrs
+from cfpromise.records import record
 
 
-@attrs.frozen(slots=True)
+# A @record class (a namedtuple), not an attrs class: masterfiles' dry run loads this
+# module, and attrs' import and class generation were most of what the run's
+# promise-type modules cost at start.
+@record
 class Process:
     pid: int
     ppid: int
