@@ -81,3 +81,14 @@ def test_the_programs_are_one_shot(script: str) -> None:
              "print(oneshot._ONE_SHOT[0])\n")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert proc.stdout.strip().splitlines()[-1] == "True", proc.stderr
+
+
+def test_the_collector_is_off_from_the_start_until_the_policy_is_loaded(tmp_path: Path) -> None:
+    probe = ("import gc, sys\nfrom cfpromise import oneshot\noneshot.enable()\n"
+             "print(gc.isenabled())\n"
+             "from cfpromise.agent.loading import evaluated_agent\n"
+             "evaluated_agent(sys.argv[1], sys.argv[2])\n"
+             "print(gc.isenabled(), gc.get_freeze_count() > 0)\n")
+    proc = subprocess.run([sys.executable, "-c", probe, _policy(tmp_path), _workdir(tmp_path)],
+                          capture_output=True, text=True)
+    assert proc.stdout.split() == ["False", "True", "True"], proc.stderr
