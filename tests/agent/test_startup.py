@@ -96,6 +96,75 @@ def test_files_commands_and_processes_promises_do_not_import_attrs(tmp_path: Pat
                    or m.startswith(("attr.", "attrs.")))
     assert not found, f"a files/commands/processes run imported {found}"
 
+# What a cron run that edits files does: an edit_line bundle, a mustache template and
+# an edit_xml bundle.
+EDITS = """bundle agent main
+{
+  vars:
+      "who" string => "world";
+  files:
+      "{dir}/lines" edit_line => ed;
+      "{dir}/rendered" create => "true", edit_template => "{dir}/t.mustache",
+        template_method => "mustache";
+      "{dir}/doc.xml" edit_xml => ex;
+  reports:
+      "hello from $(sys.host)";
+}
+
+bundle edit_line ed
+{
+  insert_lines:
+      "added";
+      "# managed" location => before_keep;
+  delete_lines:
+      "remove me";
+  replace_patterns:
+      "colour=red" replace_with => value("colour=blue");
+}
+
+body location before_keep
+{
+        select_line_matching => "keep me";
+        before_after => "before";
+}
+
+body replace_with value(x)
+{
+        replace_value => "$(x)";
+}
+
+bundle edit_xml ex
+{
+  set_attribute:
+      "y" attribute_value => "2", select_xpath => "/root/a";
+}
+"""
+
+
+def test_edit_line_template_and_edit_xml_promises_do_not_import_attrs(tmp_path: Path) -> None:
+    """The edit buffers, cursors, regions and locations are plain classes and @record
+    classes: a run from cron that edits files pays neither attrs' import nor its code
+    generation."""
+    (tmp_path / "lines").write_text("keep me\nremove me\ncolour=red\n")
+    (tmp_path / "t.mustache").write_text("Hello {{vars.main.who}}\n")
+    (tmp_path / "doc.xml").write_text('<root><a x="1"/></root>\n')
+    policy = tmp_path / "edits.cf"
+    policy.write_text(EDITS.replace("{dir}", str(tmp_path)))
+    policy.chmod(0o600)
+    modules = imported(tmp_path, "-K", "-f", str(policy), "-w", str(tmp_path / "wd"))
+    assert (tmp_path / "lines").read_text() == "# managed\nkeep me\ncolour=blue\nadded\n"
+    assert (tmp_path / "rendered").read_text() == "Hello world\n"
+    assert (tmp_path / "doc.xml").read_text() == \
+        '<?xml version="1.0"?>\n<root><a x="1" y="2"/></root>\n'
+    for used in ("cfpromise.promises.edit.insert_lines", "cfpromise.promises.edit.delete_lines",
+                 "cfpromise.promises.edit.replace_patterns", "cfpromise.promises.edit.xml",
+                 "cfpromise.promises.files.template"):
+        assert used in modules, used
+    found = sorted(m for m in modules if m in ("attr", "attrs")
+                   or m.startswith(("attr.", "attrs.")))
+    assert not found, f"an edit_line/template/edit_xml run imported {found}"
+
+
 # cf-lite-promises on one file parsed cold, as `cf-promises -f lib/files.cf`.
 PROMISES_PROBE = """
 import json, sys

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun
 from cfpromise.promises.files.attributes import as_list, boolean  # noqa: F401  (shared helpers)
@@ -55,33 +53,46 @@ def join_continuations(lines: list[str]) -> list[str]:
     return [line for line in lines if not line.endswith("\\")]
 
 
-@attrs.define(slots=True, eq=False)
+# EditBuffer and EditRun (and the other classes of the edit modules) are plain slotted
+# classes and @record classes, not attrs classes: a files promise with edit_line -- common
+# in policy run from cron every few minutes -- loads these modules, and attrs' import
+# (with inspect, ast, dis, tokenize) and its code generation per class were a large part
+# of such a run's start.
+
 class EditBuffer:
     """A file being edited: its lines and what the edits did."""
 
-    filename: str
-    lines: list[str]
-    original: list[str] = attrs.Factory(list)   # the file as loaded, for the comparison
-    edits: int = 0                      # cf-agent's num_edits
-    dry_run: bool = False               # -n: edits are simulated here, never saved
-    messages: list[tuple[str, str]] = attrs.Factory(list)    # queued change messages
-    forced: bool = False                # a CFEngine template: always compared with the file
+    __slots__ = ("filename", "lines", "original", "edits", "dry_run", "messages", "forced")
+
+    def __init__(self, filename: str, lines: list[str], original: list[str] | None = None,
+                 edits: int = 0, dry_run: bool = False,
+                 messages: list[tuple[str, str]] | None = None, forced: bool = False) -> None:
+        self.filename = filename
+        self.lines = lines
+        # the file as loaded, for the comparison
+        self.original: list[str] = [] if original is None else original
+        self.edits = edits                  # cf-agent's num_edits
+        self.dry_run = dry_run              # -n: edits are simulated here, never saved
+        # queued change messages
+        self.messages: list[tuple[str, str]] = [] if messages is None else messages
+        self.forced = forced                # a CFEngine template: always compared with the file
 
     def queue(self, level: str, message: str) -> None:
         self.messages.append((level, message))
 
 
-@attrs.define(slots=True, eq=False)
 class EditRun:
     """One actuation of an edit_line promise against the buffer."""
 
-    run: PromiseRun
-    buffer: EditBuffer
-    results: list[Outcome] = attrs.Factory(list)
-    own_warn: bool = False            # the promise's own action_policy is warn (or nop)
+    __slots__ = ("run", "buffer", "results", "own_warn")
 
-    def __attrs_post_init__(self) -> None:
-        action = self.run.attributes.get("action")
+    def __init__(self, run: PromiseRun, buffer: EditBuffer, results: list[Outcome] | None = None,
+                 own_warn: bool = False) -> None:
+        self.run = run
+        self.buffer = buffer
+        self.results: list[Outcome] = [] if results is None else results
+        self.own_warn = own_warn          # the promise's own action_policy is warn (or nop)
+        action = run.attributes.get("action")
         if isinstance(action, dict):
             self.own_warn = action.get("action_policy", "fix") in ("warn", "nop")
 

@@ -21,8 +21,6 @@ inserted before it, which is what keeping a pointer amounts to):
 """
 from __future__ import annotations
 
-import attrs
-
 from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.api import PromiseRun, handler
 from cfpromise.promises.edit import matching, regions
@@ -35,14 +33,40 @@ from cfpromise.promises.files import bridge
 _WHITESPACE_OPTIONS = ("ignore_leading", "ignore_trailing", "ignore_embedded", "exact_match")
 
 
-@attrs.define(slots=True)
 class Cursor:
-    """The positions an insertion keeps track of (None: cf-agent's NULL item)."""
+    """The positions an insertion keeps track of (None: cf-agent's NULL item).
 
-    begin: int | None
-    end: int | None
-    location: int | None
-    prev: int | None
+    A plain slotted class (see :mod:`cfpromise.promises.edit.buffer`) that keeps what
+    the attrs class it replaces did: equal by value (``Insertion.cursors.remove`` relies
+    on ``==``), so unhashable; :meth:`copy` is what ``attrs.evolve(cursor)`` was."""
+
+    __slots__ = ("begin", "end", "location", "prev")
+
+    def __init__(self, begin: int | None, end: int | None, location: int | None,
+                 prev: int | None) -> None:
+        self.begin = begin
+        self.end = end
+        self.location = location
+        self.prev = prev
+
+    def copy(self) -> Cursor:
+        return Cursor(self.begin, self.end, self.location, self.prev)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Cursor:
+            return NotImplemented
+        return (self.begin, self.end, self.location, self.prev) == \
+            (other.begin, other.end, other.location, other.prev)  # type: ignore[attr-defined]
+
+    def __ne__(self, other: object) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"Cursor(begin={self.begin!r}, end={self.end!r}, location={self.location!r}, "
+                f"prev={self.prev!r})")
 
     def shift(self, at: int) -> None:
         """A line was inserted at index ``at``: positions at or after it move down."""
@@ -56,17 +80,23 @@ class Cursor:
             self.prev += 1
 
 
-@attrs.define(slots=True, eq=False)
 class Insertion:
-    er: EditRun
-    lines: list[str]
-    location: Location
-    sourcetype: str
-    selector: tuple[str, list[str]] | None
-    policy: list[str]
-    warn_only: bool
-    promiser_parts: list[str] = attrs.Factory(list)
-    cursors: list[Cursor] = attrs.Factory(list)
+    __slots__ = ("er", "lines", "location", "sourcetype", "selector", "policy", "warn_only",
+                 "promiser_parts", "cursors")
+
+    def __init__(self, er: EditRun, lines: list[str], location: Location, sourcetype: str,
+                 selector: tuple[str, list[str]] | None, policy: list[str], warn_only: bool,
+                 promiser_parts: list[str] | None = None,
+                 cursors: list[Cursor] | None = None) -> None:
+        self.er = er
+        self.lines = lines
+        self.location = location
+        self.sourcetype = sourcetype
+        self.selector = selector
+        self.policy = policy
+        self.warn_only = warn_only
+        self.promiser_parts: list[str] = [] if promiser_parts is None else promiser_parts
+        self.cursors: list[Cursor] = [] if cursors is None else cursors
 
     def _insert(self, at: int, line: str) -> None:
         """Insert ``line`` at index ``at``; every live position moves with its line."""
@@ -160,7 +190,7 @@ class Insertion:
     # -- InsertCompoundLineAtLocation ----------------------------------------------------
     def insert_compound(self, chunk: str, outer: Cursor) -> bool:
         """InsertCompoundLineAtLocation (its positions are its own copies, as in C)."""
-        cur = attrs.evolve(outer)
+        cur = outer.copy()
         self.cursors.append(cur)
         try:
             return self._insert_compound(chunk, cur)
@@ -193,7 +223,7 @@ class Insertion:
 
     def insert_file(self, text_lines: list[str], outer: Cursor) -> bool:
         """InsertFileAtLocation: each line of the source file, in order."""
-        cur = attrs.evolve(outer)
+        cur = outer.copy()
         self.cursors.append(cur)
         try:
             return self._insert_file(text_lines, cur)

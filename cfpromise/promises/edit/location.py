@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from cfpromise.promises.edit import matching
+from cfpromise.records import record
 
 
-@attrs.frozen(slots=True)
+@record             # (not attrs: see cfpromise.promises.edit.buffer)
 class Location:
     before: bool = False
     first: bool = False

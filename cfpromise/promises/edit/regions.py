@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from cfpromise.promises.edit import matching
 from cfpromise.promises.edit.buffer import boolean
 from cfpromise.promises.files import bridge
+from cfpromise.records import record
 
 
-@attrs.frozen(slots=True)
+# Region and Selection are @record classes, not attrs classes: see
+# cfpromise.promises.edit.buffer.
+
+@record
 class Region:
     start: str | None = None
     end: str | None = None
@@ -50,7 +52,7 @@ def read_region(body: dict[str, Any], agent: Any) -> Region:
         end_match_eof=boolean(body.get("select_end_match_eof"), default_eof))
 
 
-@attrs.frozen(slots=True)
+@record
 class Selection:
     """What SelectRegion found: indices of the delimiter lines."""
 

@@ -32,20 +32,23 @@ from typing import Any
 from xml.dom import minidom
 from xml.parsers.expat import ExpatError
 
-import attrs
-
 from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.api import PromiseRun, handler
 
 
-@attrs.define(slots=True, eq=False)
 class XmlBuffer:
-    filename: str
-    doc: Any                               # minidom.Document
-    original: str
-    dry_run: bool = False
-    edits: int = 0
-    messages: list[tuple[str, str]] = attrs.Factory(list)
+    """A plain slotted class, not an attrs class: see cfpromise.promises.edit.buffer."""
+
+    __slots__ = ("filename", "doc", "original", "dry_run", "edits", "messages")
+
+    def __init__(self, filename: str, doc: Any, original: str, dry_run: bool = False,
+                 edits: int = 0, messages: list[tuple[str, str]] | None = None) -> None:
+        self.filename = filename
+        self.doc = doc                     # minidom.Document
+        self.original = original
+        self.dry_run = dry_run
+        self.edits = edits
+        self.messages: list[tuple[str, str]] = [] if messages is None else messages
 
     @property
     def root(self) -> Any:

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.functions import mustache
 from cfpromise.promises.api import PromiseRun
 from cfpromise.promises.files import bridge
+from cfpromise.records import record
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord
 
@@ -39,7 +38,7 @@ class TemplateError(ValueError):
     pass
 
 
-@attrs.frozen(slots=True)
+@record             # (not attrs: see cfpromise.promises.edit.buffer)
 class TemplatePromise:
     text: str          # the promiser before expansion
     context: str       # the class expression guarding it
