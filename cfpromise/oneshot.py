@@ -8,10 +8,11 @@ younger generations traverses it again: in a warm validation of masterfiles two
 collections right after the cache was read took 2.5 and 10 ms, and 44 + 4
 collections took 14-30 ms of the run in all.  So, in those programs only, the
 collector is off from the program's start until :func:`loading` has run, and
-everything alive at its end is moved to the permanent generation (``gc.freeze``) before the collector is turned
-back on: later collections see only what the run itself allocates.
+everything alive at its end is moved to the permanent generation (``gc.freeze``)
+before the collector is turned back on: later collections see only what the run
+itself allocates.
 
-Only the programs' entry points call :func:`enable`.  A long-lived process --
+Only the programs' console scripts (:func:`program`) call :func:`enable`.  A long-lived process --
 a daemon reloading its policy, the test suite loading thousands -- keeps the
 normal collector, because a frozen object that later becomes part of a garbage
 cycle is never collected.
@@ -19,8 +20,8 @@ cycle is never collected.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from collections.abc import Iterator
 
 _ONE_SHOT = [False]
 
@@ -47,3 +48,11 @@ def loading() -> Iterator[None]:
         gc.freeze()
         gc.enable()
 
+
+def program(main: Callable[[], int]) -> Callable[[], int]:
+    """The console-script entry point of a one-shot program whose ``main`` is given."""
+    def run() -> int:
+        enable()
+        return main()
+    run.__doc__ = f"{main.__module__}.main as a one-shot process (cfpromise.oneshot)."
+    return run

@@ -22,6 +22,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from cfpromise import oneshot
 from cfpromise.cli import HelpFormatter
 
 if TYPE_CHECKING:
@@ -244,11 +245,7 @@ def _stdout_is_terminal() -> bool:
         return False
 
 
-def program() -> int:
-    """The console script: a one-shot process (see cfpromise.oneshot)."""
-    from cfpromise import oneshot
-    oneshot.enable()
-    return main()
+program = oneshot.program(main)      # the console script (a one-shot process)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import os
 import sys
 from typing import Any
 
+from cfpromise import oneshot
 from cfpromise.cli import HelpFormatter
 from cfpromise.syntax.errors import Diagnostic, PolicyError
 
@@ -172,11 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_OK
 
 
-def program() -> int:
-    """The console script: a one-shot process (see cfpromise.oneshot)."""
-    from cfpromise import oneshot
-    oneshot.enable()
-    return main()
+program = oneshot.program(main)      # the console script (a one-shot process)
 
 
 if __name__ == "__main__":

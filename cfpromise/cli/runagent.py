@@ -16,6 +16,8 @@ import os
 import sys
 from typing import Any, TextIO
 
+from cfpromise import oneshot
+
 OTHER_ERROR = 255
 
 
@@ -178,11 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     return exit_code
 
 
-def program() -> int:
-    """The console script: a one-shot process (see cfpromise.oneshot)."""
-    from cfpromise import oneshot
-    oneshot.enable()
-    return main()
+program = oneshot.program(main)      # the console script (a one-shot process)
 
 
 if __name__ == "__main__":

@@ -517,13 +517,12 @@ class QuotedOutput:
 
     __slots__ = ("agent", "comm", "lines", "used", "count")
 
-    def __init__(self, agent: AgentServices, comm: str, lines: list[str] | None = None,
-                 used: int = 0, count: int = 0) -> None:
+    def __init__(self, agent: AgentServices, comm: str) -> None:
         self.agent = agent
         self.comm = comm
-        self.lines: list[str] = [] if lines is None else lines
-        self.used = used
-        self.count = count
+        self.lines: list[str] = []
+        self.used = 0
+        self.count = 0
 
     def add(self, line: str) -> None:
         size = bytelen(self.comm) + bytelen(line) + 12

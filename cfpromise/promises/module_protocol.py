@@ -196,15 +196,14 @@ class ModuleSession:
                  "persistence")
 
     def __init__(self, agent: AgentServices, command: str, namespace: str = "default",
-                 print_other: bool = True, context: str = "", meta: list[str] | None = None,
-                 persistence: int = 0) -> None:
+                 print_other: bool = True) -> None:
         self.agent = agent
         self.command = command
         self.namespace = namespace
         self.print_other = print_other
-        self.context = context
-        self.meta: list[str] = [] if meta is None else meta
-        self.persistence = persistence
+        self.context = ""
+        self.meta: list[str] = []
+        self.persistence = 0
 
     @property
     def tags(self) -> tuple[str, ...]:

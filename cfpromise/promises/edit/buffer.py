@@ -65,17 +65,15 @@ class EditBuffer:
     __slots__ = ("filename", "lines", "original", "edits", "dry_run", "messages", "forced")
 
     def __init__(self, filename: str, lines: list[str], original: list[str] | None = None,
-                 edits: int = 0, dry_run: bool = False,
-                 messages: list[tuple[str, str]] | None = None, forced: bool = False) -> None:
+                 dry_run: bool = False) -> None:
         self.filename = filename
         self.lines = lines
         # the file as loaded, for the comparison
         self.original: list[str] = [] if original is None else original
-        self.edits = edits                  # cf-agent's num_edits
+        self.edits = 0                      # cf-agent's num_edits
         self.dry_run = dry_run              # -n: edits are simulated here, never saved
-        # queued change messages
-        self.messages: list[tuple[str, str]] = [] if messages is None else messages
-        self.forced = forced                # a CFEngine template: always compared with the file
+        self.messages: list[tuple[str, str]] = []    # queued change messages
+        self.forced = False                 # a CFEngine template: always compared with the file
 
     def queue(self, level: str, message: str) -> None:
         self.messages.append((level, message))
@@ -86,15 +84,14 @@ class EditRun:
 
     __slots__ = ("run", "buffer", "results", "own_warn")
 
-    def __init__(self, run: PromiseRun, buffer: EditBuffer, results: list[Outcome] | None = None,
-                 own_warn: bool = False) -> None:
+    def __init__(self, run: PromiseRun, buffer: EditBuffer) -> None:
         self.run = run
         self.buffer = buffer
-        self.results: list[Outcome] = [] if results is None else results
-        self.own_warn = own_warn          # the promise's own action_policy is warn (or nop)
+        self.results: list[Outcome] = []
+        # the promise's own action_policy is warn (or nop)
         action = run.attributes.get("action")
-        if isinstance(action, dict):
-            self.own_warn = action.get("action_policy", "fix") in ("warn", "nop")
+        self.own_warn = isinstance(action, dict) and \
+            action.get("action_policy", "fix") in ("warn", "nop")
 
     @property
     def warn_only(self) -> bool:

@@ -86,8 +86,7 @@ class Insertion:
 
     def __init__(self, er: EditRun, lines: list[str], location: Location, sourcetype: str,
                  selector: tuple[str, list[str]] | None, policy: list[str], warn_only: bool,
-                 promiser_parts: list[str] | None = None,
-                 cursors: list[Cursor] | None = None) -> None:
+                 promiser_parts: list[str]) -> None:
         self.er = er
         self.lines = lines
         self.location = location
@@ -95,8 +94,8 @@ class Insertion:
         self.selector = selector
         self.policy = policy
         self.warn_only = warn_only
-        self.promiser_parts: list[str] = [] if promiser_parts is None else promiser_parts
-        self.cursors: list[Cursor] = [] if cursors is None else cursors
+        self.promiser_parts = promiser_parts
+        self.cursors: list[Cursor] = []
 
     def _insert(self, at: int, line: str) -> None:
         """Insert ``line`` at index ``at``; every live position moves with its line."""

@@ -41,14 +41,13 @@ class XmlBuffer:
 
     __slots__ = ("filename", "doc", "original", "dry_run", "edits", "messages")
 
-    def __init__(self, filename: str, doc: Any, original: str, dry_run: bool = False,
-                 edits: int = 0, messages: list[tuple[str, str]] | None = None) -> None:
+    def __init__(self, filename: str, doc: Any, original: str, dry_run: bool = False) -> None:
         self.filename = filename
         self.doc = doc                     # minidom.Document
         self.original = original
         self.dry_run = dry_run
-        self.edits = edits
-        self.messages: list[tuple[str, str]] = [] if messages is None else messages
+        self.edits = 0
+        self.messages: list[tuple[str, str]] = []
 
     @property
     def root(self) -> Any:

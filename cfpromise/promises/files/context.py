@@ -27,23 +27,20 @@ class FileRun:
     A plain slotted class rather than an attrs class: masterfiles' dry run loads
     this module, and attrs' import and class generation were a large part of what
     its promise-type modules cost at start (see :mod:`cfpromise.promises.files.attributes`).
-    ``verbose``, ``dry_run`` and ``sim`` are set from the agent whatever is passed.
+    ``verbose``, ``dry_run`` and ``sim`` come from the agent.
     """
 
     __slots__ = ("run", "a", "results", "path", "verbose", "dry_run", "_stats", "source",
                  "sim")
 
-    def __init__(self, run: PromiseRun, a: FileAttrs, results: list[Outcome] | None = None,
-                 path: str = "", verbose: bool = False, dry_run: bool = False,
-                 stats: dict[tuple[bool, str], Any] | None = None, source: Any = None,
-                 sim: Any = None) -> None:
+    def __init__(self, run: PromiseRun, a: FileAttrs) -> None:
         from cfpromise.promises.files import bridge
         self.run = run
         self.a = a
-        self.results: list[Outcome] = [] if results is None else results
-        self.path = path                  # the file being handled (the promiser, or a match)
-        self._stats: dict[tuple[bool, str], Any] = {} if stats is None else stats
-        self.source = source              # where copy_from reads (files/sources.py)
+        self.results: list[Outcome] = []
+        self.path = ""                    # the file being handled (the promiser, or a match)
+        self._stats: dict[tuple[bool, str], Any] = {}
+        self.source: Any = None           # where copy_from reads (files/sources.py)
         # verbose messages are shown (else not even built)
         self.verbose = bridge.level_enabled(run.agent, "verbose")
         # --simulate: the changes chroot (files/chrooted.py)

@@ -79,19 +79,14 @@ class Inventories:
 
     __slots__ = ("workdir", "log", "fresh", "warned", "taken")
 
-    def __init__(self, workdir: str, log: Callable[[str, str], None],
-                 fresh: dict[tuple[str, str], tuple[Inventory, int]] | None = None,
-                 warned: set[str] | None = None,
-                 taken: set[tuple[str, str]] | None = None) -> None:
+    def __init__(self, workdir: str, log: Callable[[str, str], None]) -> None:
         self.workdir = workdir
         self.log = log
         # (module, kind) -> (inventory, number of repairs in the run when it was refreshed)
-        self.fresh: dict[tuple[str, str], tuple[Inventory, int]] = \
-            {} if fresh is None else fresh
-        # untrusted caches already warned about
-        self.warned: set[str] = set() if warned is None else warned
+        self.fresh: dict[tuple[str, str], tuple[Inventory, int]] = {}
+        self.warned: set[str] = set()       # untrusted caches already warned about
         # (module, kind) whose once-per-run refresh (update_packages_cache) this run has had
-        self.taken: set[tuple[str, str]] = set() if taken is None else taken
+        self.taken: set[tuple[str, str]] = set()
 
     def get(self, module: PackageModule, body: ModuleBody, kind: str, *, repairs: int,
             local: bool = False) -> Inventory:

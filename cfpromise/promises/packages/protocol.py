@@ -147,11 +147,10 @@ class PackageModule:
 
     __slots__ = ("name", "argv", "calls")
 
-    def __init__(self, name: str, argv: list[str], calls: list[str] | None = None) -> None:
+    def __init__(self, name: str, argv: list[str]) -> None:
         self.name = name
         self.argv = argv
-        # requests made (for messages and tests)
-        self.calls: list[str] = [] if calls is None else calls
+        self.calls: list[str] = []      # requests made (for messages and tests)
 
     # -- requests ---------------------------------------------------------------
     def api_version(self) -> int:
