@@ -42,12 +42,14 @@ conformance: $(STAMP)
 conformance-update: $(STAMP)
 	$(BIN)/python tests/conformance/runner.py --update-expected $(ARGS)
 
-# Regenerate the generated tables after changing the grammar, the lexer's rules or a
-# start-path regex: PLY's (cfpromise/syntax/_parsetab.py, _lextab.py), then the
-# precompiled regexes (cfpromise/_sretab.py, which holds the scanner's pattern).
+# Regenerate the generated tables after changing the grammar, the lexer's rules, a
+# start-path regex or the language tables: PLY's (cfpromise/syntax/_parsetab.py,
+# _lextab.py), the precompiled regexes (cfpromise/_sretab.py, which holds the
+# scanner's pattern), and data/syntax.json as Python (cfpromise/schema/_syntaxtab.py).
 tables: $(STAMP)
 	$(BIN)/python -m cfpromise.syntax.parser
 	$(BIN)/python -m cfpromise.precompiled
+	$(BIN)/python -m cfpromise.schema.tables
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py

@@ -21,7 +21,6 @@ policy is parsed:
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any, Callable
@@ -86,6 +85,7 @@ def _expanded(agent: Any, value: Any) -> Any:
 
 
 def _read_json(agent: Any, path: str) -> Any:
+    import json         # only when there is a file to read: not on every start
     try:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)
@@ -131,6 +131,7 @@ class _Loader:
         else:
             ns, scope, short = parse_ref(name, "default", "def")
         key = f"{ns}:{scope}.{short}"
+        import json
         self.log("verbose", f"Installing {'CMDB' if self.cmdb else 'augments'} variable "
                             f"'{key}={value if isinstance(value, str) else json.dumps(value)}'"
                             + ("" if self.cmdb else f" from file '{self.path}'"))

@@ -10,7 +10,6 @@ cf-agent's.  The store changes what runs, so it is read only when
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from typing import Any
@@ -40,6 +39,7 @@ class PersistentClasses:
         else:
             try:
                 with open(self.path, encoding="utf-8") as fh:
+                    import json     # only when there is a store: not on every start
                     stored = json.load(fh)
             except (OSError, ValueError):
                 pass
@@ -74,6 +74,7 @@ class PersistentClasses:
             return
         directory = os.path.dirname(self.path)
         os.makedirs(directory, exist_ok=True)
+        import json
         import tempfile
         fd, tmp = tempfile.mkstemp(prefix=".persistent.", dir=directory)
         try:

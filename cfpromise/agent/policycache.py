@@ -21,15 +21,23 @@ it is as fast as the plain one.
 """
 from __future__ import annotations
 
-import importlib
 import os
-import pickle
 import time
 from typing import Any, Callable
 
 import cfpromise
 from cfpromise.agent import trust
+from cfpromise.syntax import ast, errors
 from cfpromise.syntax.errors import gc_paused
+
+try:
+    # The pickle module's C core directly: pickle.py itself (its Python fallback
+    # implementation, 86 KB of byte code and a regex) is 4 M instructions of a cold
+    # cf-lite-promises check, which uses none of it.
+    import _pickle as pickle
+except ImportError:                      # an interpreter without the accelerator
+    import pickle  # type: ignore[no-redef]
+_PROTOCOL = 5                            # pickle.HIGHEST_PROTOCOL since Python 3.8
 
 try:
     # BLAKE2 without hashlib: importing hashlib loads OpenSSL's libcrypto (about 4 ms,
@@ -68,7 +76,7 @@ def _code_stamp() -> bytes:
     return _digest_of("\n".join(parts).encode())
 
 
-_ALLOWED_MODULES = frozenset({"cfpromise.syntax.ast", "cfpromise.syntax.errors"})
+_ALLOWED_MODULES = {module.__name__: module for module in (ast, errors)}
 
 
 class _PolicyUnpickler(pickle.Unpickler):
@@ -76,7 +84,7 @@ class _PolicyUnpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         if module in _ALLOWED_MODULES and "." not in name:
-            found = getattr(importlib.import_module(module), name, None)
+            found = getattr(_ALLOWED_MODULES[module], name, None)
             if isinstance(found, type) and found.__module__ == module:
                 return found
         raise pickle.UnpicklingError(f"policy cache refers to {module}.{name}")
@@ -174,7 +182,7 @@ class PolicyCache:
             # no collection inside either: the pickler's reduce tuples, thousands per file,
             # would start collections over the young AST (half a cold dump's time)
             with os.fdopen(fd, "wb") as fh, gc_paused():
-                pickle.dump((self.stamp, digest, policy), fh, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump((self.stamp, digest, policy), fh, protocol=_PROTOCOL)
             os.replace(tmp, target)
         except (OSError, pickle.PicklingError, RecursionError):
             try:

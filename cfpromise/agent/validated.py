@@ -22,7 +22,6 @@ writes them: mode 0600, JSON with two-space indentation, no final newline.
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from typing import Any, Callable
@@ -101,6 +100,7 @@ def _read_json(path: str) -> Any:
 
 
 def _write_json(path: str, key: str, value: Any) -> None:
+    import json          # only when a marker is written: not on every agent start
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:

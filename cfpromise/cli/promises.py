@@ -19,7 +19,6 @@ only an outcome of a promise running after its bundle has ended defines
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
@@ -100,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cf-lite-promises {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")
         return EXIT_OK
     if args.syntax_description:
+        import json
+
         from cfpromise.schema import schema
         print(json.dumps(schema().to_json(), indent=2, sort_keys=True))
         return EXIT_OK

@@ -29,7 +29,6 @@ combination, so a promise over an empty list does nothing, as in CFEngine.
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from typing import Any, Callable, Iterator
 
@@ -59,6 +58,7 @@ def scalar_text(value: Any) -> str | None:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
+        import json
         return json.dumps(value)
     return None
 

@@ -16,7 +16,6 @@ whether to wait for a later pass.  Rules:
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cfpromise.eval.expand import naked_reference
@@ -51,6 +50,7 @@ def as_text(value: Any) -> str:
         return value
     if isinstance(value, (int, float)):
         return str(value)
+    import json         # (containers only: json is not imported by every run)
     return json.dumps(value, separators=(",", ":"))
 
 
@@ -178,6 +178,7 @@ class RvalEvaluator:
             _check_ranges(name, args)
         key = None
         if fn.cached and system_functions_cached(self.ctx):
+            import json
             key = (name, json.dumps(args, sort_keys=True, default=str))
             if key in self.ctx.cache:
                 return self.ctx.cache[key]

@@ -3,10 +3,17 @@
 The tables live in ``cfpromise/data/syntax.json`` (the shape of ``cf-promises -s
 json``); :func:`schema` loads them once, read-only.  Code asks questions of the
 :class:`Schema` instead of hard-coding the language.
+
+Every program start needs them, and decoding 160 KB of JSON (plus importing json)
+was about 10 M instructions of a 240 M cold ``cf-lite-promises`` check.  So the
+same tables are also generated as Python (``_syntaxtab.py``, by ``python -m
+cfpromise.schema.tables``, ``make tables``), which the interpreter keeps
+byte-compiled: loading them is then unmarshalling constants.  The JSON file stays
+the source; the generated module is used only while its recorded size of the JSON
+file still holds (``tests/schema/test_syntaxtab.py`` checks it is current).
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 import os
 from typing import Any
@@ -128,12 +135,31 @@ def _attributes(info: dict[str, Any]) -> dict[str, Attribute]:
             for name, a in info["attributes"].items()}
 
 
-@lru_cache(maxsize=1)
-def schema() -> Schema:
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "data", "syntax.json")
-    with open(path, encoding="utf-8") as fh:
+SOURCE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                      "data", "syntax.json")
+
+
+def load_source() -> dict[str, Any]:
+    """The tables as syntax.json holds them, each function with its name."""
+    import json
+    with open(SOURCE, encoding="utf-8") as fh:
         raw = json.load(fh)
     for name, f in raw["functions"].items():
         f.setdefault("name", name)
-    return Schema(raw)
+    return raw
+
+
+def _tables() -> dict[str, Any]:
+    """The generated copy of the tables when it is current, else the JSON file."""
+    try:
+        from cfpromise.schema import _syntaxtab
+        if _syntaxtab.SOURCE_SIZE == os.stat(SOURCE).st_size:
+            return _syntaxtab.SYNTAX
+    except (ImportError, AttributeError, OSError):
+        pass
+    return load_source()
+
+
+@lru_cache(maxsize=1)
+def schema() -> Schema:
+    return Schema(_tables())

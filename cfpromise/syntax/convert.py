@@ -12,7 +12,6 @@ very same AST, so what CFEngine converts while it parses lives here, once:
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cfpromise import precompiled
@@ -73,6 +72,8 @@ def inline_data(rval: ast.Scalar) -> ast.Rval:
 def _yaml(text: str) -> Any:
     """Inline YAML as a JSON container (dates and other YAML types become strings, keys
     become strings); None when it is not a mapping or sequence or cannot be read."""
+    import json
+
     import yaml  # only policies with inline YAML pay for the import
     try:
         value = json.loads(json.dumps(yaml.safe_load(text), default=str))
@@ -82,6 +83,7 @@ def _yaml(text: str) -> Any:
 
 
 def canonical_json(value: Any) -> str:
+    import json           # (only inline containers: not on every start)
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 

@@ -18,7 +18,6 @@ Parse-time conversions that CFEngine itself makes:
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
