@@ -17,77 +17,23 @@ Beyond cf-agent's options, ordering and outcomes made visible:
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import TYPE_CHECKING
 
 from cfpromise import oneshot
-from cfpromise.cli import HelpFormatter
+from cfpromise.cli.options import Options
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from cfpromise.agent.observer import Observer
-
-
-def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="cf-lite-agent",
-                                 description="Run CFEngine 3 policy and converge the host.",
-                                 epilog=__doc__.split("\n\n", 1)[1],
-                                 formatter_class=HelpFormatter)
-    ap.add_argument("-f", "--file", help="policy file (a bare name is looked up in WORKDIR/inputs, "
-                                         "then in cf-lite's shipped policy)")
-    ap.add_argument("policy", nargs="?", help="policy file, as with -f (cf-agent accepts both)")
-    ap.add_argument("-b", "--bundlesequence", action="append", help="bundles to run, comma separated")
-    ap.add_argument("-D", "--define", action="append", default=[], help="classes to define")
-    ap.add_argument("-N", "--negate", action="append", default=[], help="classes to negate")
-    ap.add_argument("-K", "--no-lock", action="store_true", help="ignore locks")
-    ap.add_argument("-n", "--dry-run", action="store_true", help="report what would change")
-    ap.add_argument("--simulate", metavar="MODE", type=_simulate_mode,
-                    help="run in simulate mode, either 'manifest', 'manifest-full' or 'diff': "
-                         "files change only in a chroot under WORKDIR/state, shown at the end")
-    # -I, -v, -d and -g set one level: the last one given wins, as in cf-agent
-    ap.add_argument("-I", "--inform", dest="log_level", action="store_const", const="info")
-    ap.add_argument("-v", "--verbose", dest="log_level", action="store_const", const="verbose")
-    ap.add_argument("-d", "--debug", dest="log_level", action="store_const", const="debug")
-    ap.add_argument("-g", "--log-level", dest="log_level", type=log_level,
-                    metavar="{critical,error,warning,notice,info,verbose,debug}")
-    ap.add_argument("-l", "--timestamp", action="store_true", help="timestamps on log lines")
-    ap.add_argument("-C", "--color", nargs="?", const="auto", default="never",
-                    choices=("always", "auto", "never"),
-                    help="colour log lines as cf-agent (auto: when stdout is a terminal)")
-    ap.add_argument("-w", "--workdir", help="the work directory")
-    ap.add_argument("--show-evaluated-classes", nargs="?", const=".*", metavar="REGEX")
-    ap.add_argument("--show-evaluated-vars", nargs="?", const=".*", metavar="REGEX")
-    ap.add_argument("-t", "--timing-output", action="store_true",
-                    help="timing information on the console in verbose mode (as cf-agent)")
-    ap.add_argument("-V", "--version", action="store_true")
-    ap.add_argument("-B", "--bootstrap", metavar="HOST[:PORT]",
-                    help="bootstrap to the policy server at HOST (cfpromise.net.bootstrap)")
-    ap.add_argument("--trust-server", nargs="?", const="yes", default="yes", choices=("yes", "no"),
-                    help="when bootstrapping, trust the server's key (default yes)")
-    ap.add_argument("--skip-bootstrap-policy-run", action="store_true",
-                    help="do not run the fetched policy at the end of the bootstrap")
-    ap.add_argument("--graph", nargs="?", const="dot", choices=("dot", "json"),
-                    help="print the plan (Graphviz dot, or JSON) and exit without running")
-    ap.add_argument("--report", nargs="?", const="json", type=_report_spec, metavar="json[=FILE]",
-                    help="write a JSON run report to FILE (default WORKDIR/outputs/report.json)")
-    ap.add_argument("--summary", action="store_true",
-                    help="end with a summary line (the default when stdout is a terminal)")
-    ap.add_argument("--timing", action="store_true",
-                    help="end with the slowest promises and bundles")
-    ap.add_argument("--detailed-exitcodes", action="store_true",
-                    help="exit 0 no change, 2 changes, 4 failures, 6 both")
-    ap.add_argument("--bundle-path", action="append", default=[], metavar="DIR[:DIR]",
-                    help="directories to autoload undefined bundles and bodies from")
-    ap.add_argument("--only", action="append", metavar="X[,Y]",
-                    help="run only the promises with these handles or meta tags (and what "
-                         "they need); the rest is skipped")
-    return ap
 
 
 def _simulate_mode(text: str) -> str:
     if text not in ("manifest", "manifest-full", "diff"):
-        raise argparse.ArgumentTypeError(f"Invalid argument for --simulate, 'manifest', "
+        from argparse import ArgumentTypeError     # (argparse only when it has to speak)
+        raise ArgumentTypeError(f"Invalid argument for --simulate, 'manifest', "
                                          f"'manifest-full' or 'diff' required, not '{text}'")
     return text
 
@@ -114,8 +60,66 @@ def _report_spec(text: str) -> str:
     """``json`` or ``json=FILE`` -> FILE, or "" for the default place."""
     fmt, _, path = text.partition("=")
     if fmt != "json":
-        raise argparse.ArgumentTypeError(f"unknown report format '{fmt}' (json[=FILE])")
+        from argparse import ArgumentTypeError
+        raise ArgumentTypeError(f"unknown report format '{fmt}' (json[=FILE])")
     return path
+
+
+OPTIONS = Options((
+    (("-f", "--file"), dict(help="policy file (a bare name is looked up in WORKDIR/inputs, "
+                                 "then in cf-lite's shipped policy)")),
+    (("policy",), dict(nargs="?", help="policy file, as with -f (cf-agent accepts both)")),
+    (("-b", "--bundlesequence"), dict(action="append", help="bundles to run, comma separated")),
+    (("-D", "--define"), dict(action="append", default=[], help="classes to define")),
+    (("-N", "--negate"), dict(action="append", default=[], help="classes to negate")),
+    (("-K", "--no-lock"), dict(action="store_true", help="ignore locks")),
+    (("-n", "--dry-run"), dict(action="store_true", help="report what would change")),
+    (("--simulate",), dict(metavar="MODE", type=_simulate_mode,
+                           help="run in simulate mode, either 'manifest', 'manifest-full' or "
+                                "'diff': files change only in a chroot under WORKDIR/state, "
+                                "shown at the end")),
+    # -I, -v, -d and -g set one level: the last one given wins, as in cf-agent
+    (("-I", "--inform"), dict(dest="log_level", action="store_const", const="info")),
+    (("-v", "--verbose"), dict(dest="log_level", action="store_const", const="verbose")),
+    (("-d", "--debug"), dict(dest="log_level", action="store_const", const="debug")),
+    (("-g", "--log-level"), dict(dest="log_level", type=log_level,
+                                 metavar="{critical,error,warning,notice,info,verbose,debug}")),
+    (("-l", "--timestamp"), dict(action="store_true", help="timestamps on log lines")),
+    (("-C", "--color"), dict(nargs="?", const="auto", default="never",
+                             choices=("always", "auto", "never"),
+                             help="colour log lines as cf-agent (auto: when stdout is a "
+                                  "terminal)")),
+    (("-w", "--workdir"), dict(help="the work directory")),
+    (("--show-evaluated-classes",), dict(nargs="?", const=".*", metavar="REGEX")),
+    (("--show-evaluated-vars",), dict(nargs="?", const=".*", metavar="REGEX")),
+    (("-t", "--timing-output"), dict(action="store_true", help="timing information on the "
+                                                               "console in verbose mode (as "
+                                                               "cf-agent)")),
+    (("-V", "--version"), dict(action="store_true")),
+    (("-B", "--bootstrap"), dict(metavar="HOST[:PORT]", help="bootstrap to the policy server "
+                                                             "at HOST (cfpromise.net.bootstrap)")),
+    (("--trust-server",), dict(nargs="?", const="yes", default="yes", choices=("yes", "no"),
+                               help="when bootstrapping, trust the server's key (default yes)")),
+    (("--skip-bootstrap-policy-run",), dict(action="store_true", help="do not run the fetched "
+                                                                      "policy at the end of the "
+                                                                      "bootstrap")),
+    (("--graph",), dict(nargs="?", const="dot", choices=("dot", "json"),
+                        help="print the plan (Graphviz dot, or JSON) and exit without running")),
+    (("--report",), dict(nargs="?", const="json", type=_report_spec, metavar="json[=FILE]",
+                         help="write a JSON run report to FILE (default "
+                              "WORKDIR/outputs/report.json)")),
+    (("--summary",), dict(action="store_true", help="end with a summary line (the default "
+                                                    "when stdout is a terminal)")),
+    (("--timing",), dict(action="store_true", help="end with the slowest promises and bundles")),
+    (("--detailed-exitcodes",), dict(action="store_true", help="exit 0 no change, 2 changes, "
+                                                               "4 failures, 6 both")),
+    (("--bundle-path",), dict(action="append", default=[], metavar="DIR[:DIR]",
+                              help="directories to autoload undefined bundles and bodies from")),
+    (("--only",), dict(action="append", metavar="X[,Y]",
+                       help="run only the promises with these handles or meta tags (and what "
+                            "they need); the rest is skipped")),
+), prog="cf-lite-agent", description="Run CFEngine 3 policy and converge the host.",
+   epilog=__doc__.split("\n\n", 1)[1])
 
 
 def _getopt_values(argv: list[str]) -> list[str]:
@@ -161,7 +165,7 @@ def resolve_file(name: str | None, workdir: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(_getopt_values(sys.argv[1:] if argv is None else argv))
+    args = OPTIONS.parse(_getopt_values(sys.argv[1:] if argv is None else argv))
     if args.policy:
         args.file = args.policy
     if args.version:
@@ -220,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         out.flush()
 
 
-def _recorder(args: argparse.Namespace, workdir: str) -> Observer:
+def _recorder(args: Any, workdir: str) -> Observer:
     """The observer behind --report, --summary, --timing, -t and --detailed-exitcodes; without
     them (or a terminal for the summary) just the tracker that tells promises waiting for
     ever, which every run has."""

@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 
-from cfpromise.cli import HelpFormatter
+from cfpromise.cli.helpformat import HelpFormatter
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -18,48 +18,45 @@ only an outcome of a promise running after its bundle has ended defines
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import Any
 
 from cfpromise import oneshot
-from cfpromise.cli import HelpFormatter
+from cfpromise.cli.options import Options
 from cfpromise.syntax.errors import Diagnostic, PolicyError
 
 EXIT_OK, EXIT_ERROR = 0, 1
 
-
-def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="cf-lite-promises", description=__doc__,
-                                 formatter_class=HelpFormatter)
-    ap.add_argument("-f", "--file", help="the policy file (default: WORKDIR/inputs/promises.cf)")
-    ap.add_argument("policy", nargs="?", help="policy file, as with -f (cf-promises accepts both)")
-    ap.add_argument("-c", "--check", "--full-check", action="store_true", dest="full",
-                    help="full check: undefined bodies and bundles, arity, argument types")
-    ap.add_argument("-p", "--policy-output-format", choices=("none", "cf", "json"),
-                    help="print the parsed policy file")
-    ap.add_argument("-s", "--syntax-description", choices=("json",),
-                    help="print the language description")
-    ap.add_argument("--graph", nargs="?", const="dot", choices=("dot", "json"),
-                    help="print the plan of the bundlesequence (Graphviz dot, or JSON)")
-    ap.add_argument("--show-classes", nargs="?", const=".*", metavar="REGEX",
-                    help="show the classes, including those common bundles define")
-    ap.add_argument("--show-vars", nargs="?", const=".*", metavar="REGEX",
-                    help="show the variables, including those common bundles define")
-    ap.add_argument("-T", "--tag-release", metavar="DIR",
-                    help="check DIR/promises.cf, then write DIR/cf_promises_validated and "
-                         "DIR/cf_promises_release_id (see cfpromise.agent.validated)")
-    ap.add_argument("-D", "--define", action="append", default=[], metavar="CLASSES",
-                    help="define these classes (comma-separated) before evaluation")
-    ap.add_argument("--bundle-path", action="append", default=[], metavar="DIR[:DIR]",
-                    help="directories to autoload undefined bundles and bodies from "
-                         "(see cfpromise.agent.autoload)")
-    ap.add_argument("-I", "--inform", action="store_true", help="report what is checked")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    ap.add_argument("-w", "--workdir", help="the work directory")
-    ap.add_argument("-V", "--version", action="store_true")
-    return ap
+OPTIONS = Options((
+    (("-f", "--file"), dict(help="the policy file (default: WORKDIR/inputs/promises.cf)")),
+    (("policy",), dict(nargs="?", help="policy file, as with -f (cf-promises accepts both)")),
+    (("-c", "--check", "--full-check"), dict(
+        action="store_true", dest="full",
+        help="full check: undefined bodies and bundles, arity, argument types")),
+    (("-p", "--policy-output-format"), dict(choices=("none", "cf", "json"),
+                                            help="print the parsed policy file")),
+    (("-s", "--syntax-description"), dict(choices=("json",),
+                                          help="print the language description")),
+    (("--graph",), dict(nargs="?", const="dot", choices=("dot", "json"),
+                        help="print the plan of the bundlesequence (Graphviz dot, or JSON)")),
+    (("--show-classes",), dict(nargs="?", const=".*", metavar="REGEX",
+                               help="show the classes, including those common bundles define")),
+    (("--show-vars",), dict(nargs="?", const=".*", metavar="REGEX",
+                            help="show the variables, including those common bundles define")),
+    (("-T", "--tag-release"), dict(
+        metavar="DIR", help="check DIR/promises.cf, then write DIR/cf_promises_validated and "
+                            "DIR/cf_promises_release_id (see cfpromise.agent.validated)")),
+    (("-D", "--define"), dict(action="append", default=[], metavar="CLASSES",
+                              help="define these classes (comma-separated) before evaluation")),
+    (("--bundle-path",), dict(action="append", default=[], metavar="DIR[:DIR]",
+                              help="directories to autoload undefined bundles and bodies from "
+                                   "(see cfpromise.agent.autoload)")),
+    (("-I", "--inform"), dict(action="store_true", help="report what is checked")),
+    (("-v", "--verbose"), dict(action="store_true")),
+    (("-w", "--workdir"), dict(help="the work directory")),
+    (("-V", "--version"), dict(action="store_true")),
+), prog="cf-lite-promises", description=__doc__)
 
 
 def _report(diagnostics: list[Diagnostic]) -> None:
@@ -78,7 +75,7 @@ def _report(diagnostics: list[Diagnostic]) -> None:
         print(d.render(), file=sys.stderr)
 
 
-def _output(args: argparse.Namespace) -> Any:
+def _output(args: Any) -> Any:
     """Where loading logs go: errors by default, more with -I or -v (stdout, as cf-promises)."""
     from cfpromise.agent.output import Output
     return Output("verbose" if args.verbose else "info" if args.inform else "warning",
@@ -91,7 +88,7 @@ def default_policy(workdir: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = OPTIONS.parse(sys.argv[1:] if argv is None else argv)
     if args.policy and not args.file:
         args.file = args.policy
     if args.version:

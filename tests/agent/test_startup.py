@@ -25,7 +25,8 @@ NOT_ON_THE_START_PATH = ("attr", "attrs", "ply.yacc", "cfpromise.syntax.parser",
                          "cfpromise.promises.files", "cfpromise.promises.commands",
                          "cfpromise.promises.packages.inventory",
                          "cfpromise.promises.packages.handler", "sqlite3",
-                         "_hashlib")     # OpenSSL: the policy cache digests with BLAKE2
+                         "_hashlib",     # OpenSSL: the policy cache digests with BLAKE2
+                         "argparse")     # a plain command line is read from the table
 
 
 def imported(tmp_path: Path, *args: str) -> set[str]:
@@ -204,8 +205,9 @@ def test_a_cold_check_of_a_library_file_imports_no_ply_attrs_or_openssl(tmp_path
     """Parsing comes from the fast scanner and the LR driver over the shipped tables:
     PLY (ply.yacc imports inspect, ast, dis, tokenize) is built only for the reference
     parser and for what the scanner hands over (an @else, a false @if, errors).  The
-    language tables come from their generated module, not from JSON, and the policy
-    cache pickles with pickle's C core, not pickle.py."""
+    language tables come from their generated module, not from JSON, the policy
+    cache pickles with pickle's C core, not pickle.py, and the command line is read
+    without argparse (cfpromise.cli.options)."""
     library = tmp_path / "files.cf"
     library.write_text(LIBRARY)
     library.chmod(0o600)
@@ -218,7 +220,7 @@ def test_a_cold_check_of_a_library_file_imports_no_ply_attrs_or_openssl(tmp_path
     assert exit_text == "0", proc.stdout + proc.stderr
     modules = set(json.loads(modules_text))
     assert "cfpromise.syntax.parser" in modules            # it did parse
-    unwanted = ("ply", "attr", "attrs", "inspect", "_hashlib", "json", "pickle")
+    unwanted = ("ply", "attr", "attrs", "inspect", "_hashlib", "json", "pickle", "argparse")
     found = sorted(m for m in modules
                    if m in unwanted or m.startswith(tuple(n + "." for n in unwanted)))
     assert not found, f"cf-lite-promises on one library file imported {found}"

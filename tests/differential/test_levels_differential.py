@@ -37,9 +37,10 @@ def test_same_as_cf_agent(results: dict[str, tuple[dict, dict]], name: str,
 
 
 def test_last_level_option_wins() -> None:
-    from cfpromise.cli.agent import _parser, log_level
-    assert _parser().parse_args(["-v", "-I"]).log_level == "info"
-    assert _parser().parse_args(["-I", "-g", "DEB"]).log_level == "debug"
+    from cfpromise.cli.agent import OPTIONS, log_level
+    for parse in (OPTIONS.parse, OPTIONS.parser().parse_args):     # quick reader, argparse
+        assert parse(["-v", "-I"]).log_level == "info"
+        assert parse(["-I", "-g", "DEB"]).log_level == "debug"
     assert log_level("w") == "warning" and log_level("Informa") == "info"
 
 
