@@ -25,11 +25,14 @@ import importlib
 import os
 import pickle
 import time
-from typing import Any, Callable
 
 import cfpromise
 from cfpromise.agent import trust
 from cfpromise.syntax.errors import gc_paused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 try:
     # BLAKE2 without hashlib: importing hashlib loads OpenSSL's libcrypto (about 4 ms,

@@ -20,11 +20,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from cfpromise import oneshot
 from cfpromise.cli import HelpFormatter
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cfpromise.agent.observer import Observer
 

@@ -22,11 +22,14 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
 
 from cfpromise import oneshot
 from cfpromise.cli import HelpFormatter
 from cfpromise.syntax.errors import Diagnostic, PolicyError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_OK, EXIT_ERROR = 0, 1
 

@@ -17,11 +17,14 @@ whether to wait for a later pass.  Rules:
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.functions.api import REGISTRY, FatalFunctionError, FunctionError, Variable
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 UNRESOLVED = object()
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 import os
-from typing import Any
 
 from cfpromise.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 SCALAR_TYPES = frozenset({"string", "int", "real", "option", "context", "irange", "rrange"})
