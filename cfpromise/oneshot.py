@@ -7,7 +7,7 @@ the process ends and holds no garbage cycles, yet each collection of the
 younger generations traverses it again: in a warm validation of masterfiles two
 collections right after the cache was read took 2.5 and 10 ms, and 44 + 4
 collections took 14-30 ms of the run in all.  So, in those programs only, the
-collector is off from the program's start until :func:`loading` has run, and
+collector is off from the program's start until :class:`loading` has run, and
 everything alive at its end is moved to the permanent generation (``gc.freeze``)
 before the collector is turned back on: later collections see only what the run
 itself allocates.
@@ -20,8 +20,10 @@ cycle is never collected.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _ONE_SHOT = [False]
 
@@ -35,18 +37,21 @@ def enable() -> None:
     gc.disable()
 
 
-@contextmanager
-def loading() -> Iterator[None]:
-    """Around loading the policy: see the module docstring."""
-    if not _ONE_SHOT[0]:
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
+class loading:
+    """``with loading():`` around loading the policy: see the module docstring.  (A class,
+    not a contextlib.contextmanager: a one-shot program's start does not import contextlib.)"""
+
+    __slots__ = ("_one_shot",)
+
+    def __enter__(self) -> None:
+        self._one_shot = _ONE_SHOT[0]
+        if self._one_shot:
+            gc.disable()
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._one_shot:
+            gc.freeze()
+            gc.enable()
 
 
 def program(main: Callable[[], int]) -> Callable[[], int]:

@@ -16,7 +16,10 @@ promise (4,000 times on masterfiles), so its cost follows what changed:
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class AbortRun(Exception):

@@ -15,14 +15,17 @@ Kept goes to ``log_kept``, repaired to ``log_repaired``, every not-kept result
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
 
 from cfpromise.agent.outcome import Outcome
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    Log = Callable[[str, str], None]
+
 # outcome -> the action body attribute naming its log
 _DESTINATION = {Outcome.KEPT: "log_kept", Outcome.REPAIRED: "log_repaired"}
-
-Log = Callable[[str, str], None]
 
 
 def destination_for(action: dict[str, Any], outcome: Outcome) -> str | None:

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable
 
 from cfpromise import precompiled
 from cfpromise.eval.variables import parse_ref
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 CMDB_TAG, AUGMENTS_TAG = "source=cmdb", "source=augments_file"
 CMDB_KEYS = ("vars", "variables", "classes")

@@ -33,13 +33,16 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Iterable, Iterator
 
 from cfpromise import precompiled
 from cfpromise.records import record
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 from cfpromise.syntax.names import find_block
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator
 
 ENV_VAR = "CF_LITE_BUNDLE_PATH"
 BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),

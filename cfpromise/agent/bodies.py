@@ -9,13 +9,15 @@ of attribute -> value.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import UNRESOLVED, DataArray, RvalEvaluator, parameter_value
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class BodyError(Exception):
@@ -171,4 +173,5 @@ class _ParamContext:
         return Expander(self.resolve_ref, bindings, iterate)
 
 
-Lookup = Callable[[str, str, str], ast.Body | None]
+if TYPE_CHECKING:
+    Lookup = Callable[[str, str, str], ast.Body | None]

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Iterator
-
 
 from cfpromise.agent import loading, settle
 from cfpromise.agent.abort import AbortBundle, AbortRun, AbortWatch
@@ -49,6 +47,10 @@ from cfpromise.promises.evaluators import EVALUATORS, Step
 from cfpromise.schema import schema
 from cfpromise.syntax import ast
 from cfpromise.syntax.names import find_block
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 
 class FatalError(Exception):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import Any
 
 from cfpromise import oneshot
 from cfpromise.agent import augments
@@ -26,6 +25,10 @@ from cfpromise.schema.validate import diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, PolicyError, source_line_of
 from cfpromise.syntax.loader import input_rvals
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_OK, EXIT_FATAL, EXIT_ABORTED = 0, 1, 6
 WORKDIR_DIRS = ("inputs", "outputs", "state", "modules", "bin", "ppkeys", "tmp", "data")

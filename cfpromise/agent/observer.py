@@ -6,9 +6,11 @@ Observers never change the run.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cfpromise.agent.outcome import Outcome
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Observer:

@@ -1,7 +1,9 @@
 """CFEngine's normal order: the promise types of each bundle type, in evaluation order."""
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 NORMAL_ORDER: dict[str, tuple[str, ...]] = {
     "agent": ("meta", "vars", "defaults", "classes", "users", "files", "packages",

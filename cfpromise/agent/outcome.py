@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import enum
 from functools import reduce
-from typing import Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 
 class Outcome(enum.Enum):

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable, TextIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, TextIO
 
 LEVELS = {"debug": 0, "verbose": 1, "info": 2, "notice": 3, "warning": 4, "error": 5, "critical": 6}
 PREFIX = {level: f"{level:>8}: " for level in LEVELS} | {"critical": "CRITICAL: "}  # as cf-agent

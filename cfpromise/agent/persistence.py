@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FILENAME = "persistent_classes.json"
 

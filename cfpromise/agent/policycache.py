@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable
 
 import cfpromise
 from cfpromise.agent import trust
 from cfpromise.syntax import ast, errors
 from cfpromise.syntax.errors import gc_paused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 try:
     # The pickle module's C core directly: pickle.py itself (its Python fallback

@@ -26,12 +26,16 @@ address gets its own entry.
 from __future__ import annotations
 
 import os
-from typing import Iterator
 
 from cfpromise.eval.context import class_tree
 from cfpromise.eval.functions.api import REGISTRY
-from cfpromise.syntax.classexpr import Tree
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator
+
+    from cfpromise.syntax.classexpr import Tree
 
 CONDITIONS = ("if", "ifvarclass", "unless")
 

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from cfpromise.eval.canon import canonify
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Services:

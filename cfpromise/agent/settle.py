@@ -45,7 +45,9 @@ lines it shows.
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # the promise types the rule applies to (their evaluators only read the state and
 # define variables or classes)

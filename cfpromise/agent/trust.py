@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 _LOOSE = stat.S_IWGRP | stat.S_IWOTH
 

@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable
 
 from cfpromise.agent.observer import Observer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    Log = Callable[[str, str], None]
 
 VALIDATED = "cf_promises_validated"
 RELEASE_ID = "cf_promises_release_id"
 POLICY_EXTENSIONS = (".cf", ".dat", ".txt", ".conf", ".mustache", ".json", ".yaml")
-
-Log = Callable[[str, str], None]
 
 
 def _quiet(level: str, message: str) -> None:

@@ -12,12 +12,14 @@ counted twice.  At the end of the run each gets a notice.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cfpromise.agent.observer import Observer
 from cfpromise.agent.order import PASSES, bundle_order
 from cfpromise.records import record
 from cfpromise.schema.depends import needed_handles
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from cfpromise import oneshot
 from cfpromise.cli.options import Options
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

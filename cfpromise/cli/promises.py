@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 from cfpromise import oneshot
 from cfpromise.cli.options import Options
 from cfpromise.syntax.errors import Diagnostic, PolicyError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_OK, EXIT_ERROR = 0, 1
 

@@ -16,15 +16,19 @@ The context is also the built-in functions' :class:`FunctionContext`.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable
-
 
 from cfpromise import precompiled
 from cfpromise.eval.expand import Expander
-from cfpromise.eval.functions.api import Value, Variable
+from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.variables import VariableStore, parse_ref
 from cfpromise.syntax import classexpr
 from cfpromise.syntax.ast import Bundle
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
+
+    from cfpromise.eval.functions.api import Value
 
 
 class Frame:

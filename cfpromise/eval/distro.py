@@ -17,29 +17,32 @@ that fake release files in tests give the same classes cf-agent would.
 from __future__ import annotations
 
 import os
-from typing import Callable, Protocol
 
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.hostinfo import FileSource, scanf
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Protocol
 
 INV = "inventory,attribute_name=none,source=agent"
 VIRT = "inventory,attribute_name=Virtual host,source=agent"
 FLAVOR_TAGS = "inventory,attribute_name=none,source=agent,derived-from=sys.flavor"
 
 
-class Sink(Protocol):
-    """Where discovered facts go (implemented by hardclasses._Collector)."""
+if TYPE_CHECKING:
+    class Sink(Protocol):
+        """Where discovered facts go (implemented by hardclasses._Collector)."""
 
-    def put_class(self, name: str, tags: str) -> None: ...
+        def put_class(self, name: str, tags: str) -> None: ...
 
-    def put_var(self, name: str, type_: str, value: object, tags: str) -> None: ...
+        def put_var(self, name: str, type_: str, value: object, tags: str) -> None: ...
 
-    def has_class(self, name: str) -> bool: ...
+        def has_class(self, name: str) -> bool: ...
 
-    def var_value(self, name: str) -> object | None: ...
+        def var_value(self, name: str) -> object | None: ...
 
-
-Handler = Callable[[Sink, FileSource, str], None]
+    Handler = Callable[[Sink, FileSource, str], None]
 
 
 def set_flavor(sink: Sink, flavor: str) -> None:

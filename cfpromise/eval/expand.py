@@ -30,14 +30,17 @@ combination, so a promise over an empty list does nothing, as in CFEngine.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Iterator
 
 from cfpromise.eval.functions.api import Variable
 
-LIST_TYPES = frozenset({"slist", "ilist", "rlist"})
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
 
-# (reference text) -> (binding key, Variable) or None
-Resolver = Callable[[str], "tuple[str, Variable] | None"]
+    # (reference text) -> (binding key, Variable) or None
+    Resolver = Callable[[str], tuple[str, Variable] | None]
+
+LIST_TYPES = frozenset({"slist", "ilist", "rlist"})
 
 
 class NeedIteration(Exception):

@@ -33,8 +33,6 @@ from __future__ import annotations
 import os
 import struct
 import time
-from typing import TYPE_CHECKING, Mapping
-
 
 from cfpromise import CFENGINE_COMPAT_VERSION
 from cfpromise.eval import distro, hostinfo
@@ -43,8 +41,10 @@ from cfpromise.eval.hostinfo import FileSource
 from cfpromise.eval.timeclasses import epoch_seconds, time_classes, time_vars
 from cfpromise.records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import tzinfo
+    from typing import Mapping
 
     from cfpromise.eval.timeclasses import Instant
 

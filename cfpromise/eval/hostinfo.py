@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any, Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 # ---------------------------------------------------------------------------
 # Files under a root

@@ -16,11 +16,13 @@ whether to wait for a later pass.  Rules:
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.functions.api import REGISTRY, FatalFunctionError, FunctionError, Variable
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 UNRESOLVED = object()
 

@@ -22,12 +22,13 @@ The matching ``sys`` variables are ``sys.date`` (``ctime()`` of local time),
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Union
 
 from cfpromise.eval.canon import canonify
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime, tzinfo
+    from typing import Union
 
     Instant = Union[datetime, float, int]
 

@@ -14,9 +14,12 @@ container (``d[k][0]`` on ``data`` d), so both classic arrays and containers wor
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Iterator, Sequence
 
 from cfpromise.eval.functions.api import Variable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator, Sequence
 
 SPECIAL_SCOPES = frozenset({"sys", "const", "this", "match", "mon", "def", "edit", "connection"})
 

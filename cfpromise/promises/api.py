@@ -22,12 +22,13 @@ never dispatches with an if/elif chain.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
-
-
 from cfpromise.agent.outcome import Outcome
 from cfpromise.records import record
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Protocol
 
 
 @record
@@ -38,94 +39,96 @@ class BundleCall:
     args: tuple[Any, ...] = ()
 
 
-class AgentServices(Protocol):
-    """What a handler may ask of the running agent."""
+if TYPE_CHECKING:
+    class AgentServices(Protocol):
+        """What a handler may ask of the running agent."""
 
-    dry_run: bool                  # -n
-    workdir: str
-    inform: bool                   # -I
+        dry_run: bool                  # -n
+        workdir: str
+        inform: bool                   # -I
 
-    def log(self, level: str, message: str) -> None:
-        """level: error, warning, notice, info, verbose, debug (CFEngine's prefixes)."""
+        def log(self, level: str, message: str) -> None:
+            """level: error, warning, notice, info, verbose, debug (CFEngine's prefixes)."""
 
-    def report(self, text: str) -> None:
-        """An ``R: text`` line."""
+        def report(self, text: str) -> None:
+            """An ``R: text`` line."""
 
-    def define_class(self, name: str, *, scope: str = "namespace", namespace: str = "default",
-                     bundle: str | None = None, tags: tuple[str, ...] = (),
-                     persist_minutes: int = 0) -> None: ...
+        def define_class(self, name: str, *, scope: str = "namespace", namespace: str = "default",
+                         bundle: str | None = None, tags: tuple[str, ...] = (),
+                         persist_minutes: int = 0) -> None: ...
 
-    def undefine_class(self, name: str, *, namespace: str = "default") -> None: ...
+        def undefine_class(self, name: str, *, namespace: str = "default") -> None: ...
 
-    def set_variable(self, namespace: str, bundle: str, name: str, type_: str, value: Any,
-                     tags: tuple[str, ...] = ()) -> None:
-        """Define ``ns:bundle.name`` (the commands module protocol uses it)."""
+        def set_variable(self, namespace: str, bundle: str, name: str, type_: str, value: Any,
+                         tags: tuple[str, ...] = ()) -> None:
+            """Define ``ns:bundle.name`` (the commands module protocol uses it)."""
 
-    def eval_class_expr(self, expr: str) -> bool: ...
+        def eval_class_expr(self, expr: str) -> bool: ...
 
-    def run_edit_bundle(self, call: BundleCall, buffer: Any, *, namespace: str = "default",
-                        bundle_type: str = "edit_line", filename: str = "") -> Outcome | None:
-        """Run an edit_line/edit_xml bundle against ``buffer`` (normal order, three passes);
-        its handlers reach the buffer through edit_buffer().  None if it cannot run."""
+        def run_edit_bundle(self, call: BundleCall, buffer: Any, *, namespace: str = "default",
+                            bundle_type: str = "edit_line", filename: str = "") -> Outcome | None:
+            """Run an edit_line/edit_xml bundle against ``buffer`` (normal order, three passes);
+            its handlers reach the buffer through edit_buffer().  None if it cannot run."""
 
-    def run_bundle(self, run: PromiseRun, call: BundleCall, *, inherit: bool = False) -> Outcome:
-        """Call the agent/common bundle ``call`` for ``run`` as a methods promise would
-        (``service_bundle`` of services, ``home_bundle`` of users): the name is resolved
-        from ``run``'s namespace, the arity checked, the call made with the caller's
-        classes when ``inherit``; under warn-only the bundle is not called (WARN).
-        Returns the merged outcome of the bundle's promises (KEPT when none ran).
-        A missing bundle stops the run as in cf-agent (unless ignore_missing_bundles:
-        SKIPPED)."""
+        def run_bundle(self, run: PromiseRun, call: BundleCall, *,
+                       inherit: bool = False) -> Outcome:
+            """Call the agent/common bundle ``call`` for ``run`` as a methods promise would
+            (``service_bundle`` of services, ``home_bundle`` of users): the name is resolved
+            from ``run``'s namespace, the arity checked, the call made with the caller's
+            classes when ``inherit``; under warn-only the bundle is not called (WARN).
+            Returns the merged outcome of the bundle's promises (KEPT when none ran).
+            A missing bundle stops the run as in cf-agent (unless ignore_missing_bundles:
+            SKIPPED)."""
 
-    def note_change(self, run: PromiseRun, **info: Any) -> None:
-        """Record what a repair changed, for run reports (``kind`` plus details:
-        content diff, old/new mode and owner, command exit code...)."""
+        def note_change(self, run: PromiseRun, **info: Any) -> None:
+            """Record what a repair changed, for run reports (``kind`` plus details:
+            content diff, old/new mode and owner, command exit code...)."""
 
-    def edit_buffer(self) -> Any:
-        """The buffer of the innermost edit bundle being run, or None."""
+        def edit_buffer(self) -> Any:
+            """The buffer of the innermost edit bundle being run, or None."""
 
-    def state_path(self, *parts: str) -> str:
-        """A path under WORKDIR/state (created on demand)."""
+        def state_path(self, *parts: str) -> str:
+            """A path under WORKDIR/state (created on demand)."""
 
-    def record_result(self, run: PromiseRun, outcome: Outcome) -> None:
-        """Apply ``run``'s ``classes`` body for an intermediate ``outcome`` right away.
+        def record_result(self, run: PromiseRun, outcome: Outcome) -> None:
+            """Apply ``run``'s ``classes`` body for an intermediate ``outcome`` right away.
 
-        cf-agent sets a promise's outcome classes each time the promise reaches a
-        result (cfPS), and one actuation can reach several: a command whose return
-        code is listed in both ``kept_returncodes`` and ``failed_returncodes`` sets
-        the kept *and* the failed classes (and clears both cancel_* lists).  The
-        handler calls this for each such extra result; the Outcome it returns is
-        still the promise's overall result, which the engine handles as usual.
-        """
+            cf-agent sets a promise's outcome classes each time the promise reaches a
+            result (cfPS), and one actuation can reach several: a command whose return
+            code is listed in both ``kept_returncodes`` and ``failed_returncodes`` sets
+            the kept *and* the failed classes (and clears both cancel_* lists).  The
+            handler calls this for each such extra result; the Outcome it returns is
+            still the promise's overall result, which the engine handles as usual.
+            """
 
-    def at_section_end(self, key: str, factory: Callable[[], Callable[[], None]]
-                       ) -> Callable[[], None] | None:
-        """The callback registered under ``key`` for the end of the section (promise type)
-        now being evaluated, created by ``factory()`` on first use and called once by the
-        engine when the section ends in this pass -- where cf-agent runs its batch of
-        legacy package operations.  None outside a bundle's section."""
+        def at_section_end(self, key: str, factory: Callable[[], Callable[[], None]]
+                           ) -> Callable[[], None] | None:
+            """The callback registered under ``key`` for the end of the section (promise type)
+            now being evaluated, created by ``factory()`` on first use and called once by the
+            engine when the section ends in this pass -- where cf-agent runs its batch of
+            legacy package operations.  None outside a bundle's section."""
 
-    def defer(self, run: PromiseRun) -> Callable[[Outcome, list[dict[str, Any]]], None] | None:
-        """``finish(outcome, changes)``: record a result of ``run``'s promise later (from a
-        section-end callback) -- classes body, counts, depends_on, run report -- as if the
-        handler had returned it.  A handler returns Outcome.SKIPPED for a promise whose
-        result is wholly deferred.  None outside a bundle's section."""
+        def defer(self, run: PromiseRun) -> Callable[[Outcome, list[dict[str, Any]]], None] | None:
+            """``finish(outcome, changes)``: record a result of ``run``'s promise later (from a
+            section-end callback) -- classes body, counts, depends_on, run report -- as if the
+            handler had returned it.  A handler returns Outcome.SKIPPED for a promise whose
+            result is wholly deferred.  None outside a bundle's section."""
 
-    def run_state(self, name: str) -> dict[Any, Any]:
-        """Per-run state a promise type keeps between its promises (a dict per name)."""
+        def run_state(self, name: str) -> dict[Any, Any]:
+            """Per-run state a promise type keeps between its promises (a dict per name)."""
 
-    @property
-    def repairs(self) -> int:
-        """How many promises this run has repaired so far."""
+        @property
+        def repairs(self) -> int:
+            """How many promises this run has repaired so far."""
 
-    def common_control(self, name: str) -> Any:
-        """A ``body common control`` attribute (None when unset)."""
+        def common_control(self, name: str) -> Any:
+            """A ``body common control`` attribute (None when unset)."""
 
-    def resolve_body(self, body_type: str, name: str, namespace: str = "default") -> Any:
-        """Body ``name`` of ``body_type`` as a dict, or None when undefined."""
+        def resolve_body(self, body_type: str, name: str, namespace: str = "default") -> Any:
+            """Body ``name`` of ``body_type`` as a dict, or None when undefined."""
 
-    def body_name(self, run: PromiseRun, lval: str) -> str | None:
-        """The name of the body the promise's ``lval`` refers to."""
+        def body_name(self, run: PromiseRun, lval: str) -> str | None:
+            """The name of the body the promise's ``lval`` refers to."""
 
 
 class PromiseRun:
@@ -169,7 +172,8 @@ class PromiseRun:
         return f"{self.promise_type} promise '{self.promiser}' in bundle '{self.bundle}' ({c.file}:{c.line})"
 
 
-Handler = Callable[[PromiseRun], Outcome]
+if TYPE_CHECKING:
+    Handler = Callable[[PromiseRun], Outcome]
 
 # Promise attributes the engine publishes as ``$(this.<attribute>)`` (expanded; the
 # default when the promise does not set it) before it resolves the promise's bodies, so

@@ -12,8 +12,6 @@ false (it does not hold the others back).
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cfpromise import precompiled
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.canon import canonify
@@ -21,6 +19,10 @@ from cfpromise.eval.rvals import UNRESOLVED, as_text
 from cfpromise.promises.evaluators import Step, evaluator
 from cfpromise.promises.vars import meta_tags, promise_comment
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 COMBINATORS = ("expression", "and", "or", "xor", "not", "dist", "select_class")
 

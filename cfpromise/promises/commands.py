@@ -47,12 +47,17 @@ import selectors
 import signal
 import subprocess
 import time
-from typing import Any, Callable, Sequence
 
 from cfpromise.agent.outcome import Outcome, merge
-from cfpromise.promises.api import AgentServices, PromiseRun, handler
+from cfpromise.promises.api import PromiseRun, handler
 from cfpromise.promises.module_protocol import ModuleSession, bytelen, command_arg0
 from cfpromise.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
+
+    from cfpromise.promises.api import AgentServices
 
 CF_BUFSIZE = 4096
 DEFAULT_UMASK = 0o077

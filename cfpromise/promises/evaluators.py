@@ -8,11 +8,12 @@ again in the next pass), or None to wait for a later pass.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
-
-
 from cfpromise.agent.outcome import Outcome
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 
 class Step:
@@ -60,7 +61,9 @@ class Step:
         self.agent.out.log(level, message)
 
 
-Evaluator = Callable[[Step], "Outcome | None"]
+if TYPE_CHECKING:
+    Evaluator = Callable[[Step], Outcome | None]
+
 EVALUATORS: dict[str, Evaluator] = {}
 
 

@@ -9,11 +9,13 @@ run within the minute does not call the bundle again.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cfpromise.agent.bodies import reference
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.evaluators import Step, evaluator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @evaluator("methods")

@@ -32,11 +32,15 @@ import csv
 import io
 import os
 import re
-from typing import Any, Callable
 
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.functions import jsondata
-from cfpromise.promises.api import AgentServices
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    from cfpromise.promises.api import AgentServices
 
 CF_BUFSIZE = 4096
 CF_MAXVARSIZE = 1024

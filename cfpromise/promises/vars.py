@@ -9,12 +9,14 @@ leaves out of a list the ``@(name)`` items that do not resolve (cf-agent's
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.rvals import UNRESOLVED, as_text
 from cfpromise.promises.evaluators import Step, evaluator
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 VAR_TYPES = ("string", "int", "real", "slist", "ilist", "rlist", "data")
 LIST_TYPES = ("slist", "ilist", "rlist")

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 import os
-from typing import Any
 
 from cfpromise.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 SCALAR_TYPES = frozenset({"string", "int", "real", "option", "context", "irange", "rrange"})

@@ -18,14 +18,16 @@ referring block's namespace, then in ``default``; nothing else is guessed.
 """
 from __future__ import annotations
 
-from typing import Iterator
-
 from cfpromise.records import record
 from cfpromise.schema import Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast
 from cfpromise.syntax.names import candidates
 from cfpromise.syntax.errors import Coord, Diagnostic
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator
 
 # Functions that need a CFEngine Enterprise hub or LDAP: reported by -c.
 NOT_SUPPORTED = {name: "a CFEngine Enterprise hub" for name in (

@@ -31,13 +31,16 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import Iterable, Iterator
 
 from cfpromise import precompiled
 from cfpromise.records import record
 from cfpromise.schema.values import is_unexpanded
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Iterator
 
 _VARREF = precompiled.compile(r"\$\([^()]*\)|\$\{[^{}]*\}")
 

@@ -28,9 +28,12 @@ fields marked for it, the same repr, and :func:`evolve`.
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Iterator, Union
 
 from cfpromise.syntax.errors import NO_COORD, Coord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator, Union
 
 # How a scalar was written in the source.
 QUOTED = "string"     # "text", 'text' or `text`
@@ -156,7 +159,8 @@ class Data(_Node):
         _set(self, "canonical", canonical)
 
 
-Rval = Union[Scalar, List, FnCall, Data]
+if TYPE_CHECKING:
+    Rval = Union[Scalar, List, FnCall, Data]
 
 
 class Constraint(_Node):

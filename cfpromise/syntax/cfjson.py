@@ -11,9 +11,11 @@ Differences from the JSON standard that CFEngine 3.21 shows (and policy relies o
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cfpromise import precompiled
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _WS = precompiled.compile(r"[ \t\n\r]*")
 _NUMBER = precompiled.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")

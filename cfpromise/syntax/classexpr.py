@@ -17,11 +17,14 @@ are cached: guards repeat a lot in real policy.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Union
 
 from cfpromise import precompiled
 
-Tree = Union[str, tuple]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Union
+
+    Tree = Union[str, tuple]
 
 # A name is any run of characters other than ASCII punctuation/space (keeps ':' for
 # namespaces); the negated class is far cheaper to compile than a wide Unicode range.

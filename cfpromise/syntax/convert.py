@@ -12,11 +12,13 @@ very same AST, so what CFEngine converts while it parses lives here, once:
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cfpromise import precompiled
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Attributes of type data: a string given to them is an inline container (or parsejson()).
 _DATA_LVALS: list[frozenset[str]] = []

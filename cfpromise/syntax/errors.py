@@ -11,10 +11,12 @@ them the way cf-promises does::
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
-from typing import Iterable, Iterator
 
 from cfpromise.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 
 @record
@@ -92,19 +94,23 @@ def source_line_of(text: str, line: int) -> str | None:
     return None
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: for parsing and reading the policy cache.
+class gc_paused:
+    """``with gc_paused():`` no cyclic garbage collection inside: for parsing and reading
+    the policy cache.
 
     Both make tens of thousands of tuples and AST nodes that live on (and no
     cycles), and each 700 allocations start a collection that traverses the young
     ones again: about 10% of a cold masterfiles validation.  Collection resumes
-    afterwards (if it was on), so nothing is left uncollected."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+    afterwards (if it was on), so nothing is left uncollected.  (A class, not a
+    contextlib.contextmanager: a one-shot program's start does not import contextlib.)"""
+
+    __slots__ = ("_was_on",)
+
+    def __enter__(self) -> None:
+        self._was_on = gc.isenabled()
+        if self._was_on:
+            gc.disable()
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._was_on:
+            gc.enable()

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from typing import Any
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def TOKEN(regex: str) -> Any:

@@ -12,15 +12,17 @@ variable, :func:`literal_inputs` knows only plain strings and ``this``.
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable
-
 
 from cfpromise.schema.validate import diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, PolicyError
 
-# (rval, directory of the naming file, naming file) -> file names, or None if unresolvable
-Expander = Callable[[ast.Rval, str, str], "list[str] | None"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable
+
+    # (rval, directory of the naming file, naming file) -> file names, or None if unresolvable
+    Expander = Callable[[ast.Rval, str, str], list[str] | None]
 
 
 class LoadedPolicy:

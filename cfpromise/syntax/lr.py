@@ -21,9 +21,12 @@ value, this driver the token).
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any, Callable, Mapping, Sequence
 
 from cfpromise.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping, Sequence
 
 END = "$end"
 

@@ -7,9 +7,11 @@ else is guessed.  Indexes map ``(namespace, name)`` to the blocks of that name
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence, TypeVar
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Mapping, Sequence, TypeVar
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 
 def candidates(name: str, namespace: str) -> list[tuple[str, str]]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any
 
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr
@@ -30,6 +29,10 @@ from cfpromise.syntax.lexer import FastLexer, Lexer, tokens  # noqa: F401  (PLY 
 from cfpromise.syntax import rdparse
 from cfpromise.syntax.convert import (canonical_json, data_lvals as _data_lvals, inline_data,  # noqa: F401
                                       policy as _policy, replace_repeats as _replace_repeats)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 start = "specification"
 

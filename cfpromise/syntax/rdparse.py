@@ -44,7 +44,6 @@ is not at the start of its line.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from cfpromise import precompiled
 from cfpromise.syntax import ast
@@ -55,6 +54,10 @@ from cfpromise import CFENGINE_COMPAT_VERSION
 from cfpromise.syntax.lexer import (_ID, _WHITESPACE_IN_CLASS, CLASS_RE, KNOWN_FEATURES,
                                     MAX_IDENTIFIER, NAKEDVAR_RE, SYMBOL_RE, _macro_accepts,
                                     deescape)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _Bail(Exception):

@@ -1,7 +1,10 @@
 """What a cron run of a small policy imports (issue #15, item 4: import nothing a run
 does not use).  A one-report run with a warm policy cache must not import attrs (its
 import and class generation were a sixth of such a run), the PLY parser (the policy
-comes from the cache) or the promise types the policy does not use."""
+comes from the cache) or the promise types the policy does not use.  Neither it nor a
+cold cf-lite-promises check imports typing (with its runtime constructs, 3% of a cold
+check: annotations are never evaluated, so typing is imported under ``if TYPE_CHECKING:``
+only) or contextlib."""
 from __future__ import annotations
 
 import json
@@ -26,7 +29,8 @@ NOT_ON_THE_START_PATH = ("attr", "attrs", "ply.yacc", "cfpromise.syntax.parser",
                          "cfpromise.promises.packages.inventory",
                          "cfpromise.promises.packages.handler", "sqlite3",
                          "_hashlib",     # OpenSSL: the policy cache digests with BLAKE2
-                         "argparse")     # a plain command line is read from the table
+                         "argparse",     # a plain command line is read from the table
+                         "typing", "contextlib")
 
 
 def imported(tmp_path: Path, *args: str) -> set[str]:
@@ -45,6 +49,7 @@ def test_a_one_report_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     args = ("-K", "-f", str(policy), "-w", str(tmp_path / "wd"))
     first = imported(tmp_path, *args)           # fills the policy cache
     assert "cfpromise.syntax.parser" in first   # (the probe does see the parser when used)
+    assert not {"typing", "contextlib"} & first, sorted({"typing", "contextlib"} & first)
     modules = imported(tmp_path, *args)
     found = sorted(m for m in modules if m in NOT_ON_THE_START_PATH
                    or m.startswith(tuple(n + "." for n in NOT_ON_THE_START_PATH)))
@@ -201,13 +206,15 @@ body delete tidy
 """
 
 
-def test_a_cold_check_of_a_library_file_imports_no_ply_attrs_or_openssl(tmp_path: Path) -> None:
+def test_a_cold_check_of_a_library_file_imports_no_ply_attrs_openssl_or_typing(
+        tmp_path: Path) -> None:
     """Parsing comes from the fast scanner and the LR driver over the shipped tables:
     PLY (ply.yacc imports inspect, ast, dis, tokenize) is built only for the reference
     parser and for what the scanner hands over (an @else, a false @if, errors).  The
     language tables come from their generated module, not from JSON, the policy
-    cache pickles with pickle's C core, not pickle.py, and the command line is read
-    without argparse (cfpromise.cli.options)."""
+    cache pickles with pickle's C core, not pickle.py, the command line is read
+    without argparse (cfpromise.cli.options), and typing is imported for type
+    checkers only (``if TYPE_CHECKING:``)."""
     library = tmp_path / "files.cf"
     library.write_text(LIBRARY)
     library.chmod(0o600)
@@ -220,7 +227,8 @@ def test_a_cold_check_of_a_library_file_imports_no_ply_attrs_or_openssl(tmp_path
     assert exit_text == "0", proc.stdout + proc.stderr
     modules = set(json.loads(modules_text))
     assert "cfpromise.syntax.parser" in modules            # it did parse
-    unwanted = ("ply", "attr", "attrs", "inspect", "_hashlib", "json", "pickle", "argparse")
+    unwanted = ("ply", "attr", "attrs", "inspect", "_hashlib", "json", "pickle", "argparse",
+                "typing", "contextlib")
     found = sorted(m for m in modules
                    if m in unwanted or m.startswith(tuple(n + "." for n in unwanted)))
     assert not found, f"cf-lite-promises on one library file imported {found}"

@@ -8,13 +8,16 @@ built-ins (maplist, mapdata...) can be driven the way the engine drives them.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
-
 from cfpromise.eval.functions import REGISTRY
-from cfpromise.eval.functions.api import FunctionError, Unresolved, Value, Variable
+from cfpromise.eval.functions.api import FunctionError, Unresolved, Variable
 from cfpromise.eval.functions.common import split_ref
 from cfpromise.syntax import ast, classexpr
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Sequence
+
+    from cfpromise.eval.functions.api import Value
 
 
 def _closing(text: str, open_at: int) -> int:

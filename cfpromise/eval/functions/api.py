@@ -37,14 +37,20 @@ reals print as ``%.4f``.  A container in a string context is
 ``jsondata.dumps(value, pretty=False)``.
 Signatures (argument count and types, return type) come from the schema
 (``cfpromise/data/syntax.json``); the registry must cover every function there.
+
+``Value`` and :class:`FunctionContext` are for type checkers only: they are defined
+under ``if TYPE_CHECKING:`` (typing is not imported at run time, a one-shot program's
+start-up does not pay for it), so a family module imports them the same way.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Protocol, Sequence, Union
-
 from cfpromise.records import record
 
-Value = Union[str, bool, list, dict, int, float, None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Protocol, Sequence, Union
+
+    Value = Union[str, bool, list, dict, int, float, None]
 
 
 class FunctionError(Exception):
@@ -75,98 +81,99 @@ class Variable:
     tags: tuple[str, ...] = ()
 
 
-class FunctionContext(Protocol):
-    """What a built-in may ask of the evaluator (the engine implements it)."""
+if TYPE_CHECKING:
+    class FunctionContext(Protocol):
+        """What a built-in may ask of the evaluator (the engine implements it)."""
 
-    # -- variables ------------------------------------------------------------
-    def lookup(self, name: str) -> Variable | None:
-        """A variable by reference as policy writes it: ``x``, ``bundle.x``,
-        ``ns:bundle.x``, ``x[key]``; relative names resolve in the calling bundle."""
+        # -- variables --------------------------------------------------------
+        def lookup(self, name: str) -> Variable | None:
+            """A variable by reference as policy writes it: ``x``, ``bundle.x``,
+            ``ns:bundle.x``, ``x[key]``; relative names resolve in the calling bundle."""
 
-    def variables(self) -> Iterable[tuple[str, Variable]]:
-        """Every defined variable, named ``ns:bundle.name`` (for variablesmatching...)."""
+        def variables(self) -> Iterable[tuple[str, Variable]]:
+            """Every defined variable, named ``ns:bundle.name`` (for variablesmatching...)."""
 
-    def expand(self, text: str, extra: dict[str, Value] | None = None) -> str | None:
-        """Expand ``$(...)`` references in ``text``, ``extra`` binding names like
-        ``this`` first; None if something stays unresolved."""
+        def expand(self, text: str, extra: dict[str, Value] | None = None) -> str | None:
+            """Expand ``$(...)`` references in ``text``, ``extra`` binding names like
+            ``this`` first; None if something stays unresolved."""
 
-    def expand_list(self, name: str) -> list[str] | None:
-        """``@(name)`` as a list, or None."""
+        def expand_list(self, name: str) -> list[str] | None:
+            """``@(name)`` as a list, or None."""
 
-    def evaluate(self, arg: Any, extra: dict[str, Value] | None = None) -> Value:
-        """Evaluate one argument of a lazy built-in as the evaluator would have
-        done for a normal one: ``arg`` is the argument as written (an AST rval:
-        ``Scalar`` text to expand, a naked ``@(list)``, a nested ``FnCall`` to
-        call, a ``List``), ``extra`` binds names such as ``this``, ``this.k``,
-        ``this.v`` first.  Returns the value, or None if something stays
-        unresolved.  (Plain ``str`` arguments need not come here: built-ins
-        expand those with :meth:`expand`.)"""
+        def evaluate(self, arg: Any, extra: dict[str, Value] | None = None) -> Value:
+            """Evaluate one argument of a lazy built-in as the evaluator would have
+            done for a normal one: ``arg`` is the argument as written (an AST rval:
+            ``Scalar`` text to expand, a naked ``@(list)``, a nested ``FnCall`` to
+            call, a ``List``), ``extra`` binds names such as ``this``, ``this.k``,
+            ``this.v`` first.  Returns the value, or None if something stays
+            unresolved.  (Plain ``str`` arguments need not come here: built-ins
+            expand those with :meth:`expand`.)"""
 
-    def define_variable(self, name: str, type: str, value: Any,
-                        tags: tuple[str, ...] = ()) -> None:
-        """Define or overwrite a variable on behalf of a built-in, as CFEngine's
-        EvalContextVariablePut does: ``name`` as policy writes it (``x``,
-        ``bundle.x``, ``ns:bundle.x``, classic array entries ``a[k]``,
-        ``a[k][0]``); an unqualified name goes into the calling bundle.  ``type``
-        is string, int, real, slist, ilist, rlist or data; ``tags`` are the meta
-        tags (``source=function,function=regextract`` is given as
-        ``("source=function", "function=regextract")``).  Used by regextract,
-        getfields, read*array, parse*array, selectservers and the module
-        protocol (usemodule, read_module_protocol)."""
+        def define_variable(self, name: str, type: str, value: Any,
+                            tags: tuple[str, ...] = ()) -> None:
+            """Define or overwrite a variable on behalf of a built-in, as CFEngine's
+            EvalContextVariablePut does: ``name`` as policy writes it (``x``,
+            ``bundle.x``, ``ns:bundle.x``, classic array entries ``a[k]``,
+            ``a[k][0]``); an unqualified name goes into the calling bundle.  ``type``
+            is string, int, real, slist, ilist, rlist or data; ``tags`` are the meta
+            tags (``source=function,function=regextract`` is given as
+            ``("source=function", "function=regextract")``).  Used by regextract,
+            getfields, read*array, parse*array, selectservers and the module
+            protocol (usemodule, read_module_protocol)."""
 
-    def define_class(self, name: str, tags: tuple[str, ...] = (),
-                     scope: str = "namespace") -> None:
-        """Define a soft class on behalf of a built-in (module protocol ``+``
-        lines): ``name`` already canonified, ``scope`` namespace or bundle."""
+        def define_class(self, name: str, tags: tuple[str, ...] = (),
+                         scope: str = "namespace") -> None:
+            """Define a soft class on behalf of a built-in (module protocol ``+``
+            lines): ``name`` already canonified, ``scope`` namespace or bundle."""
 
-    def undefine_class(self, name: str) -> None:
-        """Remove a soft class (module protocol ``-`` lines); hard classes
-        must be refused by the engine with an error."""
+        def undefine_class(self, name: str) -> None:
+            """Remove a soft class (module protocol ``-`` lines); hard classes
+            must be refused by the engine with an error."""
 
-    # -- classes --------------------------------------------------------------
-    def class_defined(self, name: str) -> bool: ...
+        # -- classes ----------------------------------------------------------
+        def class_defined(self, name: str) -> bool: ...
 
-    def eval_class_expr(self, expr: str) -> bool: ...
+        def eval_class_expr(self, expr: str) -> bool: ...
 
-    def classes(self) -> Iterable[tuple[str, tuple[str, ...]]]:
-        """Every defined class as (name, tags); namespaced classes as ``ns:name``."""
+        def classes(self) -> Iterable[tuple[str, tuple[str, ...]]]:
+            """Every defined class as (name, tags); namespaced classes as ``ns:name``."""
 
-    # -- the run --------------------------------------------------------------
-    @property
-    def namespace(self) -> str: ...
+        # -- the run ----------------------------------------------------------
+        @property
+        def namespace(self) -> str: ...
 
-    @property
-    def bundle_name(self) -> str: ...
+        @property
+        def bundle_name(self) -> str: ...
 
-    @property
-    def workdir(self) -> str: ...
+        @property
+        def workdir(self) -> str: ...
 
-    @property
-    def policy_file(self) -> str: ...
+        @property
+        def policy_file(self) -> str: ...
 
-    @property
-    def cache(self) -> dict[Any, Any]:
-        """Per-run cache for expensive calls (execresult, returnszero, file readers)."""
+        @property
+        def cache(self) -> dict[Any, Any]:
+            """Per-run cache for expensive calls (execresult, returnszero, file readers)."""
 
-    @property
-    def dry_run(self) -> bool:
-        """``-n``: functions with side effects on the host must not act."""
+        @property
+        def dry_run(self) -> bool:
+            """``-n``: functions with side effects on the host must not act."""
 
-    @property
-    def simulate(self) -> bool:
-        """``--simulate=diff|manifest``: cf-agent 3.21 does not call the unsafe
-        functions (execresult, execresult_as_data, returnszero, usemodule) at
-        all in this mode, while under ``-n`` (dry_run) it does call them.
-        Built-ins read it with ``getattr(ctx, "simulate", False)``."""
+        @property
+        def simulate(self) -> bool:
+            """``--simulate=diff|manifest``: cf-agent 3.21 does not call the unsafe
+            functions (execresult, execresult_as_data, returnszero, usemodule) at
+            all in this mode, while under ``-n`` (dry_run) it does call them.
+            Built-ins read it with ``getattr(ctx, "simulate", False)``."""
 
-    def bundles(self) -> Iterable[tuple[str, str, str, tuple[str, ...]]]:
-        """Every bundle as (namespace, name, type, meta tags) for bundlesmatching."""
+        def bundles(self) -> Iterable[tuple[str, str, str, tuple[str, ...]]]:
+            """Every bundle as (namespace, name, type, meta tags) for bundlesmatching."""
 
-    def callstack(self) -> list[dict[str, Any]]:
-        """Frames for callstack_callers/promisers, innermost last."""
+        def callstack(self) -> list[dict[str, Any]]:
+            """Frames for callstack_callers/promisers, innermost last."""
 
-    def log(self, level: str, message: str) -> None:
-        """level: error, warning, notice, info, verbose, debug."""
+        def log(self, level: str, message: str) -> None:
+            """level: error, warning, notice, info, verbose, debug."""
 
 
 @record

@@ -14,16 +14,18 @@ class that is not defined and the chosen value returned as written.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.functions import jsondata, pcre
-from cfpromise.eval.functions.api import (
-    FatalFunctionError, FunctionContext, FunctionError, Value, builtin)
+from cfpromise.eval.functions.api import FatalFunctionError, FunctionError, builtin
 from cfpromise.eval.functions.common import (
     argv, flat_args, scalar, split_ref, var_to_json)
 from cfpromise.eval.functions.lists import string_hash
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 
 def _defined(ctx: FunctionContext, expr: str) -> bool:

@@ -24,10 +24,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from cfpromise.eval.functions import jsondata
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Unresolved, Value
+from cfpromise.eval.functions.api import FunctionError, Unresolved
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Iterator, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 CF_NOINT = -678
 CF_INFINITY = 999999999

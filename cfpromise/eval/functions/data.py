@@ -13,14 +13,18 @@ string with a reference that does not resolve is kept as written.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.functions import jsondata
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     argv, boolean, collect, collect_container, describe, lazy_value, scalar)
 from cfpromise.eval.functions.lists import map_container
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 
 @builtin("parsejson")

@@ -6,11 +6,15 @@ the Enterprise hub database too.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from cfpromise.eval.functions.api import NotSupported, builtin
 
-from cfpromise.eval.functions.api import FunctionContext, NotSupported, Value, builtin
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Sequence
 
-Impl = Callable[[FunctionContext, Sequence[Value]], Value]
+    from cfpromise.eval.functions.api import FunctionContext, Value
+
+    Impl = Callable[[FunctionContext, Sequence[Value]], Value]
 
 _ENTERPRISE = ("hubknowledge", "hostswithclass")      # remotescalar & co: functions/remote.py
 _LDAP = ("ldaparray", "ldaplist", "ldapvalue", "regldap")

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import os
 import stat as st
-from typing import Sequence
 
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     argv, boolean, collect_container, flat_args, int_arg, primitive_strs, to_bytes)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 
 def _stat(fn: str, path: str, follow: bool = True) -> os.stat_result:

@@ -7,10 +7,14 @@ are C ``int``\\ s.
 """
 from __future__ import annotations
 
-from typing import Sequence
-
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import CF_NOINT, argv, int_arg, to_bytes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 _ALGORITHMS = ("md5", "sha1", "sha256", "sha384", "sha512")
 

@@ -30,9 +30,12 @@ and the five control escapes escaped.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
 
-Lookup = Callable[[str], Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    Lookup = Callable[[str], Any]
 
 _WS = " \t\n\r"
 _SEPARATORS = _WS + ",]}"

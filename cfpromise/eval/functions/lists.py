@@ -14,14 +14,17 @@ string hash, so results match cf-agent element for element.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Sequence
-
 from cfpromise.eval.functions import jsondata, pcre
-from cfpromise.eval.functions.api import (
-    FunctionContext, FunctionError, Unresolved, Value, builtin)
+from cfpromise.eval.functions.api import FunctionError, Unresolved, builtin
 from cfpromise.eval.functions.common import (
     argv, array_candidates, boolean, c_double, collect, collect_container, int_arg, lazy_value,
     naked, primitive_strs, primitive_texts, qualify, scalar, split_ref, to_bytes)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 # ---------------------------------------------------------------------------
 # Set operations

@@ -19,13 +19,18 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Callable, Sequence
 
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     CF_NOINT, argv, c_double, collect, double_from_string, fmt_real, int_arg,
     primitive_strs)
 from cfpromise.eval.functions.lists import sort_less
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 _CONSTANTS = (
     ("e", math.e), ("log2e", 1.4426950408889634074), ("log10e", 0.43429448190325182765),

@@ -24,12 +24,17 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Sequence
 
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.functions import jsondata
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import argv, refuse_in_simulation, to_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 _CONTEXT = re.compile(r"[a-zA-Z0-9_]+")
 

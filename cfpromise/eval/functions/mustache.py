@@ -21,9 +21,11 @@ A port of libpromises/mustache.c, extensions included:
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cfpromise.eval.functions import jsondata
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _VAR, _UNESCAPED, _SERIAL, _SERIAL_COMPACT = "var", "unescaped", "serial", "compact"
 _SECTION, _END, _INVERTED, _COMMENT, _DELIM, _NONE = (

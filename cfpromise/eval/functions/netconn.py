@@ -11,7 +11,10 @@ reads the state with a *decimal* pattern, so only states 01..09 get a name
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _LINE = re.compile(r"^\s*\d+:\s+([0-9A-F:]+)\s+([0-9A-F:]+)\s+([0-9]+)")
 _STATES = {1: "ESTABLISHED", 2: "SYN_SENT", 3: "SYN_RECV", 4: "FIN_WAIT1", 5: "FIN_WAIT2",

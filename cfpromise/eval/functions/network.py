@@ -17,11 +17,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
 
 from cfpromise.eval.functions import pcre
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import argv, cached, flat_args, int_arg, scalar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 _CONNECT_TIMEOUT = 10.0
 

@@ -32,9 +32,12 @@ features with no ``re`` counterpart (recursion ``(?R)``/``(?1)``, ``\\G``,
 from __future__ import annotations
 
 import re
-from typing import Iterator
 
 from cfpromise.eval.functions.api import FunctionError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator
 
 _POSIX = {
     "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z",

@@ -18,14 +18,18 @@ The text readers follow cf-agent's helpers:
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
-
 from cfpromise.eval.functions import jsondata, pcre
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     CF_INFINITY, CF_NOINT, argv, boolean, double_from_string, int_arg, int_from_string,
     to_bytes, to_text)
 from cfpromise.eval.functions.files import read_text_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 
 def _read(fn: str, path: str, maxsize: int) -> str:

@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Sequence
 
 from cfpromise.eval.canon import canonify
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import argv
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 CACHE = "cf_lite_remote_values.json"
 

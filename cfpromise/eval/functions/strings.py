@@ -11,13 +11,18 @@ substitution (``$1``/``\\1``, ``$&``, ``$+``; ``$$`` stays ``$$``).
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
 
 from cfpromise.eval.canon import canonify as _canonify
 from cfpromise.eval.functions import jsondata, pcre
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     argv, c_double, double_from_string, flat_args, int_arg, scalar, to_bytes, to_text)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 # ---------------------------------------------------------------------------
 # Plain string transformations

@@ -24,13 +24,18 @@ it the legacy inventory cache ``WORKDIR/state/software_packages.csv`` (and
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
 
 from cfpromise.eval.functions import pcre
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     argv, cached, int_arg, refuse_in_simulation, to_bytes, to_text)
 from cfpromise.eval.functions.files import is_executable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 # ---------------------------------------------------------------------------
 # Commands

@@ -6,12 +6,16 @@ JSON or a variable name).
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 from cfpromise.eval.functions import mustache
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.classes import template_data
 from cfpromise.eval.functions.common import argv, collect, describe
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 
 @builtin("string_mustache")

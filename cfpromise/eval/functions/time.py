@@ -10,10 +10,15 @@ otherwise the time of the first call in the run (kept in ``ctx.cache``).
 from __future__ import annotations
 
 import time as _time
-from typing import Sequence
 
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import argv, int_arg
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 
 def start_time(ctx: FunctionContext) -> int:

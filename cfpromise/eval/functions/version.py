@@ -7,11 +7,16 @@ CompareVersion.  A malformed version is an error.
 from __future__ import annotations
 
 import re
-from typing import Sequence
 
 from cfpromise import CFENGINE_COMPAT_VERSION
-from cfpromise.eval.functions.api import FunctionContext, FunctionError, Value, builtin
+from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import argv
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from cfpromise.eval.functions.api import FunctionContext, Value
 
 _VERSION = re.compile(r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?$")
 

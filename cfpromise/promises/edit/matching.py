@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Callable, Sequence
 
 from cfpromise.eval.functions import pcre
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
 
 _INVALID = object()
 

@@ -20,9 +20,12 @@ import os
 import shutil
 import stat
 import time
-from typing import Callable
 
 from cfpromise.eval.canon import canonify
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 _START = time.time()          # cf-agent's CFSTARTTIME, for timestamped backups
 

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import grp
 import pwd
-from typing import Any
 
 from cfpromise.promises.api import BundleCall, PromiseRun
 from cfpromise.promises.files import bridge
 from cfpromise.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _TRUE = frozenset({"true", "yes", "on"})
 

@@ -25,7 +25,9 @@ With a fake AgentServices (tests) every function degrades gracefully.
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _engine(agent: Any) -> Any:

@@ -14,11 +14,14 @@ only warning promised`` under warn.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun
 from cfpromise.promises.files.attributes import FileAttrs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class FileRun:

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Callable
 
 from cfpromise.promises.edit import matching
 from cfpromise.promises.files.context import FileRun
 
-CF_RECURSION_LIMIT = 100
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
-Leaf = Callable[[str, os.stat_result], None]
+    Leaf = Callable[[str, os.stat_result], None]
+
+CF_RECURSION_LIMIT = 100
 
 
 def _match_any(patterns: tuple[str, ...], text: str) -> bool:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any
 
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun, handler
@@ -41,6 +40,10 @@ from cfpromise.promises.files import bridge, depth, perms, select
 from cfpromise.promises.files.attributes import FileAttrs, read_attributes, scalar
 from cfpromise.promises.files.context import FileRun
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 # --- promiser regular expressions ------------------------------------------------------

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any
 
 from cfpromise.promises.edit import matching
 from cfpromise.promises.files import atomic
 from cfpromise.promises.files.context import FileRun
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CF_MAXLINKLEVEL = 4
 

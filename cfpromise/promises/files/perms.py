@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any, Callable
 
 from cfpromise.promises.files.attributes import SAME, UNKNOWN, Perms
 
-Log = Callable[[str, str], None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    Log = Callable[[str, str], None]
 
 # BSD file flags (chflags(2)), for systems that have them.
 _BSD_FLAGS = {

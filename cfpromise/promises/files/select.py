@@ -14,11 +14,14 @@ import os
 import pwd
 import stat
 import subprocess
-from typing import Any
 
 from cfpromise.promises.edit import matching
 from cfpromise.promises.files.attributes import CF_INFINITY, as_list
 from cfpromise.syntax import classexpr
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _range(value: Any, default: tuple[int, int]) -> tuple[int, int]:

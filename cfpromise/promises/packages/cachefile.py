@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Callable
 
 from cfpromise.agent import trust
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 INSTALLED, UPDATES = "installed", "updates"
 Package = tuple[str, str, str]

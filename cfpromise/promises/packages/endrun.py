@@ -2,7 +2,9 @@
 the package-module machinery is loaded only when common control names such modules)."""
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def end_of_run(services: Any) -> None:

@@ -30,12 +30,15 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any, Callable
 
 from cfpromise.agent import trust
 from cfpromise.promises.packages.cachefile import (  # noqa: F401  (read_inventory: API)
     INSTALLED, UPDATES, cache_path, load_cache, read_inventory)
 from cfpromise.promises.packages.protocol import ModuleBody, ModuleError, Package, PackageModule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 REQUESTS = {INSTALLED: "list-installed", UPDATES: "list-updates"}
 

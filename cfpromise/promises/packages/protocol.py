@@ -32,10 +32,13 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any
 
 from cfpromise.agent import trust
 from cfpromise.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 API_VERSION = 1
 TIMEOUT_S = 4 * 3600.0           # PACKAGE_PROMISE_SCRIPT_TIMEOUT_SEC

@@ -23,12 +23,15 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from typing import Any
 
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun, handler
 from cfpromise.promises.processes import table
 from cfpromise.promises.processes.select import SelectError, promiser_matches, selected
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SIGNALS: dict[str, int] = {
     "hup": signal.SIGHUP, "int": signal.SIGINT, "trap": signal.SIGTRAP,

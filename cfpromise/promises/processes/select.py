@@ -15,12 +15,14 @@ any of this: see :func:`promiser_matches`.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from cfpromise.eval.functions import pcre
 from cfpromise.eval.functions.common import CF_NOINT, int_from_string
 from cfpromise.promises.processes.table import Process
 from cfpromise.syntax import classexpr
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 # criterion -> (body attribute, the process's value)
 RANGES: dict[str, tuple[str, Callable[[Process], int]]] = {

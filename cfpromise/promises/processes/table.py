@@ -14,9 +14,12 @@ A process that vanishes while it is read is left out.
 from __future__ import annotations
 
 import os
-from typing import Iterable
 
 from cfpromise.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 
 # A @record class (a namedtuple), not an attrs class: masterfiles' dry run loads this
