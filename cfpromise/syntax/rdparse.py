@@ -4,9 +4,12 @@ Why: a cold parse of masterfiles' ``lib/files.cf`` spent ~35 ms in the general
 machinery -- a scanner making a token tuple and a Coord per token, then a
 table-driven LR loop calling a ``p_*`` rule per reduction -- about 10 us per
 token (issue #15).  Here the text is read by a handful of anchored regexes, one
-per place in the grammar, and the common constructs (``lval => "string";``, a
-promiser, a class guard) by one match each; the AST nodes are built directly,
-lines counted incrementally (``str.count``), and no per-token objects made.
+per place in the grammar, each reading as much as it can of what usually comes
+there: a constraint ``lval => "string",`` (or ``lval =>`` and the head of a call
+or of a list), a list item or a call argument with the ``,`` or ``)`` after it, a
+block's head with its arguments and its ``{``, a promiser, a class guard.  The
+AST nodes are built directly, lines counted incrementally (``str.count``), and no
+per-token objects made.
 
 The contract: :func:`parse` returns exactly the AST :func:`parser.parse` builds
 through the LR path (``==`` and every Coord, ``line`` and quote alike) or
@@ -31,6 +34,19 @@ token with a lookahead that rules the earlier ones out:
 
 Only ``\\n``, spaces, tabs and ``#`` comments separate tokens here, so a text
 with a CR goes to the LR path, whose lines then follow CFEngine's CRLF count.
+
+What the time goes to (a parse of lib/files.cf, about 30 M instructions, was 46 M):
+regexes (a quarter), the nodes and their Coords (a third), the Python around them.
+What makes SRE slow, and is avoided in the patterns here: a call costs about 2,000
+instructions before it reads a character, so one match reads a whole construct
+where it can; a repeated group (``(?:...)*``) sets up state even for no
+iteration, so a group repeat sits behind a literal (see _WS) and simple repeats are
+possessive (``*+``), which SRE runs without backtracking state; a character class costs about 40 instructions a
+character where one excluded character (``[^"]``) costs about 5 -- SRE has a tight
+loop for it, backwards too when a literal follows the repeat -- hence _quoted and
+_VARCLASS; and each class guard rescans the run of class characters after it, so
+a block's head, where that run is the whole line, has one lookahead for the line
+instead (_HEAD).  The nodes are made without their constructors (see "the nodes").
 
 Macros (:func:`_macros`): the ``@if``/``@else``/``@endif`` lines at the start of
 a line are run first, as the lexer runs them, and blanked out of the text (their
@@ -64,52 +80,175 @@ class _Bail(Exception):
     """Something the fast path does not handle: parse through the LR path instead."""
 
 
-_WS = r"(?>(?:[ \t\n]+|\#[^\n]*)*)"
+# Spaces, tabs, newlines and comments (written so that where there is no comment no
+# repeat of a group is entered: SRE sets one up at a cost, even for no iteration).
+# A repeated group is never possessive here (``(?:...)*+``): before 3.11.5, SRE could
+# keep what a failed repetition of one had read (CPython issues 100061 and 106052).
+_WS = r"[ \t\n]*+(?:\#(?>[^\n]*+[ \t\n]*+(?:\#[^\n]*+[ \t\n]*+)*)|)"
 _NOCLASS = f"(?!{CLASS_RE})"
-_IDENT = (f"{_NOCLASS}(?!(?:bundle|body|promise)(?!{_ID}))"
-          f"(?>{_ID}{{1,{MAX_IDENTIFIER}}})(?![:]|{_ID})")
+_UNRESERVED = f"(?!(?:bundle|body|promise)(?!{_ID}))"
+_WORD = f"{_ID}{{1,{MAX_IDENTIFIER}}}+"
+_BARE_IDENT = f"{_UNRESERVED}{_WORD}(?![:]|{_ID})"     # an IDENTIFIER if no CLASS starts there
+_IDENT = f"{_NOCLASS}{_BARE_IDENT}"
 _SYMBOL = f"{_NOCLASS}(?>{SYMBOL_RE})"
-# PLY's QSTRING, its loop unrolled (the same strings, matched faster).  Not guarded
-# against a VARCLASS: see _Parser.scalar.
-_QSTRING = (r"""(?>"[^"\\]*(?:\\(?:.|\n)[^"\\]*)*\""""
-            r"""|'[^'\\]*(?:\\(?:.|\n)[^'\\]*)*'|`[^`]*`)""")
-_NAKED = f"(?>{NAKEDVAR_RE})"
-_VARCLASS = r"""(?>"[^"\x00]*"::|'[^'\x00]*'::)"""
 
-# Whatever a general token can be where an rval or its parts are read.
+
+def _quoted(quote: str) -> str:
+    """PLY's string in ``quote``s, its loop unrolled: where no backslash comes before
+    the first quote (the lookahead, whose scan SRE runs fast), up to that quote; else
+    escapes and all.  Both read the same strings: a character class such as
+    ``[^"\\]`` costs SRE about ten times a ``[^"]`` per character."""
+    return (f"{quote}(?:(?![^{quote}]*\\\\)[^{quote}]*+"
+            f"|[^{quote}\\\\]*+(?:\\\\(?s:.)[^{quote}\\\\]*+)*){quote}")
+
+
+# PLY's QSTRING (the same strings, matched faster).  Not guarded against a VARCLASS:
+# see _Parser.scalar.
+_QSTRING = f"(?>{_quoted(chr(34))}|{_quoted(chr(39))}|`[^`]*+`)"     # (atomic: see _WS)
+_NAKED = f"(?>{NAKEDVAR_RE})"
+# PLY's VARCLASS, "[^"\x00]*":: and its single-quoted twin (as fast as _quoted).
+_VARCLASS = r"""(?>"(?![^"]*\x00)[^"]*+"::|'(?![^']*\x00)[^']*+'::)"""
+# A scalar token: a string, a naked variable or a name (what a call's name can be too).
+# (An IDENTIFIER is tried before a SYMBOL: PLY tries them the other way round, but
+# never both match, the IDENTIFIER being followed by no `:`.)
+_NAME = f"{_NOCLASS}(?:{_BARE_IDENT}|(?>{SYMBOL_RE}))|{_NAKED}"
+_VALUE = f"{_QSTRING}|{_NAME}"
+# What ends an item in a list or a call, or the rval of a constraint.
+_FOLLOWER = f"[{{}},;]|{_NOCLASS}[()]"
+# A scalar rval followed by `,` or `;`.  The class-guard lookahead is left out of it,
+# and of an lval: what follows them (`=>`, or `,` or `;` after spaces, tabs, newlines
+# or comments) ends any run of class characters, so no CLASS can start in them.
+_SCALAR_RVAL = (f"{_QSTRING}|{_NAKED}|{_UNRESERVED}"
+                f"(?>{_ID}{{1,{MAX_IDENTIFIER}}}+(?![:])|{SYMBOL_RE})")
+
+
+def _constraint_re(ends: str) -> str:
+    """`lval =>` (l) and, where the rval starts on the lval's line and is one of the
+    common ones, what the pattern can read of it: a scalar and the `,` or `;` after
+    it (r, e), a call's name and its `(` (f, c), a list's `{` (b).  Groups 1 to 6."""
+    return (f"(?P<l>{_UNRESERVED}{_WORD})(?:[ \\t]*+=>[ \\t]*+"
+            f"(?:(?P<r>{_SCALAR_RVAL}){_WS}(?P<e>[{ends}])"
+            f"|(?P<f>{_NAME}){_WS}{_NOCLASS}(?P<c>\\()|(?P<b>\\{{))?"
+            f"|{_WS}=>{_WS})")
+
+
+# What can come next in a promise: a constraint, `-> promisee` or the `;` ending it.
+_PROMISE_NEXT = precompiled.compile(f"{_WS}(?:{_constraint_re(',;')}|(?P<a>->)|(?P<s>;))")
+# What can come next in a body: a constraint, a class guard or the `}` ending it.
+_BODY_NEXT = precompiled.compile(
+    f"{_WS}(?:{_constraint_re(';')}|(?P<vc>{_VARCLASS})|(?P<g>(?>{CLASS_RE}))|(?P<end>\\}}))")
+# An item of a list or an argument of a call (group 1) and what follows it (group 2),
+# or what follows alone (the list's `}`, the call's `)`).
+_ITEM = precompiled.compile(f"{_WS}(?:({_VALUE}){_WS})?({_FOLLOWER})")
+_FOLLOW = precompiled.compile(f"{_WS}({_FOLLOWER})")
+# An rval anywhere else: a list's `{` (b), a scalar (v), a call's name and `(` (c).
+_RVAL = precompiled.compile(f"{_WS}(?:(?P<b>\\{{)|(?P<v>{_VALUE})(?:{_WS}{_NOCLASS}(?P<c>\\())?)")
+# Whatever a general token can be (the arglist's fallback reads these).
 _TOKEN = precompiled.compile(
     f"{_WS}(?:(?P<q>{_QSTRING})|(?P<p>[{{}},;])|{_NOCLASS}(?:(?P<s>(?>{SYMBOL_RE}))|(?P<o>[()])"
-    f"|(?P<i>{_IDENT[len(_NOCLASS):]}))|(?P<v>{_NAKED}))")
-# `lval => scalar` then `,` or `;`: the most common construct.  The class-guard
-# lookahead is left out of the tokens here: what follows each of them (`=>`, `,`,
-# `;` after spaces, tabs, newlines or comments) ends any run of class characters,
-# so no CLASS can start in them.
-_SIMPLE = precompiled.compile(
-    f"{_WS}(?P<l>(?!(?:bundle|body|promise)(?!{_ID})){_ID}{{1,{MAX_IDENTIFIER}}})"
-    f"{_WS}=>{_WS}(?P<r>{_QSTRING}|{_NAKED}|(?!(?:bundle|body|promise)(?!{_ID}))"
-    f"(?>{SYMBOL_RE}|{_ID}{{1,{MAX_IDENTIFIER}}}))"
-    f"{_WS}(?P<e>[,;])")
-_LVAL = precompiled.compile(f"{_WS}(?P<l>{_IDENT}){_WS}=>")
+    f"|(?P<i>{_BARE_IDENT}))|(?P<v>{_NAKED}))")
 # What can come next in a promise section: PLY's rules in PLY's order.
 _SECTION_ITEM = precompiled.compile(
     f"{_WS}(?:(?P<vc>{_VARCLASS})|(?P<q>{_QSTRING})|(?P<c>(?>{CLASS_RE}))"
     f"|(?P<t>[a-zA-Z_]+):(?![:]|{_ID})|(?P<e>\\}}))")
-_BODY_ITEM = precompiled.compile(f"{_WS}(?:(?P<vc>{_VARCLASS})|(?P<c>(?>{CLASS_RE}))|(?P<e>\\}}))")
-_HEAD = precompiled.compile(
+# A block's head: its kind, type and name.
+_ANY_HEAD = precompiled.compile(
     f"{_WS}{_NOCLASS}(?P<k>bundle|body|promise)(?![:]|{_ID}){_WS}(?P<t>{_IDENT}){_WS}"
     f"(?P<n>{_SYMBOL}|{_IDENT})")
+# The same on one line, with the arguments if any (a: the text between the
+# parentheses), then the `{`: most heads.  The class guards of _ANY_HEAD's tokens
+# (and of the arguments) are one lookahead here, as a CLASS is a run of class
+# characters ending in `::` and no such run spans a newline: none starts on a line
+# with no `::` after the keyword.  The arguments are words up to 1,023 characters
+# long (what follows them ends each), not yet checked for reserved ones.
+_ARG = f"{_ID}{{1,{MAX_IDENTIFIER}}}+[ \\t]*+"
+_HEAD = precompiled.compile(
+    f"{_WS}(?![^\\n]*::)(?P<k>bundle|body|promise)(?![:]|{_ID})[ \\t]+(?P<t>{_BARE_IDENT})"
+    f"[ \\t]+(?P<n>{_BARE_IDENT}|(?>{SYMBOL_RE}))"
+    f"(?:[ \\t]*+\\((?P<a>[ \\t]*+(?:{_ARG}(?:,[ \\t]*+{_ARG})*(?:,[ \\t]*+|)|))\\)|)"
+    f"{_WS}\\{{")
+_RESERVED = frozenset(("bundle", "body", "promise"))
 _VARCLASS_AT = precompiled.compile(_VARCLASS)
-_ARROW = precompiled.compile(f"{_WS}->")
 _LPAREN = precompiled.compile(f"{_WS}{_NOCLASS}\\(")
-_RPAREN = precompiled.compile(f"{_WS}{_NOCLASS}\\)")
 _OPEN = precompiled.compile(f"{_WS}\\{{")
 _SEMI = precompiled.compile(f"{_WS};")
 _END = precompiled.compile(f"{_WS}\\Z")
 
 _MAX_DEPTH = 100          # calls nested deeper go to the LR path
 _new = tuple.__new__
-_SCALAR, _LIST, _CALL, _CONSTRAINT = ast.Scalar, ast.List, ast.FnCall, ast.Constraint
+_SCALAR, _LIST = ast.Scalar, ast.List
 _QUOTED, _BARE, _NAKED_KIND = ast.QUOTED, ast.BARE, ast.NAKED
+
+
+# -- the nodes ----------------------------------------------------------------------------
+# The AST classes are frozen: their constructors set each field with
+# ``object.__setattr__``, and a Scalar cost about 5,000 instructions, a Constraint
+# 6,000 -- the nodes were a quarter of a parse.  The nodes are made here as
+# ``object.__new__`` and the slots' own setters (``__set__`` of the member
+# descriptors), a third cheaper: the same objects, every field set.
+_obj = object.__new__
+
+
+def _setters(cls: type) -> tuple[Any, ...]:
+    """The setters of ``cls``'s fields (its ``_fields``), in order."""
+    return tuple(cls.__dict__[name].__set__ for name in cls._fields)      # type: ignore[attr-defined]
+
+
+def _maker3(cls: type) -> Any:
+    """A constructor for ``cls``, a node class of three fields, taking them all."""
+    new = object.__new__
+    set_a, set_b, set_c = _setters(cls)
+
+    def make(a: Any, b: Any, c: Any) -> Any:
+        node = new(cls)
+        set_a(node, a)
+        set_b(node, b)
+        set_c(node, c)
+        return node
+    return make
+
+
+def _maker5(cls: type) -> Any:
+    """A constructor for ``cls``, a node class of five fields, taking them all."""
+    new = object.__new__
+    set_a, set_b, set_c, set_d, set_e = _setters(cls)
+
+    def make(a: Any, b: Any, c: Any, d: Any, e: Any) -> Any:
+        node = new(cls)
+        set_a(node, a)
+        set_b(node, b)
+        set_c(node, c)
+        set_d(node, d)
+        set_e(node, e)
+        return node
+    return make
+
+
+def _maker6(cls: type) -> Any:
+    """A constructor for ``cls``, a node class of six fields, taking them all."""
+    new = object.__new__
+    set_a, set_b, set_c, set_d, set_e, set_f = _setters(cls)
+
+    def make(a: Any, b: Any, c: Any, d: Any, e: Any, f: Any) -> Any:
+        node = new(cls)
+        set_a(node, a)
+        set_b(node, b)
+        set_c(node, c)
+        set_d(node, d)
+        set_e(node, e)
+        set_f(node, f)
+        return node
+    return make
+
+
+_SCALAR_SET = _setters(ast.Scalar)        # made in _Parser.scalar
+_make_call = _maker3(ast.FnCall)
+_make_section = _maker3(ast.PromiseSection)
+_make_constraint = _maker5(ast.Constraint)
+_make_promise_block = _maker5(ast.PromiseBlock)
+_make_promise = _maker6(ast.Promise)
+_make_bundle = _maker6(ast.Bundle)
+_make_body = _maker6(ast.Body)
 
 
 def parse(text: str, filename: str = "<string>") -> ast.Policy | None:
@@ -249,12 +388,45 @@ class _Parser:
         self.known = start
         line = self.line
         if start >= self.skip_at:
-            skips = self.skips
-            while skips and skips[0][0] <= start:
-                self.skipped = skips.pop(0)[1]
-            self.skip_at = skips[0][0] if skips else len(text) + 1
+            self.skip(start)
         return _new(Coord, (self.filename, line, start - self.line_start + 1,
                             line - self.skipped))
+
+    def coords(self, start: int, other: int) -> tuple[Coord, Coord]:
+        """The Coords of a token at ``start`` and of one at ``other`` further on its
+        line (``coord()`` twice, the line counted once)."""
+        text = self.text
+        nl = text.count("\n", self.known, start)
+        if nl:
+            self.line += nl
+            self.line_start = text.rfind("\n", self.known, start) + 1
+        self.known = start
+        line = self.line
+        if start >= self.skip_at:
+            self.skip(start)
+        col = start - self.line_start + 1
+        filename, cf = self.filename, line - self.skipped
+        return (_new(Coord, (filename, line, col, cf)),
+                _new(Coord, (filename, line, col + other - start, cf)))
+
+    def cfline(self, start: int) -> int:
+        """``self.coord(start).cf``, without making the Coord."""
+        text = self.text
+        nl = text.count("\n", self.known, start)
+        if nl:
+            self.line += nl
+            self.line_start = text.rfind("\n", self.known, start) + 1
+        self.known = start
+        if start >= self.skip_at:
+            self.skip(start)
+        return self.line - self.skipped
+
+    def skip(self, start: int) -> None:
+        """Count the newlines skipped by the regions _macros() blanked before ``start``."""
+        skips = self.skips
+        while skips and skips[0][0] <= start:
+            self.skipped = skips.pop(0)[1]
+        self.skip_at = skips[0][0] if skips else len(self.text) + 1
 
     def multiline(self, coord: Coord, raw: str, start: int) -> Coord:
         """The Coord of a token ``raw`` at ``start`` holding a newline, from the Coord
@@ -266,9 +438,9 @@ class _Parser:
                 raise _Bail
         return _new(Coord, (coord[0], coord[1], coord[2], coord[3] + raw.count("\n")))
 
-    def scalar(self, raw: str, start: int) -> ast.Scalar:
-        """The Scalar of token ``raw`` at ``start`` (a string, a naked variable or a name)."""
-        coord = self.coord(start)
+    def scalar(self, raw: str, start: int, coord: Coord) -> ast.Scalar:
+        """The Scalar of token ``raw`` at ``start`` (a string, a naked variable or a
+        name), ``coord`` the Coord of its start."""
         first = raw[0]
         if first in "\"'`":
             inner = raw[1:-1]
@@ -276,10 +448,16 @@ class _Parser:
                 raise _Bail       # an escaped quote: the lexer makes a VARCLASS of "a\"::
             if "\n" in raw:
                 coord = self.multiline(coord, raw, start)
-            return _SCALAR(deescape(inner) if "\\" in inner else inner, _QUOTED, coord, first)
-        if first in "$@":
-            return _SCALAR(raw, _NAKED_KIND, coord, "")
-        return _SCALAR(raw, _BARE, coord, "")
+            value, kind, quote = deescape(inner) if "\\" in inner else inner, _QUOTED, first
+        else:
+            value, kind, quote = raw, _NAKED_KIND if first in "$@" else _BARE, ""
+        node = _obj(_SCALAR)                  # ast.Scalar(value, kind, coord, quote)
+        set_value, set_kind, set_coord, set_quote = _SCALAR_SET
+        set_value(node, value)
+        set_kind(node, kind)
+        set_coord(node, coord)
+        set_quote(node, quote)
+        return node
 
     # -- blocks ----------------------------------------------------------------------------
     def blocks(self) -> list[Any]:
@@ -287,29 +465,45 @@ class _Parser:
         text = self.text
         while True:
             m = _HEAD.match(text, self.pos)
-            if m is None:
-                if _END.match(text, self.pos):
-                    return out
-                raise _Bail
-            self.pos = m.end()
-            kind, btype, name = m.group("k", "t", "n")
-            coord = self.coord(m.start("n"))
+            if m is not None:
+                kind, btype, name, arglist = m.group(1, 2, 3, 4)
+                coord = self.coord(m.start(3))
+                self.pos = m.end()
+                if arglist is None:
+                    args: tuple[str, ...] = ()
+                elif kind == "promise":
+                    raise _Bail
+                else:
+                    names = arglist.replace(" ", "").replace("\t", "").split(",")
+                    if not names[-1]:    # none, or a comma after the last
+                        names.pop()
+                    if not _RESERVED.isdisjoint(names):
+                        raise _Bail
+                    args = tuple(names)
+            else:
+                m = _ANY_HEAD.match(text, self.pos)
+                if m is None:
+                    if _END.match(text, self.pos):
+                        return out
+                    raise _Bail
+                kind, btype, name = m.group(1, 2, 3)
+                coord = self.coord(m.start(3))
+                self.pos = m.end()
+                args = self.arglist() if kind != "promise" else ()
+                self.expect(_OPEN)
             if ":" in name:
                 namespace, _, name = name.partition(":")
             else:
                 namespace = self.namespace
             if kind == "promise":
-                self.expect(_OPEN)
-                out.append(ast.PromiseBlock(btype, name, tuple(self.bodyattribs()), namespace,
-                                            coord))
+                out.append(_make_promise_block(btype, name, self.bodyattribs(False), namespace,
+                                               coord))
                 continue
-            args = self.arglist()
-            self.expect(_OPEN)
             if kind == "bundle":
-                out.append(ast.Bundle(btype, name, args, self.sections(), namespace, coord))
+                out.append(_make_bundle(btype, name, args, self.sections(), namespace, coord))
                 continue
-            constraints = replace_repeats(self.bodyattribs())
-            body = ast.Body(btype, name, args, constraints, namespace, coord)
+            constraints = self.bodyattribs(True)
+            body = _make_body(btype, name, args, constraints, namespace, coord)
             if btype == "file" and name == "control":
                 for c in constraints:
                     if c.lval == "namespace":
@@ -395,7 +589,7 @@ class _Parser:
                     raise _Bail
                 classes, varclass = "any", m.group("vc")[1:-3]
             else:
-                return tuple(ast.PromiseSection(n, tuple(ps), c)
+                return tuple(_make_section(n, tuple(ps), c)
                              for n, (c, ps) in merged.items())
 
     def promise(self, raw: str, start: int, classes: str, varclass: str | None) -> ast.Promise:
@@ -405,124 +599,129 @@ class _Parser:
         inner = raw[1:-1]
         promiser = deescape(inner) if "\\" in inner else inner
         text = self.text
+        match = _PROMISE_NEXT.match
+        data = self.data_lvals
         promisee = None
-        m = _ARROW.match(text, self.pos)
-        if m is not None:
+        m = match(text, self.pos)
+        if m is not None and m.lastgroup == "a":
             self.pos = m.end()
             promisee = self.rval()[0]
+            m = match(text, self.pos)
         constraints: list[ast.Constraint] = []
-        simple = _SIMPLE.match
-        data = self.data_lvals
+        lvals: set[str] = set()
         while True:
-            m = simple(text, self.pos)
-            if m is not None:
-                self.pos = m.end()
-                lval = m.group("l")
-                lcoord = self.coord(m.start("l"))
-                rval = self.scalar(m.group("r"), m.start("r"))
-                line = rval.coord[3]
-                if lval in data and rval.kind != _BARE:
-                    rval = inline_data(rval)
-                constraints.append(_CONSTRAINT(lval, rval, lcoord, line))
-                if m.group("e") == ";":
-                    break
-                continue
-            m = _LVAL.match(text, self.pos)
             if m is None:
-                if constraints:          # after a ','
-                    raise _Bail
-                self.expect(_SEMI)
-                break
-            self.pos = m.end()
-            lval = m.group("l")
-            lcoord = self.coord(m.start("l"))
-            rval, line = self.rval()
-            if lval in data and isinstance(rval, ast.Scalar) and rval.kind != _BARE:
-                rval = inline_data(rval)
-            constraints.append(_CONSTRAINT(lval, rval, lcoord, line))
-            m = _TOKEN.match(text, self.pos)
-            if m is None or m.lastgroup != "p":
                 raise _Bail
             self.pos = m.end()
-            end = m.group("p")
+            kind = m.lastgroup
+            if kind == "s":              # `;` after the promiser or the promisee
+                if constraints:
+                    raise _Bail
+                break
+            if kind == "a":
+                raise _Bail
+            lval, raw, end = m.group(1, 2, 3)
+            if kind == "e":              # a scalar, then `,` or `;`
+                start = m.start(2)
+                lcoord, rcoord = self.coords(m.start(1), start)
+                rval = self.scalar(raw, start, rcoord)
+                line = rval.coord[3]
+            else:
+                lcoord, rval, line, end = self.compound(m, kind)
+                if end != "," and end != ";":
+                    raise _Bail
+            if lval in data and rval.__class__ is _SCALAR and rval.kind != _BARE:
+                rval = inline_data(rval)
+            constraints.append(_make_constraint(lval, rval, lcoord, line, "any"))
+            lvals.add(lval)
             if end == ";":
                 break
-            if end != ",":
-                raise _Bail
-        return ast.Promise(promiser, replace_repeats(constraints), promisee, classes, varclass,
-                           coord)
+            m = match(text, self.pos)
+        return _make_promise(promiser, tuple(constraints) if len(lvals) == len(constraints)
+                             else replace_repeats(constraints), promisee, classes, varclass, coord)
 
     # -- bodies --------------------------------------------------------------------------------
-    def bodyattribs(self) -> list[ast.Constraint]:
+    def bodyattribs(self, replace: bool) -> tuple[ast.Constraint, ...]:
+        """The constraints of a body (``replace``: a repeated one replaces the first)
+        or of a promise block, up to its ``}``."""
         text = self.text
-        simple = _SIMPLE.match
+        match = _BODY_NEXT.match
         out: list[ast.Constraint] = []
+        seen: set[tuple[str, str]] = set()
         classes: str | None = "any"
         while True:
-            m = simple(text, self.pos)
-            if m is not None and m.group("e") == ";":
-                if classes is None:
+            m = match(text, self.pos)
+            if m is None:
+                raise _Bail
+            self.pos = m.end()
+            kind = m.lastgroup
+            if kind == "end":
+                if replace and len(seen) < len(out):
+                    return replace_repeats(out)
+                return tuple(out)
+            if kind == "vc":
+                if "\n" in m.group("vc"):
                     raise _Bail
-                self.pos = m.end()
-                lcoord = self.coord(m.start("l"))
-                rval = self.scalar(m.group("r"), m.start("r"))
-                out.append(_CONSTRAINT(m.group("l"), rval, lcoord, rval.coord[3], classes))
+                classes = None
                 continue
-            m = _BODY_ITEM.match(text, self.pos)
-            if m is not None:
-                self.pos = m.end()
-                kind = m.lastgroup
-                if kind == "e":
-                    return out
-                if kind == "vc":
-                    if "\n" in m.group("vc"):
-                        raise _Bail
-                    classes = None
-                    continue
-                value = m.group("c")[:-2]
+            if kind == "g":
+                value = m.group("g")[:-2]
                 if (" " in value or "\t" in value) and _WHITESPACE_IN_CLASS.fullmatch(value):
                     raise _Bail
                 classes = value
                 continue
-            m = _LVAL.match(text, self.pos)
-            if m is None or classes is None:
+            if classes is None:
                 raise _Bail
-            self.pos = m.end()
-            lcoord = self.coord(m.start("l"))
-            rval, line = self.rval()
-            self.expect(_SEMI)
-            out.append(_CONSTRAINT(m.group("l"), rval, lcoord, line, classes))
+            lval, raw = m.group(1, 2)
+            if kind == "e":              # a scalar, then `;`
+                start = m.start(2)
+                lcoord, rcoord = self.coords(m.start(1), start)
+                rval = self.scalar(raw, start, rcoord)
+                line = rval.coord[3]
+            else:
+                lcoord, rval, line, end = self.compound(m, kind)
+                if end != ";":
+                    raise _Bail
+            out.append(_make_constraint(lval, rval, lcoord, line, classes))
+            seen.add((lval, classes))
 
     # -- rvals ----------------------------------------------------------------------------------
+    def compound(self, m: Any, kind: str) -> tuple[Coord, ast.Rval, int, str]:
+        """For a constraint whose `lval =>` a _PROMISE_NEXT or _BODY_NEXT match ``m``
+        has read, with what the match holds of the rval (``kind``: a call's name and
+        `(`, a list's `{`, or nothing): the lval's Coord, the rval, CFEngine's line at
+        its end and the token after it."""
+        if kind == "c":
+            lcoord, coord = self.coords(m.start(1), m.start(4))
+            rval, line = self.call(m.group(4), coord)
+        elif kind == "b":
+            lcoord, coord = self.coords(m.start(1), m.start(6))
+            rval, line = self.list_items(coord)
+        else:
+            lcoord = self.coord(m.start(1))
+            rval, line = self.rval()
+        follow = _FOLLOW.match(self.text, self.pos)
+        if follow is None:
+            raise _Bail
+        self.pos = follow.end()
+        return lcoord, rval, line, follow.group(1)
+
     def rval(self) -> tuple[ast.Rval, int]:
         """An rval and CFEngine's line at its end."""
-        m = _TOKEN.match(self.text, self.pos)
+        m = _RVAL.match(self.text, self.pos)
         if m is None:
             raise _Bail
-        kind = m.lastgroup
-        if kind == "p":
-            if m.group("p") != "{":
-                raise _Bail
-            coord = self.coord(m.start("p"))
-            self.pos = m.end()
-            return self.list_items(coord)
-        if kind == "o":
-            raise _Bail
-        return self.item(m)
-
-    def item(self, m: Any) -> tuple[ast.Rval, int]:
-        """A scalar or a call whose first token ``m`` (a _TOKEN match) has been read."""
-        kind = m.lastgroup
-        raw = m.group(kind)
-        start = m.start(kind)
         self.pos = m.end()
-        if kind != "q":
-            paren = _LPAREN.match(self.text, self.pos)
-            if paren is not None:
-                coord = self.coord(start)
-                self.pos = paren.end()
-                return self.call(raw, coord)
-        node = self.scalar(raw, start)
+        kind = m.lastgroup
+        if kind == "b":
+            return self.list_items(self.coord(m.start("b")))
+        raw = m.group("v")
+        if kind == "c":
+            if raw[0] in "\"'`":        # a string then `(`: a syntax error
+                raise _Bail
+            return self.call(raw, self.coord(m.start("v")))
+        start = m.start("v")
+        node = self.scalar(raw, start, self.coord(start))
         return node, node.coord[3]
 
     def call(self, name: str, coord: Coord) -> tuple[ast.FnCall, int]:
@@ -531,54 +730,66 @@ class _Parser:
         if self.depth > _MAX_DEPTH:      # the LR path has no recursion limit
             raise _Bail
         text = self.text
+        match = _ITEM.match
         args: list[ast.Rval] = []
-        m = _RPAREN.match(text, self.pos)
-        if m is None:
-            while True:
-                m = _TOKEN.match(text, self.pos)
-                if m is None or m.lastgroup in ("p", "o"):
+        while True:
+            m = match(text, self.pos)
+            if m is None:
+                raise _Bail
+            self.pos = m.end()
+            raw, follow = m.group(1, 2)
+            if raw is None:
+                if follow == ")" and not args:      # no arguments
+                    break
+                raise _Bail
+            if follow == "(":
+                if raw[0] in "\"'`":
                     raise _Bail
-                args.append(self.item(m)[0])
-                m = _TOKEN.match(text, self.pos)
+                args.append(self.call(raw, self.coord(m.start(1)))[0])
+                m = _FOLLOW.match(text, self.pos)
                 if m is None:
                     raise _Bail
-                kind = m.lastgroup
-                if kind == "o" and m.group("o") == ")":
-                    break
-                if kind != "p" or m.group("p") != ",":
-                    raise _Bail
                 self.pos = m.end()
-            end = m.start("o")
-        else:
-            end = m.end() - 1
-        self.pos = m.end()
+                follow = m.group(1)
+            else:
+                start = m.start(1)
+                args.append(self.scalar(raw, start, self.coord(start)))
+            if follow == ")":
+                break
+            if follow != ",":
+                raise _Bail
         self.depth -= 1
-        return _CALL(name, tuple(args), coord), self.coord(end)[3]
+        return _make_call(name, tuple(args), coord), self.cfline(self.pos - 1)
 
     def list_items(self, coord: Coord) -> tuple[ast.List, int]:
         """A list's items and its ``}``, after the ``{`` at ``coord``."""
         text = self.text
+        match = _ITEM.match
         items: list[ast.Rval] = []
         while True:
-            m = _TOKEN.match(text, self.pos)
+            m = match(text, self.pos)
             if m is None:
                 raise _Bail
-            kind = m.lastgroup
-            if kind == "p":
-                if m.group("p") != "}":
-                    raise _Bail
-                break
-            if kind == "o":
-                raise _Bail
-            items.append(self.item(m)[0])
-            m = _TOKEN.match(text, self.pos)
-            if m is None or m.lastgroup != "p":
-                raise _Bail
-            sep = m.group("p")
-            if sep == "}":
-                break
-            if sep != ",":
-                raise _Bail
             self.pos = m.end()
-        self.pos = m.end()
-        return _LIST(tuple(items), coord), self.coord(m.start("p"))[3]
+            raw, follow = m.group(1, 2)
+            if raw is None:                 # none, or a comma after the last
+                if follow == "}":
+                    break
+                raise _Bail
+            if follow == "(":
+                if raw[0] in "\"'`":
+                    raise _Bail
+                items.append(self.call(raw, self.coord(m.start(1)))[0])
+                m = _FOLLOW.match(text, self.pos)
+                if m is None:
+                    raise _Bail
+                self.pos = m.end()
+                follow = m.group(1)
+            else:
+                start = m.start(1)
+                items.append(self.scalar(raw, start, self.coord(start)))
+            if follow == "}":
+                break
+            if follow != ",":
+                raise _Bail
+        return _LIST(tuple(items), coord), self.cfline(self.pos - 1)

@@ -145,6 +145,33 @@ bundle agent main
     "bundle agent m { vars: \"x\" s => \"y\"; } @else\n",
     "bundle agent a\n{\n  classes:\n    \"\n\"::\n      \"\";\n}\n",   # a guard over two lines
     "bundle\tagent m # c\n( a ) # d\n{ # e\n}",
+    # heads: the arguments read in one match, or else token by token
+    "bundle agent m(a, b,,) { }",
+    "bundle agent m(a,,b) { }",
+    "bundle agent m(,) { }",
+    "bundle agent m( \t) { }",
+    "body x y(a b) { }",
+    "bundle agent m(bundle) { }",
+    "bundle agent m(a)(b) { }",
+    "bundle agent m(a:b) { }",
+    "bundle agent m(a,\n b) { }",
+    "bundle agent m # x::y\n(a) { }",
+    "bundle agent m(a) x { }",
+    "promise agent p(a) { }",
+    "promise agent p() { }",
+    "bundle agent m(" + "a" * 1024 + ") { }",
+    # constraints: the rval on the lval's line or not, calls and lists in one match or not
+    "bundle agent m { vars: \"x\" s =>\n \"y\"; }",
+    "bundle agent m { vars: \"x\" s\n=> \"y\", t => # c\n f(a); }",
+    "bundle agent m { vars: \"x\" s => f\n(a), t => \"a\"(\"b\"); }",
+    "bundle agent m { vars: \"x\" s => f(\"a\"\n), t => g(h(x)\n, { \"z\" }); }",
+    "bundle agent m { vars: \"x\" s => { f(x), \"a\"\n, g() }, t => { \"q\" } ; }",
+    "bundle agent m { vars: \"x\" -> f(a) s => \"y\"; \"z\" -> { \"a\" }; }",
+    "bundle agent m { vars: \"x\" s => \"a\\\\\", t => 'b\\\\', u => \"c\\\"d\"; }",
+    "bundle agent m { vars: \"x\" s => \"a\\\"::\", t => \"b\"; }",
+    "body x y { a => f(b)::; }",
+    "body x y { a => \"b\"; a => \"c\"; any:: a => \"d\"; }",
+    "bundle agent m { vars: \"x\" a => \"b\", a => \"c\"; }",
 ])
 def test_same_result_on_edge_cases(text: str) -> None:
     same(text)
