@@ -174,7 +174,6 @@ _RESERVED = frozenset(("bundle", "body", "promise"))
 _VARCLASS_AT = precompiled.compile(_VARCLASS)
 _LPAREN = precompiled.compile(f"{_WS}{_NOCLASS}\\(")
 _OPEN = precompiled.compile(f"{_WS}\\{{")
-_SEMI = precompiled.compile(f"{_WS};")
 _END = precompiled.compile(f"{_WS}\\Z")
 
 _MAX_DEPTH = 100          # calls nested deeper go to the LR path
