@@ -35,7 +35,7 @@ token with a lookahead that rules the earlier ones out:
 Only ``\\n``, spaces, tabs and ``#`` comments separate tokens here, so a text
 with a CR goes to the LR path, whose lines then follow CFEngine's CRLF count.
 
-What the time goes to (a parse of lib/files.cf, about 30 M instructions, was 46 M):
+What the time goes to (a parse of lib/files.cf, about 29 M instructions, was 42 M):
 regexes (a quarter), the nodes and their Coords (a third), the Python around them.
 What makes SRE slow, and is avoided in the patterns here: a call costs about 2,000
 instructions before it reads a character, so one match reads a whole construct
@@ -125,10 +125,11 @@ _SCALAR_RVAL = (f"{_QSTRING}|{_NAKED}|{_UNRESERVED}"
 def _constraint_re(ends: str) -> str:
     """`lval =>` (l) and, where the rval starts on the lval's line and is one of the
     common ones, what the pattern can read of it: a scalar and the `,` or `;` after
-    it (r, e), a call's name and its `(` (f, c), a list's `{` (b).  Groups 1 to 6."""
+    it (r, e), a call's name and its `(` on that line (f, c), a list's `{` (b).
+    Groups 1 to 6."""
     return (f"(?P<l>{_UNRESERVED}{_WORD})(?:[ \\t]*+=>[ \\t]*+"
             f"(?:(?P<r>{_SCALAR_RVAL}){_WS}(?P<e>[{ends}])"
-            f"|(?P<f>{_NAME}){_WS}{_NOCLASS}(?P<c>\\()|(?P<b>\\{{))?"
+            f"|(?P<f>{_NAME})[ \\t]*+{_NOCLASS}(?P<c>\\()|(?P<b>\\{{)|)"
             f"|{_WS}=>{_WS})")
 
 
@@ -137,12 +138,17 @@ _PROMISE_NEXT = precompiled.compile(f"{_WS}(?:{_constraint_re(',;')}|(?P<a>->)|(
 # What can come next in a body: a constraint, a class guard or the `}` ending it.
 _BODY_NEXT = precompiled.compile(
     f"{_WS}(?:{_constraint_re(';')}|(?P<vc>{_VARCLASS})|(?P<g>(?>{CLASS_RE}))|(?P<end>\\}}))")
-# An item of a list or an argument of a call (group 1) and what follows it (group 2),
-# or what follows alone (the list's `}`, the call's `)`).
-_ITEM = precompiled.compile(f"{_WS}(?:({_VALUE}){_WS})?({_FOLLOWER})")
-_FOLLOW = precompiled.compile(f"{_WS}({_FOLLOWER})")
+# An item of a list or an argument of a call (group 2) and what follows it, on the
+# item's line (3) or not (4), or what follows alone (5: the list's `}`, the call's
+# `)`); group 1 is set (to "") when a newline comes before the item.  (Where a
+# newline is, each `[ \t]*+` alternative fails at it and the _WS one is taken.)
+_ITEM = precompiled.compile(
+    f"(?:[ \\t]*+|{_WS}())(?:({_VALUE})(?:[ \\t]*+({_FOLLOWER})|{_WS}({_FOLLOWER}))"
+    f"|({_FOLLOWER}))")
+# What follows an item: on its line (1) or not (2).
+_FOLLOW = precompiled.compile(f"[ \\t]*+({_FOLLOWER})|{_WS}({_FOLLOWER})")
 # An rval anywhere else: a list's `{` (b), a scalar (v), a call's name and `(` (c).
-_RVAL = precompiled.compile(f"{_WS}(?:(?P<b>\\{{)|(?P<v>{_VALUE})(?:{_WS}{_NOCLASS}(?P<c>\\())?)")
+_RVAL = precompiled.compile(f"{_WS}(?:(?P<b>\\{{)|(?P<v>{_VALUE})(?:{_WS}{_NOCLASS}(?P<c>\\()|))")
 # Whatever a general token can be (the arglist's fallback reads these).
 _TOKEN = precompiled.compile(
     f"{_WS}(?:(?P<q>{_QSTRING})|(?P<p>[{{}},;])|{_NOCLASS}(?:(?P<s>(?>{SYMBOL_RE}))|(?P<o>[()])"
@@ -171,7 +177,6 @@ _RESERVED = frozenset(("bundle", "body", "promise"))
 _VARCLASS_AT = precompiled.compile(_VARCLASS)
 _LPAREN = precompiled.compile(f"{_WS}{_NOCLASS}\\(")
 _OPEN = precompiled.compile(f"{_WS}\\{{")
-_SEMI = precompiled.compile(f"{_WS};")
 _END = precompiled.compile(f"{_WS}\\Z")
 
 _MAX_DEPTH = 100          # calls nested deeper go to the LR path
@@ -443,12 +448,14 @@ class _Parser:
         name), ``coord`` the Coord of its start."""
         first = raw[0]
         if first in "\"'`":
-            inner = raw[1:-1]
-            if "\\" in inner and first != "`" and _VARCLASS_AT.match(self.text, start):
-                raise _Bail       # an escaped quote: the lexer makes a VARCLASS of "a\"::
+            value = inner = raw[1:-1]
+            if "\\" in inner:
+                if first != "`" and _VARCLASS_AT.match(self.text, start):
+                    raise _Bail   # an escaped quote: the lexer makes a VARCLASS of "a\"::
+                value = deescape(inner)
             if "\n" in raw:
                 coord = self.multiline(coord, raw, start)
-            value, kind, quote = deescape(inner) if "\\" in inner else inner, _QUOTED, first
+            kind, quote = _QUOTED, first
         else:
             value, kind, quote = raw, _NAKED_KIND if first in "$@" else _BARE, ""
         node = _obj(_SCALAR)                  # ast.Scalar(value, kind, coord, quote)
@@ -481,10 +488,10 @@ class _Parser:
                         raise _Bail
                     args = tuple(names)
             else:
+                if _END.match(text, self.pos):
+                    return out
                 m = _ANY_HEAD.match(text, self.pos)
                 if m is None:
-                    if _END.match(text, self.pos):
-                        return out
                     raise _Bail
                 kind, btype, name = m.group(1, 2, 3)
                 coord = self.coord(m.start(3))
@@ -563,8 +570,7 @@ class _Parser:
             if kind == "q":
                 if promises is None:
                     raise _Bail               # a promise before any promise type
-                start = m.start("q")
-                promises.append(self.promise(m.group("q"), start, classes, varclass))
+                promises.append(self.promise(m.group("q"), m.start("q"), classes, varclass))
             elif kind == "c":
                 if promises is None:
                     raise _Bail
@@ -692,11 +698,13 @@ class _Parser:
         `(`, a list's `{`, or nothing): the lval's Coord, the rval, CFEngine's line at
         its end and the token after it."""
         if kind == "c":
-            lcoord, coord = self.coords(m.start(1), m.start(4))
-            rval, line = self.call(m.group(4), coord)
+            start = m.start(4)
+            lcoord, coord = self.coords(m.start(1), start)
+            rval, line = self.call(m.group(4), coord, start)
         elif kind == "b":
-            lcoord, coord = self.coords(m.start(1), m.start(6))
-            rval, line = self.list_items(coord)
+            start = m.start(6)
+            lcoord, coord = self.coords(m.start(1), start)
+            rval, line = self.list_items(coord, start)
         else:
             lcoord = self.coord(m.start(1))
             rval, line = self.rval()
@@ -704,7 +712,8 @@ class _Parser:
         if follow is None:
             raise _Bail
         self.pos = follow.end()
-        return lcoord, rval, line, follow.group(1)
+        here, apart = follow.group(1, 2)
+        return lcoord, rval, line, here or apart
 
     def rval(self) -> tuple[ast.Rval, int]:
         """An rval and CFEngine's line at its end."""
@@ -714,82 +723,90 @@ class _Parser:
         self.pos = m.end()
         kind = m.lastgroup
         if kind == "b":
-            return self.list_items(self.coord(m.start("b")))
+            start = m.start("b")
+            return self.list_items(self.coord(start), start)
         raw = m.group("v")
         if kind == "c":
             if raw[0] in "\"'`":        # a string then `(`: a syntax error
                 raise _Bail
-            return self.call(raw, self.coord(m.start("v")))
+            return self.call(raw, self.coord(m.start("v")), -1)
         start = m.start("v")
         node = self.scalar(raw, start, self.coord(start))
         return node, node.coord[3]
 
-    def call(self, name: str, coord: Coord) -> tuple[ast.FnCall, int]:
-        """A call's arguments and its ``)``, after ``name(``."""
+    def call(self, name: str, coord: Coord, at: int) -> tuple[ast.FnCall, int]:
+        """A call's arguments and its ``)``, after ``name(``, and CFEngine's line at
+        the ``)``.  ``coord`` is the name's Coord and ``at`` where the name is, or -1
+        when a newline comes before the ``(`` (see :meth:`item`)."""
         self.depth += 1
         if self.depth > _MAX_DEPTH:      # the LR path has no recursion limit
             raise _Bail
-        text = self.text
-        match = _ITEM.match
         args: list[ast.Rval] = []
         while True:
-            m = match(text, self.pos)
-            if m is None:
-                raise _Bail
-            self.pos = m.end()
-            raw, follow = m.group(1, 2)
-            if raw is None:
+            node, follow, at = self.item(coord, at)
+            if node is None:
                 if follow == ")" and not args:      # no arguments
                     break
                 raise _Bail
-            if follow == "(":
-                if raw[0] in "\"'`":
-                    raise _Bail
-                args.append(self.call(raw, self.coord(m.start(1)))[0])
-                m = _FOLLOW.match(text, self.pos)
-                if m is None:
-                    raise _Bail
-                self.pos = m.end()
-                follow = m.group(1)
-            else:
-                start = m.start(1)
-                args.append(self.scalar(raw, start, self.coord(start)))
+            args.append(node)
             if follow == ")":
                 break
             if follow != ",":
                 raise _Bail
         self.depth -= 1
-        return _make_call(name, tuple(args), coord), self.cfline(self.pos - 1)
+        line = coord[3] if at >= 0 else self.cfline(self.pos - 1)      # at the `)`
+        return _make_call(name, tuple(args), coord), line
 
-    def list_items(self, coord: Coord) -> tuple[ast.List, int]:
-        """A list's items and its ``}``, after the ``{`` at ``coord``."""
-        text = self.text
-        match = _ITEM.match
+    def list_items(self, coord: Coord, at: int) -> tuple[ast.List, int]:
+        """A list's items and its ``}``, after the ``{`` at ``at`` whose Coord is
+        ``coord``, and CFEngine's line at the ``}``."""
         items: list[ast.Rval] = []
         while True:
-            m = match(text, self.pos)
-            if m is None:
-                raise _Bail
-            self.pos = m.end()
-            raw, follow = m.group(1, 2)
-            if raw is None:                 # none, or a comma after the last
+            node, follow, at = self.item(coord, at)
+            if node is None:                # none, or a comma after the last
                 if follow == "}":
                     break
                 raise _Bail
-            if follow == "(":
-                if raw[0] in "\"'`":
-                    raise _Bail
-                items.append(self.call(raw, self.coord(m.start(1)))[0])
-                m = _FOLLOW.match(text, self.pos)
-                if m is None:
-                    raise _Bail
-                self.pos = m.end()
-                follow = m.group(1)
-            else:
-                start = m.start(1)
-                items.append(self.scalar(raw, start, self.coord(start)))
+            items.append(node)
             if follow == "}":
                 break
             if follow != ",":
                 raise _Bail
-        return _LIST(tuple(items), coord), self.cfline(self.pos - 1)
+        line = coord[3] if at >= 0 else self.cfline(self.pos - 1)      # at the `}`
+        return _LIST(tuple(items), coord), line
+
+    def item(self, anchor: Coord, at: int) -> tuple[ast.Rval | None, str, int]:
+        """The next item of a list or argument of a call and what follows it, or None
+        and the list's ``}`` or the call's ``)`` (or what else comes).
+
+        ``anchor`` is the Coord of the list's ``{`` or the call's name, at ``at``,
+        and ``at`` stays -1 once a newline has come after it: until then the items
+        are on its line, and their Coords (and the line at the end) are made from it
+        without counting lines.  The ``at`` returned is that for what follows."""
+        m = _ITEM.match(self.text, self.pos)
+        if m is None:
+            raise _Bail
+        self.pos = m.end()
+        newline, raw, follow, apart, alone = m.group(1, 2, 3, 4, 5)
+        if raw is None:
+            return None, alone, at if newline is None else -1
+        start = m.start(2)
+        if at < 0 or newline is not None:
+            coord = self.coord(start)
+        else:                            # on the anchor's line: no line to count
+            coord = _new(Coord, (anchor[0], anchor[1], anchor[2] + start - at, anchor[3]))
+        if follow == "(" or apart == "(":
+            if raw[0] in "\"'`":
+                raise _Bail
+            node, line = self.call(raw, coord, start if follow else -1)
+            m = _FOLLOW.match(self.text, self.pos)
+            if m is None:
+                raise _Bail
+            self.pos = m.end()
+            follow, apart = m.group(1, 2)
+        else:
+            node = self.scalar(raw, start, coord)
+            line = node.coord[3]
+        if follow is None or line != anchor[3] or at < 0 or newline is not None:
+            return node, follow or apart, -1
+        return node, follow, at
