@@ -12,11 +12,22 @@ for (``_sre.MAGIC`` and the Python version), and otherwise, or for a pattern not
 in the table, compiles it as ``re.compile`` does.  ``_sre`` validates the code it
 is given, so a stale table can only cost the time it was meant to save:
 ``tests/syntax/test_precompiled.py`` checks that the table is current.
+
+Nor is the ``re`` module imported unless a pattern is missing from the table:
+``import re`` (with ``enum``, which it needs for its flags, and its parser and
+compiler) is 12 M instructions, 7% of a cold ``cf-lite-promises`` check that
+compiles nothing.  The flags callers pass are :data:`MULTILINE` and friends below
+(plain ints, the values of ``re``'s flags), and ``precompiled.error`` is
+``re.error`` (imported when first asked for: an ``except precompiled.error:``
+clause only looks it up while an exception is being matched).
 """
 from __future__ import annotations
 
-import re
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 try:
     import _sre
@@ -26,6 +37,12 @@ try:
               else {})
 except Exception:             # another implementation, no table or a broken one
     _TABLE = {}
+
+# re's flags, as the ints re.compile and _sre.compile take
+IGNORECASE = 2
+MULTILINE = 8
+DOTALL = S = 16
+VERBOSE = 64
 
 # (pattern, flags) compile() was asked for, once each, for the generator and the table's test
 REQUESTED: dict[tuple[str, int], None] = {}
@@ -41,7 +58,16 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:   # noqa: A001 (re
             return _sre.compile(pattern, final_flags, list(code), groups, groupindex, indexgroup)
         except (RuntimeError, TypeError, ValueError):     # code this engine rejects
             pass
+    import re
     return re.compile(pattern, flags)
+
+
+def __getattr__(name: str) -> object:
+    """``precompiled.error``: ``re.error``, importing ``re`` only when it is asked for."""
+    if name == "error":
+        import re
+        return re.error
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def sre_entry(pattern: str, flags: int) -> tuple:
@@ -90,6 +116,7 @@ def requested_on_start() -> list[tuple[str, int]]:
 
 def write_table(path: str) -> int:
     """Regenerate ``_sretab.py`` at ``path``; returns how many patterns it holds."""
+    import re
     rows = []
     for pattern, flags in requested_on_start():
         try:

@@ -15,10 +15,9 @@ promise (4,000 times on masterfiles), so its cost follows what changed:
 """
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 
@@ -85,6 +84,7 @@ def _read(patterns: list[str]) -> tuple[_Pattern, ...]:
 
 
 def _regex(pattern: str) -> re.Pattern[str] | None:
+    import re
     try:
         return re.compile(pattern)
     except re.error:

@@ -22,7 +22,6 @@ policy is parsed:
 from __future__ import annotations
 
 import os
-import re
 
 from cfpromise import precompiled
 from cfpromise.eval.variables import parse_ref
@@ -207,6 +206,7 @@ class _Loader:
                 return bool(self.ctx.eval_class_expr(entry[:-2]))
             except Exception:               # a malformed expression matches nothing
                 return False
+        import re
         try:
             rx = re.compile(entry)
         except re.error:

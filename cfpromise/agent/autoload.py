@@ -32,7 +32,6 @@ Loaded files are logged (verbose) and listed in ``--report json`` (``autoloaded`
 from __future__ import annotations
 
 import os
-import re
 
 from cfpromise import precompiled
 from cfpromise.records import record
@@ -48,7 +47,7 @@ ENV_VAR = "CF_LITE_BUNDLE_PATH"
 BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),
                 "edit_xml": ("edit_xml",), "home_bundle": ("agent", "common"),
                 "service_bundle": ("agent", "common")}
-_BLOCK = precompiled.compile(r"^\s*(body|bundle)\s+([A-Za-z0-9_]+)\s+([A-Za-z0-9_]+)", re.MULTILINE)
+_BLOCK = precompiled.compile(r"^\s*(body|bundle)\s+([A-Za-z0-9_]+)\s+([A-Za-z0-9_]+)", precompiled.MULTILINE)
 
 
 @record

@@ -803,8 +803,8 @@ def _minutes(*candidates: Any) -> int:
 
 
 def _canonical(attributes: dict[str, Any]) -> str:
-    import json
-    return json.dumps(attributes, sort_keys=True, default=str)
+    from cfpromise.jsondumps import dumps
+    return dumps(attributes, sort_keys=True, default=str)
 
 
 def _digest(attributes: dict[str, Any]) -> str:

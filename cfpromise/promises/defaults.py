@@ -1,8 +1,6 @@
 """defaults promises: give a bundle variable a value when it is undefined, empty or matches."""
 from __future__ import annotations
 
-import re
-
 from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.evaluators import Step, evaluator
 from cfpromise.promises.vars import define
@@ -18,6 +16,7 @@ def evaluate(step: Step) -> Outcome | None:
             if current.value not in ("", [], None):
                 return Outcome.KEPT
         else:
+            import re
             pattern = step.ev.text(regex_c.rval.value)
             values = current.value if isinstance(current.value, list) else [current.value]
             if not any(isinstance(v, str) and re.fullmatch(pattern, v) for v in values):

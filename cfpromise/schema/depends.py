@@ -29,7 +29,6 @@ in a file not read, so missing handles are not reported; cycles still are.
 """
 from __future__ import annotations
 
-import re
 from collections import deque
 
 from cfpromise import precompiled
@@ -40,6 +39,7 @@ from cfpromise.syntax.errors import Coord, Diagnostic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Iterable, Iterator
 
 _VARREF = precompiled.compile(r"\$\([^()]*\)|\$\{[^{}]*\}")
@@ -98,6 +98,7 @@ def collect(policy: ast.Policy) -> list[PromiseDeps]:
 
 def handle_pattern(text: str) -> re.Pattern[str]:
     """A handle written with variables as a regex: each reference matches anything."""
+    import re
     parts: list[str] = []
     while True:
         replaced = _VARREF.sub("\0", text)

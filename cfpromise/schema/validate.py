@@ -14,7 +14,6 @@ bundles, argument counts, duplicate handles) is :mod:`cfpromise.schema.check`.
 """
 from __future__ import annotations
 
-import re
 import warnings
 from functools import lru_cache
 
@@ -23,6 +22,10 @@ from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
 from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 # lvals whose function-call-looking rval is a parameterised bundle, not a function.
 BUNDLE_CALL_LVALS = frozenset({"bundlesequence", "edit_line", "edit_xml", "usebundle",
@@ -206,7 +209,7 @@ def _compiled(range_: str) -> re.Pattern[str] | None:
         warnings.simplefilter("ignore")       # PCRE ranges like [+-=] make re warn
         try:
             return precompiled.compile(range_)
-        except re.error:
+        except precompiled.error:
             return None
 
 

@@ -8,15 +8,19 @@ match the range's character set.  Anything still holding a variable reference
 """
 from __future__ import annotations
 
-import re
 import time
 from functools import lru_cache
 
 from cfpromise import precompiled
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
 INFINITY = 999999999
 _INT_SUFFIX = {"k": 1000, "K": 1024, "m": 1000 ** 2, "M": 1024 ** 2, "g": 1000 ** 3, "G": 1024 ** 3}
-_INT_RE = precompiled.compile(r"\s*([+-]?\d+)(.*)", re.S)
+_INT_RE = precompiled.compile(r"\s*([+-]?\d+)(.*)", precompiled.S)
+_REAL_RE = precompiled.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(.*)", precompiled.S)
 
 
 class ValueError_(ValueError):
@@ -49,7 +53,7 @@ def parse_int(text: str) -> int:
 
 
 def parse_real(text: str) -> float:
-    m = re.fullmatch(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(.*)", text, re.S)
+    m = _REAL_RE.fullmatch(text)
     if not m:
         raise ValueError_(f"Failed to parse real number: {text}")
     value, rest = float(m.group(1)), m.group(2).rstrip()
@@ -94,7 +98,7 @@ def check_option(text: str, range_: str | None) -> None:
 
 @lru_cache(maxsize=64)
 def _regex(range_: str) -> re.Pattern[str]:
-    return re.compile(range_)
+    return precompiled.compile(range_)
 
 
 def check_context(text: str, range_: str | None) -> None:

@@ -21,7 +21,6 @@ the true line (for error messages).
 """
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 
 TYPE_CHECKING = False
@@ -133,6 +132,9 @@ def compare_version(current: str, wanted: str) -> int:
 
 
 _VERSION_ARG = r"\d{1,10}(?:\.\d{1,10}){0,2}"
+_VERSION_ARG_RE = precompiled.compile(_VERSION_ARG)
+_VERSION_PAIR = precompiled.compile(rf"({_VERSION_ARG}) *, *({_VERSION_ARG})")
+_FEATURE_ARG = precompiled.compile(r"[a-zA-Z0-9_]+")
 # macro -> which results of compare_version(current, argument) accept the block
 _VERSION_MACROS = {
     "minimum_version": (0, 1), "maximum_version": (-1, 0), "before_version": (-1,),
@@ -143,13 +145,13 @@ _VERSION_MACROS = {
 def _macro_accepts(owner: "Lexer", kind: str, arg: str) -> bool | None:
     """Whether an ``@if kind(arg)`` block is kept; None for an unknown or malformed macro."""
     if kind == "feature":
-        return arg in owner.features if re.fullmatch(r"[a-zA-Z0-9_]+", arg) else None
+        return arg in owner.features if _FEATURE_ARG.fullmatch(arg) else None
     if kind in _VERSION_MACROS:
-        if not re.fullmatch(_VERSION_ARG, arg):
+        if not _VERSION_ARG_RE.fullmatch(arg):
             return None
         return compare_version(owner.version, arg) in _VERSION_MACROS[kind]
     if kind == "between_versions":
-        m = re.fullmatch(rf"({_VERSION_ARG}) *, *({_VERSION_ARG})", arg)
+        m = _VERSION_PAIR.fullmatch(arg)
         if not m:
             return None
         return (compare_version(owner.version, m.group(1)) >= 0
@@ -456,10 +458,10 @@ def _master_lexer() -> Any:
         import ply.lex as lex
         module = sys.modules[__name__]
         if importlib.util.find_spec(LEXTAB) is not None:
-            built = lex.lex(module=module, reflags=int(re.VERBOSE), optimize=True,
+            built = lex.lex(module=module, reflags=precompiled.VERBOSE, optimize=True,
                             lextab=LEXTAB, errorlog=lex.NullLogger())
         else:
-            built = lex.lex(module=module, reflags=int(re.VERBOSE), errorlog=lex.NullLogger())
+            built = lex.lex(module=module, reflags=precompiled.VERBOSE, errorlog=lex.NullLogger())
         _MASTER.append(built)
     return _MASTER[0]
 
@@ -473,7 +475,7 @@ def write_lextab(outdir: str) -> str:
     path = os.path.join(outdir, "_lextab.py")
     if os.path.exists(path):
         os.remove(path)
-    lexer = lex.lex(module=sys.modules[__name__], reflags=int(re.VERBOSE), errorlog=lex.NullLogger())
+    lexer = lex.lex(module=sys.modules[__name__], reflags=precompiled.VERBOSE, errorlog=lex.NullLogger())
     lexer.writetab("_lextab", outdir)
     return path
 
@@ -496,7 +498,7 @@ _new_tuple = tuple.__new__
 # After every token: skip whitespace and comments (atomic, so that no alternative is
 # ever tried inside them), then PLY's own master regex with its rules in its order.
 _SKIP_PREFIX = r"(?>(?:[ \t\r\n]+|\#[^\n]*)*)"
-_SKIP = precompiled.compile(_SKIP_PREFIX, re.VERBOSE)
+_SKIP = precompiled.compile(_SKIP_PREFIX, precompiled.VERBOSE)
 _SCANNER: list[tuple[Any, list[str | None]]] = []
 
 

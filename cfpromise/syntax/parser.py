@@ -19,7 +19,6 @@ Parse-time conversions that CFEngine itself makes:
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from cfpromise.schema import schema

@@ -59,8 +59,6 @@ is not at the start of its line.
 """
 from __future__ import annotations
 
-import re
-
 from cfpromise import precompiled
 from cfpromise.syntax import ast
 from cfpromise.syntax.convert import data_lvals, inline_data, policy, replace_repeats
@@ -274,7 +272,7 @@ def parse(text: str, filename: str = "<string>") -> ast.Policy | None:
 
 
 _MACRO_IF = precompiled.compile(r"@if [a-z_]+\([^)\n]*\)")
-_SKIP_END = precompiled.compile(r"^@(?:else|endif)", re.MULTILINE)
+_SKIP_END = precompiled.compile(r"^@(?:else|endif)", precompiled.MULTILINE)
 
 
 class _Version:

@@ -3,9 +3,25 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from cfpromise.agent.outcome import NOT_KEPT, Outcome, merge
+import copy
+import pickle
 
-outcomes = st.lists(st.sampled_from(list(Outcome)), max_size=8)
+from cfpromise.agent.outcome import NOT_KEPT, OUTCOMES, Outcome, merge
+
+outcomes = st.lists(st.sampled_from(OUTCOMES), max_size=8)
+
+
+def test_each_outcome_is_one_instance_with_enum_s_name_and_value() -> None:
+    assert [o.name for o in OUTCOMES] == ["SKIPPED", "KEPT", "REPAIRED", "WARN", "FAILED",
+                                          "DENIED", "TIMEOUT", "INTERRUPTED"]
+    assert Outcome.REPAIRED.value == "repaired" and Outcome.TIMEOUT.name == "TIMEOUT"
+    assert repr(Outcome.KEPT) == "<Outcome.KEPT: 'kept'>" and str(Outcome.WARN) == "Outcome.WARN"
+    for o in OUTCOMES:
+        assert getattr(Outcome, o.name) is o
+        assert pickle.loads(pickle.dumps(o)) is o
+        assert copy.copy(o) is o and copy.deepcopy([o])[0] is o
+    assert len({hash(o) for o in OUTCOMES}) == len(OUTCOMES)
+    assert {o for o in OUTCOMES if o.not_kept} == NOT_KEPT
 
 
 def test_examples() -> None:
