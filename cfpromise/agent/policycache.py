@@ -3,44 +3,41 @@
 A cron agent parses the same unchanged policy every five minutes; parsing is the
 biggest part of loading (masterfiles' lib: about 150 ms, read back from the
 cache: about 20 ms).  Each policy file has one cache file, named after its path
-and role (entry file or input), holding the file's content digest, the digest
-of cf-lite's parser and schema code, and the parsed policy (only a policy that
+and role (entry file or input), holding the digest of cf-lite's parser and
+schema code, the file's content digest, and the parsed policy (only a policy that
 validated is kept).  An entry is used only when both digests still match, so an
 edited policy file or an upgraded cf-lite is parsed afresh; anything unreadable
 is treated as a miss.  Cache files are written atomically, mode 0600, in a
 directory only the agent's user can write.
 
-Reading a pickle can run code, so the cache is trusted only as
-:mod:`cfpromise.agent.trust` says (the file and every directory from the work
+The parsed policy is kept as nested tuples of plain values
+(:mod:`cfpromise.syntax.astcodec`) written by ``marshal``, which builds only
+values and never calls anything (a pickle can be made to call any function it
+can name); it is also three times cheaper to write than a pickle of the tree.
+Still, what the agent runs comes from these files, so the cache is trusted only
+as :mod:`cfpromise.agent.trust` says (the file and every directory from the work
 directory down owned by the agent's user, not writable by group or others): a
 loose cache directory is set aside and rebuilt, a loose cache file is a miss and
 is replaced, and a loose work or state directory turns the cache off; each with
-one warning.  And the unpickler only admits the policy tree's own classes
-(:class:`_PolicyUnpickler`), so even a planted file cannot call anything else;
-it is as fast as the plain one.
+one warning.
 """
 from __future__ import annotations
 
+import marshal
 import os
+import sys
 import time
 
 import cfpromise
 from cfpromise.agent import trust
-from cfpromise.syntax import ast, errors
+from cfpromise.syntax import astcodec
 from cfpromise.syntax.errors import gc_paused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-try:
-    # The pickle module's C core directly: pickle.py itself (its Python fallback
-    # implementation, 86 KB of byte code and a regex) is 4 M instructions of a cold
-    # cf-lite-promises check, which uses none of it.
-    import _pickle as pickle
-except ImportError:                      # an interpreter without the accelerator
-    import pickle  # type: ignore[no-redef]
-_PROTOCOL = 5                            # pickle.HIGHEST_PROTOCOL since Python 3.8
+    from cfpromise.syntax.ast import Policy
 
 try:
     # BLAKE2 without hashlib: importing hashlib loads OpenSSL's libcrypto (about 4 ms,
@@ -51,18 +48,24 @@ try:
 except ImportError:                      # an interpreter without the module
     from hashlib import blake2b as _blake2b
 
-FORMAT = 2          # 2: BLAKE2b digests and names (1: SHA-256)
+FORMAT = 3          # 3: marshal (2: pickle, BLAKE2b digests and names; 1: SHA-256)
+SUFFIX = ".ast"
+_OLD_SUFFIX = ".pickle"     # format 2's name for the same entry, removed when replaced
+
+
+_DIGEST_SIZE = 32
+_HEADER = 2 * _DIGEST_SIZE  # an entry: the code stamp, the policy file's digest, the tree
 
 
 def _digest_of(data: bytes) -> bytes:
-    return _blake2b(data, digest_size=32).digest()
+    return _blake2b(data, digest_size=_DIGEST_SIZE).digest()
 _CODE_DIRS = ("syntax", "schema", "data")
 
 
 def _code_stamp() -> bytes:
     """cf-lite's version and the size and mtime of every parser/schema source file."""
     root = os.path.dirname(os.path.abspath(cfpromise.__file__))
-    parts = [f"{FORMAT}:{cfpromise.__version__}"]
+    parts = [f"{FORMAT}:{cfpromise.__version__}:{sys.version_info[0]}.{sys.version_info[1]}"]
     for sub in _CODE_DIRS:
         directory = os.path.join(root, sub)
         try:
@@ -77,20 +80,6 @@ def _code_stamp() -> bytes:
                     continue
                 parts.append(f"{sub}/{name}:{st.st_size}:{st.st_mtime_ns}")
     return _digest_of("\n".join(parts).encode())
-
-
-_ALLOWED_MODULES = {module.__name__: module for module in (ast, errors)}
-
-
-class _PolicyUnpickler(pickle.Unpickler):
-    """Resolves only classes defined in the policy tree's own modules."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module in _ALLOWED_MODULES and "." not in name:
-            found = getattr(_ALLOWED_MODULES[module], name, None)
-            if isinstance(found, type) and found.__module__ == module:
-                return found
-        raise pickle.UnpicklingError(f"policy cache refers to {module}.{name}")
 
 
 class PolicyCache:
@@ -138,9 +127,9 @@ class PolicyCache:
             self._stamp = _code_stamp()
         return self._stamp
 
-    def _file(self, path: str, entry: bool) -> str:
+    def _file(self, path: str, entry: bool, suffix: str = SUFFIX) -> str:
         name = _digest_of(f"{int(entry)}:{os.path.abspath(path)}".encode()).hex()
-        return os.path.join(self.directory, name[:40] + ".pickle")
+        return os.path.join(self.directory, name[:40] + suffix)
 
     @staticmethod
     def _digest(path: str) -> bytes | None:
@@ -150,7 +139,7 @@ class PolicyCache:
         except OSError:
             return None
 
-    def get(self, path: str, entry: bool) -> tuple[Any, bytes | None]:
+    def get(self, path: str, entry: bool) -> tuple[Policy | None, bytes | None]:
         """(the cached policy of ``path`` or None when absent or stale, the digest of the
         file's content now: give it to :meth:`put` after parsing)."""
         digest = self._digest(path)
@@ -164,15 +153,16 @@ class PolicyCache:
                         self._warned_files = True
                         self.log("warning", f"Policy cache entry ignored and rebuilt: {problem}")
                     return None, digest
-                with gc_paused():
-                    stamp, content, policy = _PolicyUnpickler(fh).load()
+                data = fh.read()
+            # the code stamp and the content digest first, then the marshalled tree
+            if data[:_DIGEST_SIZE] != self.stamp or data[_DIGEST_SIZE:_HEADER] != digest:
+                return None, digest
+            with gc_paused():
+                return astcodec.decode(marshal.loads(memoryview(data)[_HEADER:])), digest
         except Exception:          # missing, truncated, from another format: a miss
             return None, digest
-        if stamp != self.stamp or content != digest:
-            return None, digest
-        return policy, digest
 
-    def put(self, path: str, entry: bool, policy: Any, digest: bytes | None) -> None:
+    def put(self, path: str, entry: bool, policy: Policy, digest: bytes | None) -> None:
         """Keep ``policy``, parsed and validated from ``path`` whose content had ``digest``
         before it was parsed; failures are ignored."""
         if digest is None or not self.usable:
@@ -180,15 +170,22 @@ class PolicyCache:
         target = self._file(path, entry)
         tmp = f"{target}.{os.getpid()}.tmp"
         try:
+            # no collection inside: the encoding's tuples, thousands per file, would start
+            # collections over the young AST
+            with gc_paused():
+                data = marshal.dumps(astcodec.encode(policy))
             os.makedirs(self.directory, mode=0o700, exist_ok=True)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            # no collection inside either: the pickler's reduce tuples, thousands per file,
-            # would start collections over the young AST (half a cold dump's time)
-            with os.fdopen(fd, "wb") as fh, gc_paused():
-                pickle.dump((self.stamp, digest, policy), fh, protocol=_PROTOCOL)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(self.stamp + digest + data)
             os.replace(tmp, target)
-        except (OSError, pickle.PicklingError, RecursionError):
+        except (OSError, ValueError, TypeError, RecursionError):
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+            return
+        try:
+            os.unlink(self._file(path, entry, _OLD_SUFFIX))
+        except OSError:
+            pass

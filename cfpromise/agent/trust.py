@@ -1,7 +1,7 @@
 """May the agent trust state it reads back from its work directory?
 
 Some files under WORKDIR change what a run does when they are read back: the
-cache of parsed policy (a pickle), the persistent classes, the state package and
+cache of parsed policy, the persistent classes, the state package and
 promise modules keep.  Another local user who can plant or replace such a file
 could make root's next run do what they like.  So, as cf-agent refuses policy
 files that others can write, cf-lite uses such state only when the file and

@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from cfpromise.agent import policycache
 from cfpromise.agent.policycache import PolicyCache
 from cfpromise.syntax.parser import parse_file
@@ -46,7 +48,7 @@ def test_agent_runs_from_the_cache_and_sees_edits(tmp_path: Path) -> None:
     proc = agent(tmp_path, POLICY % "again")               # edited: parsed afresh
     assert reports(proc) == ["again"]
     assert len(list((tmp_path / "wd" / "state" / "policy_cache").iterdir())) == 1
-    cached[0].write_bytes(b"not a pickle")                  # a damaged entry is a miss
+    cached[0].write_bytes(cached[0].read_bytes()[:100])     # a damaged entry is a miss
     proc = agent(tmp_path, POLICY % "again")
     assert reports(proc) == ["again"] and proc.returncode == 0
 
@@ -60,7 +62,7 @@ def test_a_policy_with_errors_is_not_kept(tmp_path: Path) -> None:
 
 
 class _Payload:
-    """Unpickling this runs a command: what a planted cache file would do."""
+    """Unpickling this runs a command: what a planted pickle would do."""
 
     def __init__(self, marker: Path) -> None:
         self.marker = marker
@@ -69,25 +71,43 @@ class _Payload:
         return (os.system, (f"touch {self.marker}",))
 
 
-def _plant(cache: PolicyCache, src: Path, marker: Path) -> Path:
-    """A cache entry for ``src`` that matches its digests but carries a payload."""
+def _plant(cache: PolicyCache, src: Path, marker: Path, kind: str = "code") -> Path:
+    """A cache entry for ``src`` that matches its digests but carries a payload: a pickle
+    that runs a command when loaded, or marshalled code that would if it were called."""
+    import marshal
     import pickle
     _, digest = cache.get(str(src), True)
     target = Path(cache._file(str(src), True))
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(pickle.dumps((cache.stamp, digest, _Payload(marker))))
+    code = compile(f"open({str(marker)!r}, 'w').close()", "payload", "exec")
+    payload = pickle.dumps(_Payload(marker)) if kind == "pickle" else \
+        marshal.dumps((code, (code,), (), code))
+    target.write_bytes(cache.stamp + digest + payload)
     return target
 
 
-def test_a_planted_pickle_never_runs_even_in_a_trusted_directory(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["pickle", "code"])
+def test_a_planted_payload_never_runs_even_in_a_trusted_directory(tmp_path: Path,
+                                                                   kind: str) -> None:
     src = tmp_path / "p.cf"
     src.write_text(POLICY % "one")
     marker = tmp_path / "payload-ran"
     cache = PolicyCache(str(tmp_path / "wd" / "state" / "policy_cache"), str(tmp_path / "wd"))
     (tmp_path / "wd" / "state").mkdir(parents=True, mode=0o700)
-    _plant(cache, src, marker).chmod(0o600)
-    assert cache.get(str(src), True)[0] is None             # refused by the unpickler: a miss
+    _plant(cache, src, marker, kind).chmod(0o600)
+    assert cache.get(str(src), True)[0] is None             # not a policy tree: a miss
     assert not marker.exists()
+
+
+def test_an_entry_of_the_pickle_format_is_removed_when_replaced(tmp_path: Path) -> None:
+    src = tmp_path / "p.cf"
+    src.write_text(POLICY % "one")
+    cache = PolicyCache(str(tmp_path / "cache"))
+    old = Path(cache._file(str(src), True, ".pickle"))
+    old.parent.mkdir()
+    old.write_bytes(b"format 2")
+    cache.put(str(src), True, parse_file(str(src)), cache.get(str(src), True)[1])
+    assert [p.name for p in old.parent.iterdir()] == [Path(cache._file(str(src), True)).name]
 
 
 def test_loose_cache_directory_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
@@ -118,7 +138,6 @@ def test_loose_state_directory_turns_the_cache_off(tmp_path: Path) -> None:
 
 
 def test_cache_file_of_another_owner_is_ignored(tmp_path: Path) -> None:
-    import pytest
     if os.geteuid() != 0:
         pytest.skip("needs root to give a file another owner")
     (tmp_path / "wd" / "state" / "policy_cache").mkdir(parents=True, mode=0o700)
