@@ -2,7 +2,8 @@
 
 Both run the same policy file, each a fresh process per repetition with its own
 scratch work directory (Python start-up included, as cron runs it).  Prints the
-best wall time of each and the ratio; the goal is at most 2x.
+best wall time of each and the ratio; the goal is at most 2x.  The two take turns,
+round by round (bench/timing.py).
 Usage: python bench/agent_trivial.py [--repeat N]
 """
 from __future__ import annotations
@@ -13,21 +14,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import Run, best_of
 
 POLICY = 'bundle agent main\n{\n  reports:\n    "hello from $(sys.host)";\n}\n'
 
 
-def best(cmd: list[str], env: dict[str, str], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        times.append(time.perf_counter() - start)
-        if proc.returncode != 0 or "R: hello" not in proc.stdout:
-            raise SystemExit(f"{cmd[0]} failed:\n{proc.stdout}\n{proc.stderr}")
-    return min(times)
+def _reported(proc: subprocess.CompletedProcess[str]) -> str | None:
+    return None if "R: hello" in proc.stdout else f"did not report:\n{proc.stdout}\n{proc.stderr}"
 
 
 def main() -> int:
@@ -43,17 +38,23 @@ def main() -> int:
         lite_wd, ref_wd = Path(tmp) / "lite", Path(tmp) / "ref"
         (ref_wd / "bin").mkdir(parents=True)
         env = dict(os.environ)
-        mine = best([lite, "-K", "-f", str(policy), "-w", str(lite_wd)], env, args.repeat)
-        print(f"cf-lite-agent: {mine * 1000:7.1f} ms")
+        runs = {"cf-lite-agent": Run([lite, "-K", "-f", str(policy), "-w", str(lite_wd)], env,
+                                     check=_reported)}
         ref = shutil.which("cf-agent")
+        if ref is not None:
+            promises = shutil.which("cf-promises")
+            if promises:
+                os.symlink(promises, ref_wd / "bin" / "cf-promises")
+            runs["cf-agent"] = Run([ref, "-K", "-f", str(policy)],
+                                   dict(env, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd)),
+                                   check=_reported)
+        best = best_of(runs, args.repeat)
+        mine = best["cf-lite-agent"]
+        print(f"cf-lite-agent: {mine * 1000:7.1f} ms")
         if ref is None:
             print("cf-agent not installed: no ratio")
             return 0
-        promises = shutil.which("cf-promises")
-        if promises:
-            os.symlink(promises, ref_wd / "bin" / "cf-promises")
-        env["CFENGINE_TEST_OVERRIDE_WORKDIR"] = str(ref_wd)
-        theirs = best([ref, "-K", "-f", str(policy)], env, args.repeat)
+        theirs = best["cf-agent"]
         print(f"cf-agent:      {theirs * 1000:7.1f} ms")
         print(f"ratio cf-lite / cf-agent: {mine / theirs:.2f}x (goal: at most 2x)")
     return 0

@@ -8,7 +8,8 @@ file alone (issue #15's check: ``lib/files.cf`` at most 3x cf-promises).
 
 Each repetition starts from an empty work directory, so that cf-lite's cache of
 parsed files (WORKDIR/state/policy_cache) is cold and the time is the parse's;
-``--warm`` keeps the cache between repetitions (the cron agent's case).
+``--warm`` keeps the cache between repetitions (the cron agent's case).  The two
+programs take turns, round by round (bench/timing.py).
 Usage: python bench/parse.py [--repeat N] [--file FILE] [--warm] [LIBDIR]
 """
 from __future__ import annotations
@@ -16,11 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import Run, best_of
 
 DEFAULT_LIB = Path("/usr/share/cfengine3/masterfiles/lib")
 
@@ -33,22 +34,6 @@ def policy_including(lib: Path, tmp: Path) -> Path:
     entry.write_text(f"body common control\n{{\n  inputs => {{ {inputs} }};\n}}\n")
     entry.chmod(0o600)
     return entry
-
-
-def timed(cmd: list[str], repeat: int, env: dict[str, str] | None = None,
-          fresh: Path | None = None) -> list[float]:
-    """Wall times of ``repeat`` runs of ``cmd``; ``fresh`` is emptied before each run."""
-    times = []
-    for _ in range(repeat):
-        if fresh is not None:
-            shutil.rmtree(fresh, ignore_errors=True)
-            fresh.mkdir(mode=0o700)
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        times.append(time.perf_counter() - start)
-        if proc.returncode != 0:
-            raise SystemExit(f"{cmd[0]} failed: {proc.stderr[:500]}")
-    return times
 
 
 def lite_program(name: str) -> str:
@@ -83,17 +68,26 @@ def main() -> int:
         workdir = tmp / "lite"
         workdir.mkdir(mode=0o700)
         lite_cmd = [lite, "-w", str(workdir), "-f", str(entry)]
+
+        def empty_workdir() -> None:
+            shutil.rmtree(workdir, ignore_errors=True)
+            workdir.mkdir(mode=0o700)
+
+        runs = {"cf-lite-promises": Run(lite_cmd, before=None if args.warm else empty_workdir)}
         if args.warm:
-            timed(lite_cmd, 1)
-        mine = min(timed(lite_cmd, args.repeat, fresh=None if args.warm else workdir))
+            best_of(runs, 1)                    # fills the cache
+        if ref is not None:
+            ref_wd = tmp / "ref"
+            ref_wd.mkdir(mode=0o700)
+            env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd))
+            runs["cf-promises"] = Run([ref, "-f", str(entry)], env)
+        best = best_of(runs, args.repeat)
+        mine = best["cf-lite-promises"]
         print(f"cf-lite-promises: {mine * 1000:8.1f} ms")
         if ref is None:
             print("cf-promises not installed: no ratio")
             return 0
-        ref_wd = tmp / "ref"
-        ref_wd.mkdir(mode=0o700)
-        env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd))
-        theirs = min(timed([ref, "-f", str(entry)], args.repeat, env=env))
+        theirs = best["cf-promises"]
         print(f"cf-promises:      {theirs * 1000:8.1f} ms")
         print(f"ratio cf-lite / cf-promises: {mine / theirs:.2f}x (goal: at most 3x)")
     return 0

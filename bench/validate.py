@@ -9,7 +9,8 @@ repetition, with its own work directory.  cf-lite is timed twice:
   run, so every file is parsed and validated (goal: at most 3x cf-promises);
 * warm: the cache filled by a first run and kept (goal: at most 1.5x).
 
-Prints the best of ``--repeat`` for each and the ratios.  Skips, saying so,
+Prints the best of ``--repeat`` for each and the ratios; the three take turns,
+round by round (bench/timing.py).  Skips, saying so,
 without CFEngine.  Usage: python bench/validate.py [--repeat N]
 """
 from __future__ import annotations
@@ -17,28 +18,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from timing import Run, best_of
+
 MASTERFILES = Path("/usr/share/cfengine3/masterfiles")
-
-
-def run_best(cmd: list[str], repeat: int, env: dict[str, str],
-             before: Path | None = None) -> float:
-    """The best wall time of ``repeat`` runs; ``before`` is removed before each run."""
-    best = float("inf")
-    for _ in range(repeat):
-        if before is not None:
-            shutil.rmtree(before, ignore_errors=True)
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        best = min(best, time.perf_counter() - start)
-        if proc.returncode != 0:
-            raise SystemExit(f"{cmd[0]} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
-    return best
 
 
 def main() -> int:
@@ -62,11 +48,16 @@ def main() -> int:
         env = dict(os.environ)
         lite_cmd = [lite, "-w", str(lite_wd), "-f", entry]
         cache = lite_wd / "state" / "policy_cache"
-        cold = run_best(lite_cmd, args.repeat, env, before=cache)
-        run_best(lite_cmd, 1, env)                     # fills the cache
-        warm = run_best(lite_cmd, args.repeat, env)
-        theirs = run_best([ref, "-f", entry], args.repeat,
-                          dict(env, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd)))
+        warm_wd = root / "lite-warm"
+        warm_wd.mkdir(mode=0o700)
+        warm_cmd = [lite, "-w", str(warm_wd), "-f", entry]
+        best_of({"warm": Run(warm_cmd, env)}, 1)            # fills the warm cache
+        best = best_of({"cold": Run(lite_cmd, env, before=lambda: shutil.rmtree(cache, True)),
+                        "warm": Run(warm_cmd, env),
+                        "cf-promises": Run([ref, "-f", entry],
+                                           dict(env, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd)))},
+                       args.repeat)
+        cold, warm, theirs = best["cold"], best["warm"], best["cf-promises"]
         print(f"validating masterfiles' promises.cf, best of {args.repeat}")
         print(f"cf-lite-promises cold cache: {cold * 1000:7.0f} ms")
         print(f"cf-lite-promises warm cache: {warm * 1000:7.0f} ms")
