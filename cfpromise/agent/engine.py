@@ -43,7 +43,7 @@ from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, parameter_value
 from cfpromise.promises.api import THIS_ATTRIBUTES, BundleCall, PromiseRun, handler_for
-from cfpromise.promises.evaluators import EVALUATORS, Step
+from cfpromise.promises.evaluators import Step, load as _load_evaluators
 from cfpromise.schema import schema
 from cfpromise.syntax import ast
 from cfpromise.syntax.names import find_block
@@ -51,6 +51,9 @@ from cfpromise.syntax.names import find_block
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Iterator
+
+# promise type -> the engine's own evaluator (vars, classes, meta, defaults, methods, reports)
+EVALUATORS = _load_evaluators()
 
 
 class FatalError(Exception):

@@ -16,8 +16,7 @@ from cfpromise import precompiled
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.rvals import UNRESOLVED, as_text
-from cfpromise.promises.evaluators import Step, evaluator
-from cfpromise.promises.vars import meta_tags, promise_comment
+from cfpromise.promises.evaluators import Step, evaluator, meta_tags, promise_comment
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False

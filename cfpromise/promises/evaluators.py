@@ -61,6 +61,27 @@ class Step:
         self.agent.out.log(level, message)
 
 
+# Attributes every evaluator may read (here, not in vars.py, which imports this module:
+# classes.py needs them too, and a module this one loads must not import them from vars)
+def meta_tags(step: Step) -> tuple[str, ...]:
+    """The promise's meta tags, expanded."""
+    c = step.promise.get("meta")
+    if c is None:
+        return ()
+    value = step.ev.value(c.rval, want_list=True)
+    if isinstance(value, list):
+        return tuple(v for v in value if isinstance(v, str))
+    return (value,) if isinstance(value, str) else ()
+
+
+def promise_comment(step: Step) -> str | None:
+    """The promise's comment, expanded (None without one)."""
+    c = step.promise.get("comment")
+    if c is None or not isinstance(c.rval, ast.Scalar):
+        return None
+    return step.ev.text(c.rval.value)
+
+
 if TYPE_CHECKING:
     Evaluator = Callable[[Step], Outcome | None]
 
@@ -74,8 +95,15 @@ def evaluator(promise_type: str) -> Callable[[Evaluator], Evaluator]:
     return register
 
 
-def _load() -> None:
-    from cfpromise.promises import classes, defaults, meta, methods, reports, vars  # noqa: F401
+# The modules whose evaluators register above, imported by :func:`load` (the engine calls
+# it when it is imported), not when this module is: they import this module themselves,
+# and one of them imported first would otherwise meet the others half-initialised.
+MODULES = ("classes", "defaults", "meta", "methods", "reports", "vars")
 
 
-_load()
+def load() -> dict[str, Evaluator]:
+    """EVALUATORS, with every evaluator module imported."""
+    import importlib
+    for name in MODULES:
+        importlib.import_module(f"cfpromise.promises.{name}")
+    return EVALUATORS

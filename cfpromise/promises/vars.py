@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.rvals import UNRESOLVED, as_text
-from cfpromise.promises.evaluators import Step, evaluator
+from cfpromise.promises.evaluators import Step, evaluator, meta_tags, promise_comment
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -52,16 +52,6 @@ def normalize_number(type_: str, text: str) -> str | None:
         return f"{parse_real(text.strip()):f}"
     except ValueError_:
         return None
-
-
-def meta_tags(step: Step) -> tuple[str, ...]:
-    c = step.promise.get("meta")
-    if c is None:
-        return ()
-    value = step.ev.value(c.rval, want_list=True)
-    if isinstance(value, list):
-        return tuple(v for v in value if isinstance(v, str))
-    return (value,) if isinstance(value, str) else ()
 
 
 def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outcome | None:
@@ -109,14 +99,6 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     # still holding unresolved references: defined as written now (promises later in
     # this pass see it, as in cf-agent), and evaluated again in the next pass
     return None if waiting else Outcome.KEPT
-
-
-def promise_comment(step: Step) -> str | None:
-    """The promise's comment, expanded (None without one)."""
-    c = step.promise.get("comment")
-    if c is None or not isinstance(c.rval, ast.Scalar):
-        return None
-    return step.ev.text(c.rval.value)
 
 
 @evaluator("vars")

@@ -18,7 +18,7 @@ from cfpromise.promises import evaluators
 
 def _counting(monkeypatch: pytest.MonkeyPatch, ptype: str) -> dict[str, int]:
     counts: dict[str, int] = {}
-    inner = evaluators.EVALUATORS[ptype]
+    inner = evaluators.load()[ptype]
 
     def counted(step: Any) -> Any:
         counts[step.promiser] = counts.get(step.promiser, 0) + 1
