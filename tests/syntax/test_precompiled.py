@@ -25,8 +25,9 @@ def test_table_holds_the_start_path_patterns_as_re_compiles_them() -> None:
     assert len(wanted) > 40
     assert set(_sretab.PATTERNS) == set(wanted), REGENERATE
     for key, (flags, code, groups, groupindex, indexgroup) in wanted.items():
-        assert _sretab.PATTERNS[key] == (flags, tuple(code), groups, groupindex,
-                                         tuple(indexgroup)), f"{key[0]!r}: {REGENERATE}"
+        t_flags, t_code, *rest = _sretab.PATTERNS[key]
+        assert (t_flags, memoryview(t_code).cast("I").tolist(), *rest) == \
+            (flags, code, groups, groupindex, tuple(indexgroup)), f"{key[0]!r}: {REGENERATE}"
 
 
 def test_the_start_path_compiles_none_of_its_patterns_at_run_time() -> None:
@@ -56,13 +57,16 @@ def test_a_pattern_from_the_table_matches_as_re_compile(text: str) -> None:
 
 def test_code_the_engine_rejects_falls_back_to_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
     pattern = r"ab+c"
-    broken = (32, (1, 2, 3), 0, {}, (None,))          # not valid SRE code
+    broken = (32, b"".join(n.to_bytes(4, sys.byteorder) for n in (1, 2, 3)), 0, {},
+              (None,))                              # words, but not valid SRE code
     monkeypatch.setitem(precompiled._TABLE, (pattern, 0), broken)
     assert precompiled.compile(pattern).fullmatch("abbbc")
 
 
-def test_a_table_for_another_engine_is_not_used() -> None:
-    script = ("import _sre\nfrom cfpromise import _sretab\n_sretab.MAGIC = _sre.MAGIC + 1\n"
+@pytest.mark.parametrize("change", ["MAGIC = _sre.MAGIC + 1", "CODE = (4, 'big')",
+                                    "CODE = (8, sys.byteorder)"])
+def test_a_table_for_another_engine_is_not_used(change: str) -> None:
+    script = (f"import _sre, sys\nfrom cfpromise import _sretab\n_sretab.{change}\n"
               "from cfpromise import precompiled\nprint(len(precompiled._TABLE))\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True)
