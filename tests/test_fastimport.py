@@ -1,0 +1,108 @@
+"""cfpromise.fastimport: cf-lite's plain modules load straight from their checked byte code;
+anything the finder is not sure of goes the standard way, which then behaves as before."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import py_compile
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import cfpromise
+from cfpromise import fastimport
+from cfpromise.fastimport import Finder
+
+PACKAGE = Path(cfpromise.__file__).parent
+
+
+def _module(directory: Path, text: str, compiled: bool = True, **how: object) -> Path:
+    source = directory / "fake_mod.py"
+    source.write_text(text)
+    if compiled:
+        py_compile.compile(str(source), doraise=True, **how)   # type: ignore[arg-type]
+    return source
+
+
+def _load(spec: importlib.machinery.ModuleSpec) -> object:
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)                           # type: ignore[union-attr]
+    return module
+
+
+def test_the_finder_comes_first_and_loads_plain_modules_not_packages() -> None:
+    import cfpromise.agent.engine as engine
+    import cfpromise.syntax as syntax_package
+    assert sys.meta_path[0] is Finder
+    assert type(engine.__spec__.loader).__name__ == "_Loader"
+    assert engine.__file__ == str(PACKAGE / "agent" / "engine.py")
+    assert engine.__cached__ == str(PACKAGE / "agent" / "__pycache__" /
+                                    f"engine.{sys.implementation.cache_tag}.pyc")
+    assert type(syntax_package.__spec__.loader).__name__ == "SourceFileLoader"
+    assert Finder.find_spec("json", None) is None                  # not cf-lite's
+    assert Finder.find_spec("cfpromise.agent.engine", ["a", "b"]) is None
+
+
+def test_current_byte_code_is_used(tmp_path: Path) -> None:
+    _module(tmp_path, "X = 1\ndef f():\n    raise ValueError('here')\n")
+    spec = Finder.find_spec("cfpromise.fake_mod", [str(tmp_path)])
+    assert spec is not None and spec.origin == str(tmp_path / "fake_mod.py")
+    module = _load(spec)
+    assert module.X == 1 and module.__file__ == spec.origin
+    assert module.f.__code__.co_filename == spec.origin           # tracebacks show the source
+    assert "raise ValueError('here')" in spec.loader.get_source("cfpromise.fake_mod")
+
+
+def test_a_stale_missing_or_hash_based_pyc_goes_the_standard_way(tmp_path: Path) -> None:
+    source = _module(tmp_path, "X = 1\n")
+    time.sleep(0.01)
+    source.write_text("X = 22\n")                                 # changed after compiling
+    os.utime(source, (time.time() + 5, time.time() + 5))
+    assert Finder.find_spec("cfpromise.fake_mod", [str(tmp_path)]) is None
+    _module(tmp_path, "X = 3\n", compiled=False)
+    for pyc in (tmp_path / "__pycache__").iterdir():
+        pyc.unlink()
+    assert Finder.find_spec("cfpromise.fake_mod", [str(tmp_path)]) is None
+    _module(tmp_path, "X = 4\n", invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+    assert Finder.find_spec("cfpromise.fake_mod", [str(tmp_path)]) is None
+    (tmp_path / "__pycache__" / f"fake_mod.{sys.implementation.cache_tag}.pyc").write_bytes(
+        b"junk")
+    assert Finder.find_spec("cfpromise.fake_mod", [str(tmp_path)]) is None
+
+
+def test_get_code_compiles_a_source_changed_since(tmp_path: Path) -> None:
+    source = _module(tmp_path, "X = 1\n")
+    spec = Finder.find_spec("cfpromise.fake_mod", [str(tmp_path)])
+    source.write_text("X = 2\n")
+    os.utime(source, (time.time() + 5, time.time() + 5))
+    assert _load(spec).X == 1                                     # what was checked
+    code = spec.loader.get_code("cfpromise.fake_mod")             # asked again: the source
+    namespace: dict = {}
+    exec(code, namespace)
+    assert namespace["X"] == 2
+
+
+def test_run_as_a_script_with_python_m() -> None:
+    proc = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "--version"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("cf-lite-promises "), proc.stderr
+
+
+@pytest.mark.parametrize("flags", [["-O"], ["-X", "pycache_prefix=/nonexistent"]])
+def test_not_installed_where_byte_code_lives_elsewhere(flags: list[str]) -> None:
+    probe = "import sys, cfpromise.fastimport as f\nprint(f.Finder in sys.meta_path)\n"
+    proc = subprocess.run([sys.executable, *flags, "-c", probe], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_no_module_shadows_a_package_of_the_same_name() -> None:
+    """The standard finder prefers a package directory to a module of the same name; this
+    finder would take the module, so there must be none."""
+    for directory, dirs, files in os.walk(PACKAGE):
+        for name in dirs:
+            assert f"{name}.py" not in files, os.path.join(directory, name)
+    assert fastimport._PREFIX == "cfpromise."
