@@ -71,3 +71,11 @@ def test_a_table_for_another_engine_is_not_used(change: str) -> None:
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True)
     assert proc.stdout.strip() == "0"
+
+
+def test_flags_and_error_are_re_s() -> None:
+    for name in ("IGNORECASE", "MULTILINE", "DOTALL", "S", "VERBOSE"):
+        assert getattr(precompiled, name) == getattr(re, name), name
+    assert precompiled.error is re.error
+    with pytest.raises(precompiled.error):
+        precompiled.compile("(unclosed")
