@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable
@@ -68,8 +69,14 @@ def reference(path: Path) -> tuple[int, str, str]:
 
 
 def _run_reference(path: Path) -> tuple[int, str, str]:
-    proc = subprocess.run(["cf-promises", "-p", "json", "-f", str(path)], capture_output=True,
-                          text=True, errors="surrogateescape", timeout=60, cwd=str(path.parent))
+    # A scratch work directory: cf-promises evaluates execresult() in vars, and some
+    # acceptance tests run `cf-agent -Kf` on a broken policy there, whose failsafe (from
+    # the default work directory's inputs) would start cf-serverd and leave it running.
+    with tempfile.TemporaryDirectory(prefix="cf-promises-wd-") as workdir:
+        proc = subprocess.run(["cf-promises", "-p", "json", "-f", str(path)],
+                              capture_output=True, text=True, errors="surrogateescape",
+                              timeout=60, cwd=str(path.parent),
+                              env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=workdir))
     return proc.returncode, proc.stdout, proc.stderr
 
 
