@@ -49,12 +49,12 @@ def main() -> int:
                                    dict(env, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd)),
                                    check=_reported)
         best = best_of(runs, args.repeat)
-        mine = best["cf-lite-agent"]
+        mine = best["cf-lite-agent"].best
         print(f"cf-lite-agent: {mine * 1000:7.1f} ms")
         if ref is None:
             print("cf-agent not installed: no ratio")
             return 0
-        theirs = best["cf-agent"]
+        theirs = best["cf-agent"].best
         print(f"cf-agent:      {theirs * 1000:7.1f} ms")
         print(f"ratio cf-lite / cf-agent: {mine / theirs:.2f}x (goal: at most 2x)")
     return 0

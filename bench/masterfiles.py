@@ -7,7 +7,9 @@ starts and manages CFEngine's daemons, so the dry run is the comparable workload
 on a test machine):
 
 * first run: a fresh work directory;
-* converged run: the same work directory again (best of ``--repeat``).
+* converged run: the same work directory again (best of ``--repeat``);
+
+the two agents take turns, round by round (bench/timing.py).
 
 masterfiles names ``apt_get`` as its ``package_inventory``: cf-lite falls back to
 its own module when WORKDIR/modules/packages holds none, cf-agent skips the
@@ -30,25 +32,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import Run, best_of
 
 MASTERFILES = Path("/usr/share/cfengine3/masterfiles")
 APT_GET = Path(__file__).resolve().parent.parent / "cfpromise" / "modules" / "packages" / "apt_get"
-
-
-def timed(cmd: list[str], env: dict[str, str], log: Path) -> tuple[float, int]:
-    """(wall seconds, peak RSS in KiB) of one run of ``cmd``; output goes to ``log``."""
-    with open(log, "wb") as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{cmd[0]} exited {proc.returncode}; see {log}:\n"
-                         + log.read_text(errors="replace")[-2000:])
-    return wall, usage.ru_maxrss
 
 
 def workdir(root: Path, name: str) -> Path:
@@ -63,20 +52,6 @@ def workdir(root: Path, name: str) -> Path:
         if found:
             os.symlink(found, wd / "bin" / prog)
     return wd
-
-
-def measure(label: str, cmd: list[str], env: dict[str, str], repeat: int,
-            logdir: Path) -> tuple[float, float, int]:
-    first, rss = timed(cmd, env, logdir / f"{label}-first.log")
-    converged = []
-    for i in range(repeat):
-        wall, peak = timed(cmd, env, logdir / f"{label}-{i}.log")
-        converged.append(wall)
-        rss = max(rss, peak)
-    best = min(converged)
-    print(f"{label:14s} first {first * 1000:7.0f} ms   converged {best * 1000:7.0f} ms   "
-          f"peak RSS {rss / 1024:6.1f} MiB")
-    return first, best, rss
 
 
 def main() -> int:
@@ -97,14 +72,22 @@ def main() -> int:
         env = dict(os.environ)
         lite_cmd = [lite, "-n", "-K", "-f", str(lite_wd / "inputs" / "promises.cf"),
                     "-w", str(lite_wd)]
-        mine = measure("cf-lite-agent", lite_cmd, env, args.repeat, root)
         ref_env = dict(env, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd))
-        theirs = measure("cf-agent", [ref, "-n", "-K", "-f",
-                                      str(ref_wd / "inputs" / "promises.cf")],
-                         ref_env, args.repeat, root)
-        print(f"ratio first run:       {mine[0] / theirs[0]:.2f}x (goal: at most 1.5x)")
-        print(f"ratio converged run:   {mine[1] / theirs[1]:.2f}x (goal: at most 1.0x)")
-        print(f"ratio peak memory:     {mine[2] / theirs[2]:.2f}x")
+        runs = {"cf-lite-agent": Run(lite_cmd, env),
+                "cf-agent": Run([ref, "-n", "-K", "-f", str(ref_wd / "inputs" / "promises.cf")],
+                                ref_env)}
+        first = best_of(runs, 1)                 # each in its fresh work directory
+        converged = best_of(runs, args.repeat)   # the same work directories again
+        for name in runs:
+            peak = max(first[name].peak_kib, converged[name].peak_kib)
+            print(f"{name:14s} first {first[name].best * 1000:7.0f} ms   converged "
+                  f"{converged[name].best * 1000:7.0f} ms   peak RSS {peak / 1024:6.1f} MiB")
+        mine, theirs = (first["cf-lite-agent"], converged["cf-lite-agent"]), \
+            (first["cf-agent"], converged["cf-agent"])
+        print(f"ratio first run:       {mine[0].best / theirs[0].best:.2f}x (goal: at most 1.5x)")
+        print(f"ratio converged run:   {mine[1].best / theirs[1].best:.2f}x (goal: at most 1.0x)")
+        peaks = [max(a.peak_kib, b.peak_kib) for a, b in (mine, theirs)]
+        print(f"ratio peak memory:     {peaks[0] / peaks[1]:.2f}x")
         if args.profile:
             subprocess.run([sys.executable, "-m", "cProfile", "-o", args.profile,
                             "-m", "cfpromise.cli.agent", *lite_cmd[1:]],

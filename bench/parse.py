@@ -82,12 +82,12 @@ def main() -> int:
             env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd))
             runs["cf-promises"] = Run([ref, "-f", str(entry)], env)
         best = best_of(runs, args.repeat)
-        mine = best["cf-lite-promises"]
+        mine = best["cf-lite-promises"].best
         print(f"cf-lite-promises: {mine * 1000:8.1f} ms")
         if ref is None:
             print("cf-promises not installed: no ratio")
             return 0
-        theirs = best["cf-promises"]
+        theirs = best["cf-promises"].best
         print(f"cf-promises:      {theirs * 1000:8.1f} ms")
         print(f"ratio cf-lite / cf-promises: {mine / theirs:.2f}x (goal: at most 3x)")
     return 0

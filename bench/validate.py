@@ -57,7 +57,7 @@ def main() -> int:
                         "cf-promises": Run([ref, "-f", entry],
                                            dict(env, CFENGINE_TEST_OVERRIDE_WORKDIR=str(ref_wd)))},
                        args.repeat)
-        cold, warm, theirs = best["cold"], best["warm"], best["cf-promises"]
+        cold, warm, theirs = (best[name].best for name in ("cold", "warm", "cf-promises"))
         print(f"validating masterfiles' promises.cf, best of {args.repeat}")
         print(f"cf-lite-promises cold cache: {cold * 1000:7.0f} ms")
         print(f"cf-lite-promises warm cache: {warm * 1000:7.0f} ms")
