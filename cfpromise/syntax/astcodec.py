@@ -7,8 +7,8 @@ memo: 16 M instructions to write, 14 M to read back, a tenth of a cold
 ``cf-lite-promises`` check.  Here each node becomes a tuple of its fields, with
 one hand-written function per node class, and marshal writes and reads the
 tuples in C: writing costs a third of pickling, reading a little less than
-unpickling (the nodes are rebuilt with ``object.__new__`` and their slots'
-setters, as :mod:`cfpromise.syntax.rdparse` builds them).  And marshal builds
+unpickling (the many small nodes are rebuilt with ``object.__new__`` and their
+slots' setters, as :mod:`cfpromise.syntax.rdparse` builds them).  And marshal builds
 only values, never calls anything, where an unpickler can be made to call any
 function it can name.
 
@@ -94,7 +94,7 @@ def encode(policy: Policy) -> tuple[Any, ...]:
             tuple(map(_block, policy.promise_blocks)), policy.path)
 
 
-# --- decoding: each class's slot setters, in field order --------------------------------------
+# --- decoding: the many small nodes through their slots' setters, in field order ---------------
 
 def _setters(cls: type, fields: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(getattr(cls, name).__set__ for name in fields)
@@ -103,15 +103,9 @@ def _setters(cls: type, fields: tuple[str, ...]) -> tuple[Any, ...]:
 _S_VALUE, _S_KIND, _S_COORD, _S_QUOTE = _setters(Scalar, Scalar._fields)
 _L_ITEMS, _L_COORD = _setters(List, List._fields)
 _F_NAME, _F_ARGS, _F_COORD = _setters(FnCall, FnCall._fields)
-_D_VALUE, _D_TEXT, _D_COORD, _D_CANONICAL = _setters(Data, Data._fields)
 _C_LVAL, _C_RVAL, _C_COORD, _C_LINE, _C_CLASSES = _setters(Constraint, Constraint._fields)
 _P_PROMISER, _P_CONSTRAINTS, _P_PROMISEE, _P_CLASSES, _P_VARCLASS, _P_COORD = \
     _setters(Promise, Promise._fields)
-_PS_NAME, _PS_PROMISES, _PS_COORD = _setters(PromiseSection, PromiseSection._fields)
-_B_TYPE, _B_NAME, _B_ARGS, _B_SECTIONS, _B_NAMESPACE, _B_COORD = _setters(Bundle, Bundle._fields)
-_Y_TYPE, _Y_NAME, _Y_ARGS, _Y_CONSTRAINTS, _Y_NAMESPACE, _Y_COORD = _setters(Body, Body._fields)
-_K_TYPE, _K_NAME, _K_CONSTRAINTS, _K_NAMESPACE, _K_COORD = \
-    _setters(PromiseBlock, PromiseBlock._fields)
 
 
 def _rval_of(t: tuple[Any, ...]) -> Rval:
@@ -134,13 +128,9 @@ def _rval_of(t: tuple[Any, ...]) -> Rval:
         node = _new(List)
         _L_ITEMS(node, tuple(map(_rval_of, items)))
         _L_COORD(node, _coord(Coord, coord))
-    elif tag == DATA:
+    elif tag == DATA:                     # rare (inline JSON): the constructor does
         _, value, text, coord, canonical = t
-        node = _new(Data)
-        _D_VALUE(node, value)
-        _D_TEXT(node, text)
-        _D_COORD(node, _coord(Coord, coord))
-        _D_CANONICAL(node, canonical)
+        node = Data(value, text, _coord(Coord, coord), canonical)
     else:
         raise ValueError(f"not an rval: {t!r:.80}")
     return node
@@ -169,48 +159,29 @@ def _promise_of(t: tuple[Any, ...]) -> Promise:
     return node
 
 
+# Sections, bundles, bodies and promise blocks are few (a few hundred per file): their
+# constructors do.
 def _section_of(t: tuple[Any, ...]) -> PromiseSection:
     name, promises, coord = t
-    node = _new(PromiseSection)
-    _PS_NAME(node, name)
-    _PS_PROMISES(node, tuple(map(_promise_of, promises)))
-    _PS_COORD(node, _coord(Coord, coord))
-    return node
+    return PromiseSection(name, tuple(map(_promise_of, promises)), _coord(Coord, coord))
 
 
 def _bundle_of(t: tuple[Any, ...]) -> Bundle:
     type_, name, args, sections, namespace, coord = t
-    node = _new(Bundle)
-    _B_TYPE(node, type_)
-    _B_NAME(node, name)
-    _B_ARGS(node, tuple(args))
-    _B_SECTIONS(node, tuple(map(_section_of, sections)))
-    _B_NAMESPACE(node, namespace)
-    _B_COORD(node, _coord(Coord, coord))
-    return node
+    return Bundle(type_, name, tuple(args), tuple(map(_section_of, sections)), namespace,
+                  _coord(Coord, coord))
 
 
 def _body_of(t: tuple[Any, ...]) -> Body:
     type_, name, args, constraints, namespace, coord = t
-    node = _new(Body)
-    _Y_TYPE(node, type_)
-    _Y_NAME(node, name)
-    _Y_ARGS(node, tuple(args))
-    _Y_CONSTRAINTS(node, tuple(map(_constraint_of, constraints)))
-    _Y_NAMESPACE(node, namespace)
-    _Y_COORD(node, _coord(Coord, coord))
-    return node
+    return Body(type_, name, tuple(args), tuple(map(_constraint_of, constraints)), namespace,
+                _coord(Coord, coord))
 
 
 def _block_of(t: tuple[Any, ...]) -> PromiseBlock:
     type_, name, constraints, namespace, coord = t
-    node = _new(PromiseBlock)
-    _K_TYPE(node, type_)
-    _K_NAME(node, name)
-    _K_CONSTRAINTS(node, tuple(map(_constraint_of, constraints)))
-    _K_NAMESPACE(node, namespace)
-    _K_COORD(node, _coord(Coord, coord))
-    return node
+    return PromiseBlock(type_, name, tuple(map(_constraint_of, constraints)), namespace,
+                        _coord(Coord, coord))
 
 
 def decode(t: tuple[Any, ...]) -> Policy:
