@@ -63,7 +63,8 @@ def _checked_code(source: str, cached: str) -> CodeType | None:
 
 class _Loader:
     """Loads one module from the code :class:`Finder` checked (importlib's loader protocol,
-    with ``get_code`` and ``get_source`` for runpy, linecache and inspect)."""
+    with ``get_code``, ``get_source``, ``get_filename`` and ``get_data`` as a file loader
+    has them, for runpy, linecache, inspect and pkgutil)."""
 
     __slots__ = ("path", "cached", "code")
 
@@ -92,6 +93,10 @@ class _Loader:
 
     def get_filename(self, fullname: str) -> str:
         return self.path
+
+    def get_data(self, path: str) -> bytes:
+        with _io.open_code(str(path)) as fh:
+            return fh.read()
 
     def is_package(self, fullname: str) -> bool:
         return False

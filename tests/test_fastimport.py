@@ -54,6 +54,8 @@ def test_current_byte_code_is_used(tmp_path: Path) -> None:
     assert module.X == 1 and module.__file__ == spec.origin
     assert module.f.__code__.co_filename == spec.origin           # tracebacks show the source
     assert "raise ValueError('here')" in spec.loader.get_source("cfpromise.fake_mod")
+    assert spec.loader.get_filename("cfpromise.fake_mod") == spec.origin
+    assert spec.loader.get_data(spec.origin).startswith(b"X = 1")
 
 
 def test_a_stale_missing_or_hash_based_pyc_goes_the_standard_way(tmp_path: Path) -> None:
