@@ -37,8 +37,9 @@ class Cursor:
     """The positions an insertion keeps track of (None: cf-agent's NULL item).
 
     A plain slotted class (see :mod:`cfpromise.promises.edit.buffer`) that keeps what
-    the attrs class it replaces did: equal by value (``Insertion.cursors.remove`` relies
-    on ``==``), so unhashable; :meth:`copy` is what ``attrs.evolve(cursor)`` was."""
+    the attrs class it replaces did: equal by value, so unhashable (an insertion stops
+    tracking a cursor by identity, :meth:`Insertion.release`); :meth:`copy` is what
+    ``attrs.evolve(cursor)`` was."""
 
     __slots__ = ("begin", "end", "location", "prev")
 
@@ -102,6 +103,14 @@ class Insertion:
         self.lines.insert(at, line)
         for cur in self.cursors:
             cur.shift(at)
+
+    def release(self, cur: Cursor) -> None:
+        """Stop moving ``cur`` with inserted lines: the last tracked cursor that *is* it (not
+        one equal to it: a copy equals its original until a line moves one of them)."""
+        for i in range(len(self.cursors) - 1, -1, -1):
+            if self.cursors[i] is cur:
+                del self.cursors[i]
+                return
 
     @property
     def preserve_all_lines(self) -> bool:
@@ -194,7 +203,7 @@ class Insertion:
         try:
             return self._insert_compound(chunk, cur)
         finally:
-            self.cursors.remove(cur)
+            self.release(cur)
 
     def _insert_compound(self, chunk: str, cur: Cursor) -> bool:
         er = self.er
@@ -227,7 +236,7 @@ class Insertion:
         try:
             return self._insert_file(text_lines, cur)
         finally:
-            self.cursors.remove(cur)
+            self.release(cur)
 
     def _insert_file(self, text_lines: list[str], cur: Cursor) -> bool:
         changed = False
