@@ -25,6 +25,11 @@ def test_libdir_is_inputs_lib_once_it_has_a_standard_library(tmp_path: Path) -> 
     assert resources.libdir(str(inputs)) == str(inputs / "lib")
 
 
+def _installed_env() -> dict[str, str]:
+    """The environment without what would put this checkout before the installed wheel."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """bin/ of a fresh venv with the wheel of this tree installed (needs PyPI or a pip cache
@@ -39,25 +44,26 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wheel = next((tmp / "dist").glob("cf_lite-*.whl"))
     venv.EnvBuilder(with_pip=True).create(tmp / "venv")
     bin_ = tmp / "venv" / "bin"
+    # (with a PYTHONPATH naming this checkout, pip would take its cf_lite.egg-info for an
+    # installed cf-lite and skip the wheel)
     install = subprocess.run([str(bin_ / "python"), "-m", "pip", "install", "-q",
                               "--disable-pip-version-check", str(wheel)],
-                             capture_output=True, text=True, timeout=900)
+                             capture_output=True, text=True, timeout=900, env=_installed_env())
     if install.returncode != 0:
         pytest.skip(f"cannot install the wheel's dependencies here: {install.stderr[-300:]}")
     return bin_
 
 
 def _agent(bin_: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     return subprocess.run([str(bin_ / "cf-lite-agent"), "-K", *args], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=120)
+                          text=True, cwd=cwd, env=_installed_env(), timeout=120)
 
 
 def test_wheel_carries_the_library_and_runs_the_default_policy(installed: Path,
                                                                 tmp_path: Path) -> None:
     where = subprocess.run([str(installed / "python"), "-c",
                             "from cfpromise import resources; print(resources.share_dir('bundles'))"],
-                           capture_output=True, text=True, cwd=tmp_path)
+                           capture_output=True, text=True, cwd=tmp_path, env=_installed_env())
     share = Path(where.stdout.strip())
     assert "site-packages" in str(share) and (share / "stdlib.cf").is_file()
     assert not str(share).startswith(str(REPO))
