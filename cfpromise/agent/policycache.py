@@ -50,7 +50,7 @@ except ImportError:                      # an interpreter without the module
 
 FORMAT = 3          # 3: marshal (2: pickle, BLAKE2b digests and names; 1: SHA-256)
 SUFFIX = ".ast"
-_OLD_SUFFIX = ".pickle"     # format 2's name for the same entry, removed when replaced
+_OLD_SUFFIX = ".pickle"     # formats 1 and 2: removed the first time this process writes
 
 
 _DIGEST_SIZE = 32
@@ -94,6 +94,7 @@ class PolicyCache:
         self._stamp: bytes | None = None
         self._usable: bool | None = None
         self._warned_files = False
+        self._swept = False
 
     @property
     def usable(self) -> bool:
@@ -185,7 +186,20 @@ class PolicyCache:
             except OSError:
                 pass
             return
+        if not self._swept:
+            self._swept = True
+            self._remove_old_formats()
+
+    def _remove_old_formats(self) -> None:
+        """Entries of the pickle formats, which nothing reads any more (once per process,
+        when it writes: a run that only reads the cache does not list the directory)."""
         try:
-            os.unlink(self._file(path, entry, _OLD_SUFFIX))
+            names = os.listdir(self.directory)
         except OSError:
-            pass
+            return
+        for name in names:
+            if name.endswith(_OLD_SUFFIX):
+                try:
+                    os.unlink(os.path.join(self.directory, name))
+                except OSError:
+                    pass

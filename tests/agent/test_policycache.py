@@ -99,13 +99,15 @@ def test_a_planted_payload_never_runs_even_in_a_trusted_directory(tmp_path: Path
     assert not marker.exists()
 
 
-def test_an_entry_of_the_pickle_format_is_removed_when_replaced(tmp_path: Path) -> None:
+def test_entries_of_the_pickle_formats_are_removed_when_the_cache_is_written(
+        tmp_path: Path) -> None:
     src = tmp_path / "p.cf"
     src.write_text(POLICY % "one")
     cache = PolicyCache(str(tmp_path / "cache"))
     old = Path(cache._file(str(src), True, ".pickle"))
     old.parent.mkdir()
     old.write_bytes(b"format 2")
+    (old.parent / ("ab" * 20 + ".pickle")).write_bytes(b"format 1, another name")
     cache.put(str(src), True, parse_file(str(src)), cache.get(str(src), True)[1])
     assert [p.name for p in old.parent.iterdir()] == [Path(cache._file(str(src), True)).name]
 
