@@ -350,3 +350,72 @@ def walk_rval(rval: Rval) -> Iterator[Rval]:
     elif isinstance(rval, FnCall):
         for arg in rval.args:
             yield from walk_rval(arg)
+
+
+# -- building nodes without their constructors ---------------------------------------------
+# The classes are frozen: their constructors set each field with ``object.__setattr__``,
+# and a Scalar cost about 5,000 instructions, a Constraint 6,000 -- the nodes were a
+# quarter of a parse.  The parser (rdparse) and the policy cache (astcodec) make the
+# many small nodes as ``object.__new__`` and the slots' own setters (``__set__`` of the
+# member descriptors), a third cheaper: the same objects, every field set.  The
+# constructors below are unrolled by field count on purpose: a loop over the setters
+# would give back part of the gain.
+def setters(cls: type) -> tuple[Any, ...]:
+    """The setters of ``cls``'s fields (its ``_fields``), in order."""
+    return tuple(cls.__dict__[name].__set__ for name in cls._fields)      # type: ignore[attr-defined]
+
+
+def _maker3(cls: type) -> Any:
+    """A constructor for ``cls``, a node class of three fields, taking them all."""
+    new = object.__new__
+    set_a, set_b, set_c = setters(cls)
+
+    def make(a: Any, b: Any, c: Any) -> Any:
+        node = new(cls)
+        set_a(node, a)
+        set_b(node, b)
+        set_c(node, c)
+        return node
+    return make
+
+
+def _maker5(cls: type) -> Any:
+    """A constructor for ``cls``, a node class of five fields, taking them all."""
+    new = object.__new__
+    set_a, set_b, set_c, set_d, set_e = setters(cls)
+
+    def make(a: Any, b: Any, c: Any, d: Any, e: Any) -> Any:
+        node = new(cls)
+        set_a(node, a)
+        set_b(node, b)
+        set_c(node, c)
+        set_d(node, d)
+        set_e(node, e)
+        return node
+    return make
+
+
+def _maker6(cls: type) -> Any:
+    """A constructor for ``cls``, a node class of six fields, taking them all."""
+    new = object.__new__
+    set_a, set_b, set_c, set_d, set_e, set_f = setters(cls)
+
+    def make(a: Any, b: Any, c: Any, d: Any, e: Any, f: Any) -> Any:
+        node = new(cls)
+        set_a(node, a)
+        set_b(node, b)
+        set_c(node, c)
+        set_d(node, d)
+        set_e(node, e)
+        set_f(node, f)
+        return node
+    return make
+
+
+make_call = _maker3(FnCall)
+make_section = _maker3(PromiseSection)
+make_constraint = _maker5(Constraint)
+make_promise_block = _maker5(PromiseBlock)
+make_promise = _maker6(Promise)
+make_bundle = _maker6(Bundle)
+make_body = _maker6(Body)

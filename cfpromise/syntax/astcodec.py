@@ -7,8 +7,8 @@ memo: 16 M instructions to write, 14 M to read back, a tenth of a cold
 ``cf-lite-promises`` check.  Here each node becomes a tuple of its fields, with
 one hand-written function per node class, and marshal writes and reads the
 tuples in C: writing costs a third of pickling, reading a little less than
-unpickling (the many small nodes are rebuilt with ``object.__new__`` and their
-slots' setters, as :mod:`cfpromise.syntax.rdparse` builds them).  And marshal builds
+unpickling (the nodes are rebuilt with ``object.__new__`` and their slots'
+setters, as :mod:`cfpromise.syntax.rdparse` builds them: ``ast.make_*``).  And marshal builds
 only values, never calls anything, where an unpickler can be made to call any
 function it can name.
 
@@ -31,7 +31,9 @@ IndexError) on anything that is not such a tree.
 from __future__ import annotations
 
 from cfpromise.syntax.ast import (Body, Bundle, Constraint, Data, FnCall, List, Policy, Promise,
-                                  PromiseBlock, PromiseSection, Scalar)
+                                  PromiseBlock, PromiseSection, Scalar, make_body, make_bundle,
+                                  make_call, make_constraint, make_promise, make_promise_block,
+                                  make_section, setters)
 from cfpromise.syntax.errors import Coord
 
 TYPE_CHECKING = False
@@ -94,94 +96,66 @@ def encode(policy: Policy) -> tuple[Any, ...]:
             tuple(map(_block, policy.promise_blocks)), policy.path)
 
 
-# --- decoding: the many small nodes through their slots' setters, in field order ---------------
+# --- decoding: the nodes made as the parser makes them (ast.make_*, see there) ----------------
 
-def _setters(cls: type, fields: tuple[str, ...]) -> tuple[Any, ...]:
-    return tuple(getattr(cls, name).__set__ for name in fields)
-
-
-_S_VALUE, _S_KIND, _S_COORD, _S_QUOTE = _setters(Scalar, Scalar._fields)
-_L_ITEMS, _L_COORD = _setters(List, List._fields)
-_F_NAME, _F_ARGS, _F_COORD = _setters(FnCall, FnCall._fields)
-_C_LVAL, _C_RVAL, _C_COORD, _C_LINE, _C_CLASSES = _setters(Constraint, Constraint._fields)
-_P_PROMISER, _P_CONSTRAINTS, _P_PROMISEE, _P_CLASSES, _P_VARCLASS, _P_COORD = \
-    _setters(Promise, Promise._fields)
+_S_VALUE, _S_KIND, _S_COORD, _S_QUOTE = setters(Scalar)
 
 
 def _rval_of(t: tuple[Any, ...]) -> Rval:
     tag = t[0]
-    if tag == SCALAR:
+    if tag == SCALAR:                     # the most common node: set inline
         _, value, kind, coord, quote = t
         node = _new(Scalar)
         _S_VALUE(node, value)
         _S_KIND(node, kind)
         _S_COORD(node, _coord(Coord, coord))
         _S_QUOTE(node, quote)
-    elif tag == FNCALL:
+        return node
+    if tag == FNCALL:
         _, name, args, coord = t
-        node = _new(FnCall)
-        _F_NAME(node, name)
-        _F_ARGS(node, tuple(map(_rval_of, args)))
-        _F_COORD(node, _coord(Coord, coord))
-    elif tag == LIST:
+        return make_call(name, tuple(map(_rval_of, args)), _coord(Coord, coord))
+    if tag == LIST:                       # rarer: the constructors do
         _, items, coord = t
-        node = _new(List)
-        _L_ITEMS(node, tuple(map(_rval_of, items)))
-        _L_COORD(node, _coord(Coord, coord))
-    elif tag == DATA:                     # rare (inline JSON): the constructor does
+        return List(tuple(map(_rval_of, items)), _coord(Coord, coord))
+    if tag == DATA:
         _, value, text, coord, canonical = t
-        node = Data(value, text, _coord(Coord, coord), canonical)
-    else:
-        raise ValueError(f"not an rval: {t!r:.80}")
-    return node
+        return Data(value, text, _coord(Coord, coord), canonical)
+    raise ValueError(f"not an rval: {t!r:.80}")
 
 
 def _constraint_of(t: tuple[Any, ...]) -> Constraint:
     lval, rval, coord, line, classes = t
-    node = _new(Constraint)
-    _C_LVAL(node, lval)
-    _C_RVAL(node, _rval_of(rval))
-    _C_COORD(node, _coord(Coord, coord))
-    _C_LINE(node, line)
-    _C_CLASSES(node, classes)
-    return node
+    return make_constraint(lval, _rval_of(rval), _coord(Coord, coord), line, classes)
 
 
 def _promise_of(t: tuple[Any, ...]) -> Promise:
     promiser, constraints, promisee, classes, varclass, coord = t
-    node = _new(Promise)
-    _P_PROMISER(node, promiser)
-    _P_CONSTRAINTS(node, tuple(map(_constraint_of, constraints)))
-    _P_PROMISEE(node, None if promisee is None else _rval_of(promisee))
-    _P_CLASSES(node, classes)
-    _P_VARCLASS(node, varclass)
-    _P_COORD(node, _coord(Coord, coord))
-    return node
+    return make_promise(promiser, tuple(map(_constraint_of, constraints)),
+                        None if promisee is None else _rval_of(promisee), classes, varclass,
+                        _coord(Coord, coord))
 
 
-# Sections, bundles, bodies and promise blocks are few (a few hundred per file): their
-# constructors do.
 def _section_of(t: tuple[Any, ...]) -> PromiseSection:
     name, promises, coord = t
-    return PromiseSection(name, tuple(map(_promise_of, promises)), _coord(Coord, coord))
+    return make_section(name, tuple(map(_promise_of, promises)), _coord(Coord, coord))
 
 
 def _bundle_of(t: tuple[Any, ...]) -> Bundle:
     type_, name, args, sections, namespace, coord = t
-    return Bundle(type_, name, tuple(args), tuple(map(_section_of, sections)), namespace,
-                  _coord(Coord, coord))
+    return make_bundle(type_, name, tuple(args), tuple(map(_section_of, sections)), namespace,
+                       _coord(Coord, coord))
 
 
 def _body_of(t: tuple[Any, ...]) -> Body:
     type_, name, args, constraints, namespace, coord = t
-    return Body(type_, name, tuple(args), tuple(map(_constraint_of, constraints)), namespace,
-                _coord(Coord, coord))
+    return make_body(type_, name, tuple(args), tuple(map(_constraint_of, constraints)),
+                     namespace, _coord(Coord, coord))
 
 
 def _block_of(t: tuple[Any, ...]) -> PromiseBlock:
     type_, name, constraints, namespace, coord = t
-    return PromiseBlock(type_, name, tuple(map(_constraint_of, constraints)), namespace,
-                        _coord(Coord, coord))
+    return make_promise_block(type_, name, tuple(map(_constraint_of, constraints)), namespace,
+                              _coord(Coord, coord))
 
 
 def decode(t: tuple[Any, ...]) -> Policy:

@@ -184,74 +184,16 @@ _QUOTED, _BARE, _NAKED_KIND = ast.QUOTED, ast.BARE, ast.NAKED
 
 
 # -- the nodes ----------------------------------------------------------------------------
-# The AST classes are frozen: their constructors set each field with
-# ``object.__setattr__``, and a Scalar cost about 5,000 instructions, a Constraint
-# 6,000 -- the nodes were a quarter of a parse.  The nodes are made here as
-# ``object.__new__`` and the slots' own setters (``__set__`` of the member
-# descriptors), a third cheaper: the same objects, every field set.
+# Made as object.__new__ and the slots' own setters (ast.make_*: see there why).
 _obj = object.__new__
-
-
-def _setters(cls: type) -> tuple[Any, ...]:
-    """The setters of ``cls``'s fields (its ``_fields``), in order."""
-    return tuple(cls.__dict__[name].__set__ for name in cls._fields)      # type: ignore[attr-defined]
-
-
-def _maker3(cls: type) -> Any:
-    """A constructor for ``cls``, a node class of three fields, taking them all."""
-    new = object.__new__
-    set_a, set_b, set_c = _setters(cls)
-
-    def make(a: Any, b: Any, c: Any) -> Any:
-        node = new(cls)
-        set_a(node, a)
-        set_b(node, b)
-        set_c(node, c)
-        return node
-    return make
-
-
-def _maker5(cls: type) -> Any:
-    """A constructor for ``cls``, a node class of five fields, taking them all."""
-    new = object.__new__
-    set_a, set_b, set_c, set_d, set_e = _setters(cls)
-
-    def make(a: Any, b: Any, c: Any, d: Any, e: Any) -> Any:
-        node = new(cls)
-        set_a(node, a)
-        set_b(node, b)
-        set_c(node, c)
-        set_d(node, d)
-        set_e(node, e)
-        return node
-    return make
-
-
-def _maker6(cls: type) -> Any:
-    """A constructor for ``cls``, a node class of six fields, taking them all."""
-    new = object.__new__
-    set_a, set_b, set_c, set_d, set_e, set_f = _setters(cls)
-
-    def make(a: Any, b: Any, c: Any, d: Any, e: Any, f: Any) -> Any:
-        node = new(cls)
-        set_a(node, a)
-        set_b(node, b)
-        set_c(node, c)
-        set_d(node, d)
-        set_e(node, e)
-        set_f(node, f)
-        return node
-    return make
-
-
-_SCALAR_SET = _setters(ast.Scalar)        # made in _Parser.scalar
-_make_call = _maker3(ast.FnCall)
-_make_section = _maker3(ast.PromiseSection)
-_make_constraint = _maker5(ast.Constraint)
-_make_promise_block = _maker5(ast.PromiseBlock)
-_make_promise = _maker6(ast.Promise)
-_make_bundle = _maker6(ast.Bundle)
-_make_body = _maker6(ast.Body)
+_SCALAR_SET = ast.setters(ast.Scalar)     # made in _Parser.scalar
+_make_call = ast.make_call
+_make_section = ast.make_section
+_make_constraint = ast.make_constraint
+_make_promise_block = ast.make_promise_block
+_make_promise = ast.make_promise
+_make_bundle = ast.make_bundle
+_make_body = ast.make_body
 
 
 def parse(text: str, filename: str = "<string>") -> ast.Policy | None:
@@ -381,32 +323,28 @@ class _Parser:
         self.skip_at = skips[0][0] if skips else len(text) + 1   # where that changes next
 
     # -- positions -----------------------------------------------------------------------
-    def coord(self, start: int) -> Coord:
-        """The Coord of a one-line token at ``start`` (not before the last one asked)."""
+    def _line_at(self, start: int) -> int:
+        """The line of ``start`` (not before the last position asked); sets line_start."""
         text = self.text
         nl = text.count("\n", self.known, start)
         if nl:
             self.line += nl
             self.line_start = text.rfind("\n", self.known, start) + 1
         self.known = start
-        line = self.line
         if start >= self.skip_at:
             self.skip(start)
+        return self.line
+
+    def coord(self, start: int) -> Coord:
+        """The Coord of a one-line token at ``start`` (not before the last one asked)."""
+        line = self._line_at(start)
         return _new(Coord, (self.filename, line, start - self.line_start + 1,
                             line - self.skipped))
 
     def coords(self, start: int, other: int) -> tuple[Coord, Coord]:
         """The Coords of a token at ``start`` and of one at ``other`` further on its
         line (``coord()`` twice, the line counted once)."""
-        text = self.text
-        nl = text.count("\n", self.known, start)
-        if nl:
-            self.line += nl
-            self.line_start = text.rfind("\n", self.known, start) + 1
-        self.known = start
-        line = self.line
-        if start >= self.skip_at:
-            self.skip(start)
+        line = self._line_at(start)
         col = start - self.line_start + 1
         filename, cf = self.filename, line - self.skipped
         return (_new(Coord, (filename, line, col, cf)),
@@ -414,15 +352,7 @@ class _Parser:
 
     def cfline(self, start: int) -> int:
         """``self.coord(start).cf``, without making the Coord."""
-        text = self.text
-        nl = text.count("\n", self.known, start)
-        if nl:
-            self.line += nl
-            self.line_start = text.rfind("\n", self.known, start) + 1
-        self.known = start
-        if start >= self.skip_at:
-            self.skip(start)
-        return self.line - self.skipped
+        return self._line_at(start) - self.skipped
 
     def skip(self, start: int) -> None:
         """Count the newlines skipped by the regions _macros() blanked before ``start``."""
@@ -624,16 +554,10 @@ class _Parser:
                 break
             if kind == "a":
                 raise _Bail
-            lval, raw, end = m.group(1, 2, 3)
-            if kind == "e":              # a scalar, then `,` or `;`
-                start = m.start(2)
-                lcoord, rcoord = self.coords(m.start(1), start)
-                rval = self.scalar(raw, start, rcoord)
-                line = rval.coord[3]
-            else:
-                lcoord, rval, line, end = self.compound(m, kind)
-                if end != "," and end != ";":
-                    raise _Bail
+            lval = m.group(1)
+            lcoord, rval, line, end = self.constraint_rval(m, kind)
+            if end != "," and end != ";":
+                raise _Bail
             if lval in data and rval.__class__ is _SCALAR and rval.kind != _BARE:
                 rval = inline_data(rval)
             constraints.append(_make_constraint(lval, rval, lcoord, line, "any"))
@@ -676,25 +600,24 @@ class _Parser:
                 continue
             if classes is None:
                 raise _Bail
-            lval, raw = m.group(1, 2)
-            if kind == "e":              # a scalar, then `;`
-                start = m.start(2)
-                lcoord, rcoord = self.coords(m.start(1), start)
-                rval = self.scalar(raw, start, rcoord)
-                line = rval.coord[3]
-            else:
-                lcoord, rval, line, end = self.compound(m, kind)
-                if end != ";":
-                    raise _Bail
+            lval = m.group(1)
+            lcoord, rval, line, end = self.constraint_rval(m, kind)
+            if end != ";":
+                raise _Bail
             out.append(_make_constraint(lval, rval, lcoord, line, classes))
             seen.add((lval, classes))
 
     # -- rvals ----------------------------------------------------------------------------------
-    def compound(self, m: Any, kind: str) -> tuple[Coord, ast.Rval, int, str]:
+    def constraint_rval(self, m: Any, kind: str) -> tuple[Coord, ast.Rval, int, str]:
         """For a constraint whose `lval =>` a _PROMISE_NEXT or _BODY_NEXT match ``m``
-        has read, with what the match holds of the rval (``kind``: a call's name and
-        `(`, a list's `{`, or nothing): the lval's Coord, the rval, CFEngine's line at
-        its end and the token after it."""
+        has read, with what the match holds of the rval (``kind``: a scalar and the
+        token after it, a call's name and `(`, a list's `{`, or nothing): the lval's
+        Coord, the rval, CFEngine's line at its end and the token after it."""
+        if kind == "e":                  # the whole scalar rval and its `,` or `;`
+            start = m.start(2)
+            lcoord, rcoord = self.coords(m.start(1), start)
+            rval = self.scalar(m.group(2), start, rcoord)
+            return lcoord, rval, rval.coord[3], m.group(3)
         if kind == "c":
             start = m.start(4)
             lcoord, coord = self.coords(m.start(1), start)
