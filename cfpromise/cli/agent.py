@@ -212,7 +212,16 @@ def main(argv: list[str] | None = None) -> int:
             agent.observers.append(OnlyFilter(only))
         from cfpromise.agent.validated import ValidationTagger
         agent.observers.append(ValidationTagger(explicit_file=bool(args.file)))
-        agent.observers.append(_recorder(args, workdir))
+        recorder = _recorder(args, workdir)
+        agent.observers.append(recorder)
+        if not (args.dry_run or args.simulate):
+            from cfpromise.hub import enabled as hub_spool
+            if hub_spool(workdir):
+                from cfpromise.hub.recorder import SpoolWriter
+                if not hasattr(recorder, "records"):
+                    from cfpromise.agent.runreport import ReportOptions, RunRecorder
+                    agent.observers[-1] = recorder = RunRecorder(ReportOptions())
+                agent.observers.append(SpoolWriter(recorder, workdir))
         code = agent.run()
         if args.bootstrap:
             from cfpromise.net.bootstrap import verify

@@ -448,7 +448,18 @@ def query(req: Request, payload: bytes, text: str) -> bool:
     if not req.access.queries.check_exact(words[1][:127], p.ip, p.hostname, p.key):
         req.log("info", f"access denied to query: {text[6:]}")
         return req.refuse(text)
-    return req.protocol_error(text)        # no query data in the community server
+    from cfpromise.hub import wire
+    parsed = wire.parse_request(text)
+    if parsed is None or not req.workdir:
+        return req.protocol_error(text)
+    from cfpromise.hub import spool
+    kind, epoch, seq = parsed
+    select = req.access.report_data_select.get(words[1])
+    data = wire.encode_answer(spool.answer(req.workdir, kind, epoch, seq,
+                                           select if isinstance(select, dict) else None))
+    wire.send_answer(req.send, data)
+    req.log("verbose", f"Answered query '{kind}' ({len(data)} bytes)")
+    return True
 
 
 @request("COOKIE")
