@@ -94,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
                            help="show only these attributes")
     w = sub.add_parser("web", help="serve the dashboard")
     w.add_argument("--listen", default="127.0.0.1:8080")
+    u = sub.add_parser("web-user", help="add or change a web login (password on stdin)")
+    u.add_argument("name")
     p = sub.add_parser("prune", help="drop history older than the retention")
     p.add_argument("--retention-days", type=int, default=30)
     return ap
@@ -114,9 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         ap.print_usage(sys.stderr)
         print("cf-lite-hub: error: a command is needed (collect, hosts, promises, changes, "
-              "inventory, web, prune)", file=sys.stderr)
+              "inventory, web, web-user, prune)", file=sys.stderr)
         return 2
     workdir = _workdir(args)
+    if args.command == "web-user":
+        return _web_user(workdir, args.name)
     from cfpromise.hub.store import Store, StoreError, default_url
     url = args.db or os.environ.get("CF_LITE_HUB_DB") or default_url(workdir)
     if args.command == "collect" and not args.once:
@@ -144,6 +148,24 @@ def main(argv: list[str] | None = None) -> int:
         return _query(store, args)
     finally:
         store.close()
+
+
+def _web_user(workdir: str, name: str) -> int:
+    from cfpromise.hub.web import WebConfigError, set_user
+    if sys.stdin.isatty():
+        import getpass
+        password = getpass.getpass(f"Password for {name}: ")
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    if len(password) < 8:
+        print("cf-lite-hub: error: the password needs at least 8 characters", file=sys.stderr)
+        return 1
+    try:
+        set_user(workdir, name, password)
+    except (WebConfigError, OSError) as exc:
+        print(f"cf-lite-hub: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _shard(text: str | None) -> tuple[int, int] | None:

@@ -119,3 +119,23 @@ def test_formats(fleet: Fleet, fmt: str) -> None:
     fleet.collect()
     out = fleet.hub("promises", "--format", fmt).stdout
     assert "always_fails" in out and web1.key_digest in out
+
+
+def test_a_host_cannot_report_for_another(fleet: Fleet) -> None:
+    """A host that copies another's spool (epoch, runs, inventory) is stored under its own
+    key: identity is the key proved in the TLS handshake, never the answer's content."""
+    import shutil
+
+    web1 = fleet.add_host("web1", "127.0.0.11")
+    forger = fleet.add_host("forger", "127.0.0.12")
+    assert web1.run_agent(failing=True, role="web").returncode == 0
+    fleet.collect(web1)
+    shutil.copytree(f"{web1.workdir}/state/hub", f"{forger.workdir}/state/hub")
+    fleet.collect(forger)
+    hosts = {h["hostkey"]: h for h in _json(fleet.hub("hosts", "--format", "json"))}
+    assert set(hosts) == {web1.key_digest, forger.key_digest}
+    assert hosts[web1.key_digest]["address"] == web1.address
+    assert hosts[forger.key_digest]["address"] == forger.address
+    failed = _json(fleet.hub("promises", "--outcome", "failed", "--host", web1.key_digest,
+                             "--format", "json"))
+    assert [p["hostkey"] for p in failed] == [web1.key_digest]
