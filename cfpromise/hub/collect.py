@@ -73,12 +73,13 @@ def targets(workdir: str, listed: Iterable[str], shard: tuple[int, int] | None =
 
 
 def fetch(workdir: str, address: str, cursors: dict[str, tuple[str, int]], *,
-          port: int | str, timeout: float, trust_new: bool, limit: int = wire.MAX_ANSWER
-          ) -> tuple[str, str, dict[str, Any]]:
+          port: int | str, timeout: float, trust_new: bool, limit: int = wire.MAX_ANSWER,
+          context: Any = None) -> tuple[str, str, dict[str, Any]]:
     """Connect, identify the host by its key, ask, read the answer: (hostkey, address,
     answer).  Raises NetError, PermissionError or wire.AnswerError."""
     from cfpromise.net.client import ConnectOptions, connect
-    opts = ConnectOptions(workdir=workdir, port=port, timeout=timeout, trust=trust_new)
+    opts = ConnectOptions(workdir=workdir, port=port, timeout=timeout, trust=trust_new,
+                          tls_context=context)
     deadline = time.monotonic() + timeout
     with connect(address, opts) as conn:
         hostkey = conn.key_digest
@@ -104,9 +105,16 @@ def collect_round(store: hubstore.Store, workdir: str, addresses: list[str], *,
     started = time.monotonic()
     result = RoundResult(hosts=len(addresses))
     cursors = store.cursors()
+    from cfpromise.net.client import ConnectOptions, SetupError, client_context
+    try:
+        context = client_context(ConnectOptions(workdir=workdir))
+    except SetupError as exc:
+        log("error", f"Cannot collect: {exc}")
+        result.failed = [(a, str(exc)) for a in addresses]
+        return result
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {pool.submit(fetch, workdir, a, cursors, port=port, timeout=timeout,
-                               trust_new=trust_new): a for a in addresses}
+                               trust_new=trust_new, context=context): a for a in addresses}
         for future in concurrent.futures.as_completed(futures):
             address = futures[future]
             try:

@@ -58,6 +58,10 @@ class ConnectOptions:
     restrict_keys: list[str] = field(default_factory=list)
     log: Callable[[str, str], None] | None = None    # (level, message)
     encrypt: bool = False                  # classic protocol only: S* (encrypted) requests
+    # a client context made once from this host's key (tls.client_context) for a program
+    # that opens many connections (cf-lite-hub): loading and checking the key and signing
+    # its certificate cost far more than the handshake
+    tls_context: ssl.SSLContext | None = None
 
 
 def split_host_port(text: str, default_port: int | str = DEFAULT_PORT) -> tuple[str, str]:
@@ -302,6 +306,19 @@ def _recv_line(sock: ssl.SSLSocket) -> bytes:
     return bytes(buf)
 
 
+def client_context(opts: ConnectOptions) -> ssl.SSLContext:
+    """The TLS client context of this host's key pair (in ``opts.workdir``)."""
+    from cfpromise.net import keys, tls
+    try:
+        hostkey = keys.load_host_key(opts.workdir)
+    except keys.KeyError_ as exc:
+        raise SetupError(str(exc)) from None
+    try:
+        return tls.client_context(hostkey.private, opts.ciphers, opts.min_tls)
+    except tls.TLSSetupError as exc:
+        raise SetupError(str(exc)) from None
+
+
 def connect(server: str, opts: ConnectOptions) -> Connection:
     """An authenticated connection to ``server`` (``host`` or ``host:port``)."""
     from cfpromise.net import keys, tls
@@ -310,14 +327,7 @@ def connect(server: str, opts: ConnectOptions) -> Connection:
         from cfpromise.net import classic_client
         return classic_client.connect(server, opts, opts.encrypt)
     host, port = split_host_port(server, opts.port)
-    try:
-        hostkey = keys.load_host_key(opts.workdir)
-    except keys.KeyError_ as exc:
-        raise SetupError(str(exc)) from None
-    try:
-        ctx = tls.client_context(hostkey.private, opts.ciphers, opts.min_tls)
-    except tls.TLSSetupError as exc:
-        raise SetupError(str(exc)) from None
+    ctx = opts.tls_context or client_context(opts)
     raw, address = _tcp_connect(host, port, opts.timeout, opts.force_ipv4, opts.log)
     try:
         sock = ctx.wrap_socket(raw, server_hostname=None)
