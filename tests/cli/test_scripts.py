@@ -20,7 +20,8 @@ PROGRAMS = {"cf-lite-agent": ("cfpromise.cli.agent", "program"),
             "cf-lite-runagent": ("cfpromise.cli.runagent", "program"),
             "cf-lite-key": ("cfpromise.cli.key", "main"),
             "cf-lite-net": ("cfpromise.cli.net", "main"),
-            "cf-lite-secret": ("cfpromise.cli.secret", "main")}
+            "cf-lite-secret": ("cfpromise.cli.secret", "main"),
+            "cf-lite-hub": ("cfpromise.cli.hub", "main")}
 
 
 def script_text(name: str) -> str:
