@@ -146,6 +146,7 @@ class Store:
         self.db.commit()
 
     def rollback(self) -> None:
+        self._known_partitions.clear()       # a partition made in the transaction is gone
         try:
             self.db.rollback()
         except Exception:               # a connection that went away
