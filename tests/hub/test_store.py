@@ -145,7 +145,7 @@ def test_bad_urls_are_clear_errors(tmp_path) -> None:
 @pytest.mark.parametrize("text, expected", [
     ("90s", NOW - 90), ("30m", NOW - 1800), ("2h", NOW - 7200), ("1d", NOW - 86400),
     ("1w", NOW - 604800), ("1795000000", 1795000000),
-    ("2026-11-18T00:00:00", 1795478400), ("2026-11-18", 1795478400)])
+    ("2026-11-18T00:00:00", 1794960000), ("2026-11-18", 1794960000)])
 def test_parse_since(text, expected) -> None:
     assert parse_since(text, now=NOW) == expected
 
