@@ -90,7 +90,8 @@ def _change_text(change: dict[str, Any]) -> str:
 
 def inventory_of(ctx: Any) -> dict[str, Any]:
     """Variables and classes tagged ``inventory`` or ``report`` (masterfiles' inventory
-    bundles tag them), plus ``classes``: the sorted list of such classes."""
+    bundles tag them), plus ``classes`` (the sorted list of such classes), ``software``
+    (the package inventory) and ``lastseen`` (the peers this host talked to)."""
     out: dict[str, Any] = {}
     for key, var in ctx.variables():
         if INVENTORY_TAGS.intersection(var.tags):
@@ -102,7 +103,18 @@ def inventory_of(ctx: Any) -> dict[str, Any]:
     software = _software(ctx.workdir)
     if software:
         out["software"] = software
+    seen = _lastseen(ctx.workdir)
+    if seen:
+        out["lastseen"] = seen
     return out
+
+
+def _lastseen(workdir: str) -> list[str]:
+    """The peers this host talked to (``in|out ADDRESS KEY``), without the times: the
+    inventory changes when a peer does, not at every connection."""
+    from cfpromise.net import lastseen
+    return sorted({f"{'in' if e['incoming'] else 'out'} {e['address']} {e['key']}"
+                   for e in lastseen.load(workdir)})[:1000]
 
 
 def _software(workdir: str) -> list[str]:
