@@ -40,13 +40,15 @@ DEFAULT_TIMEOUT = 30.0
 class RoundResult:
     hosts: int = 0
     collected: int = 0
+    called: int = 0                     # answers of hosts that called (call-collect)
     failed: list[tuple[str, str]] = field(default_factory=list)   # (address, why)
     runs: int = 0
     events: int = 0
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"hosts": self.hosts, "collected": self.collected, "runs": self.runs,
+        return {"hosts": self.hosts, "collected": self.collected, "called": self.called,
+                "runs": self.runs,
                 "events": self.events, "seconds": round(self.seconds, 3),
                 "failed": [{"address": a, "error": e} for a, e in self.failed]}
 
@@ -104,6 +106,13 @@ def collect_round(store: hubstore.Store, workdir: str, addresses: list[str], *,
     hub_id = hub_id or socket.gethostname()
     started = time.monotonic()
     result = RoundResult(hosts=len(addresses))
+    from cfpromise.hub import callcollect
+    for hostkey, peer_address, answer, done in callcollect.take_pending(workdir):
+        added = hubstore.ingest(store, hostkey, peer_address, hub_id, answer)
+        done()
+        result.called += 1
+        result.runs += added["runs"]
+        result.events += added["events"]
     cursors = store.cursors()
     from cfpromise.net.client import ConnectOptions, SetupError, client_context
     try:

@@ -54,6 +54,18 @@ class ServerD(Daemon):
             self.idle_timeout = DEFAULT_IDLE_TIMEOUT
         self._names: dict[str, str] = {}
 
+    def tick(self, now: float) -> float | None:
+        """Call-collect (``call_collect_interval``, cfpromise.hub.callcollect): call the
+        hub in a thread of its own; look again in a minute when it is not set."""
+        minutes = self.access.call_collect_interval
+        if minutes <= 0:
+            return 60.0
+        from cfpromise.hub.callcollect import call_hub
+        threading.Thread(target=call_hub, name="call-collect", daemon=True,
+                         args=(self.options.workdir, self.access, self.log,
+                               self.access.collect_window)).start()
+        return minutes * 60.0
+
     # -- policy -------------------------------------------------------------------------------
     def load(self) -> Iterable[str]:
         from cfpromise.agent.loading import LoadError

@@ -58,6 +58,8 @@ class ServerAccess:
     cfruncommand: str = ""
     denybadclocks: bool = True
     logallconnections: bool = False
+    call_collect_interval: int = 0          # minutes; call the hub (cfpromise.hub.callcollect)
+    collect_window: float = 10.0            # seconds a call serves the hub
     defined_classes: frozenset[str] = frozenset()
     files: tuple[str, ...] = ()
     errors: list[str] = attrs.Factory(list)
@@ -157,6 +159,8 @@ def apply_control(access: ServerAccess, control: dict[str, Any]) -> None:
         setattr(access, name, _items(control.get(name)))
     access.maxconnections = _int(control.get("maxconnections"), DEFAULT_MAXCONNECTIONS)
     access.port = _int(control.get("port"), DEFAULT_PORT)
+    access.call_collect_interval = max(0, _int(control.get("call_collect_interval"), 0))
+    access.collect_window = float(max(1, _int(control.get("collect_window"), 10)))
     for name in ("bindtointerface", "cfruncommand"):
         value = control.get(name)
         setattr(access, name, value if isinstance(value, str) else "")

@@ -475,8 +475,12 @@ def cookie(req: Request, payload: bytes, text: str) -> bool:
 
 @request("CALL_ME_BACK")
 def call_me_back(req: Request, payload: bytes, text: str) -> bool:
-    req.log("info", "access denied to Call-Collect, check the ACL for class: collect_calls")
-    return False
+    p = req.peer
+    if not req.access.queries.check_exact("collect_calls", p.ip, p.hostname, p.key):
+        req.log("info", "access denied to Call-Collect, check the ACL for class: collect_calls")
+        return False
+    from cfpromise.hub.callcollect import collect_call
+    return collect_call(req, req.receive)
 
 
 @request("EXEC")
