@@ -85,6 +85,39 @@ def admit_type(entry: str) -> str:
     return "hostnames"
 
 
+def legacy_hostname_rules(host: str) -> list[str]:
+    """3.21's StrList_AppendRegexHostname: a legacy ``admit``/``deny`` hostname that
+    looks like a regex becomes a name and/or a '.'-domain (``.*\\.example\\.com``
+    -> ``.example.com``); one it cannot read that way is dropped (it admits nobody)."""
+    if not is_regex(host):
+        return [host]
+    if any(c in host for c in "({[|+?]})"):
+        return []
+    skip_domain = skip_host = False
+    name = host
+    if name.startswith("^"):        # anchored: the intent is a host name
+        skip_domain, name = True, name[1:]
+    if name.startswith(".*"):
+        skip_domain, name = False, name[2:]
+    if name.startswith("\\."):
+        skip_host, name = True, name[2:]
+    if "*" in name:
+        return []
+    if len(name) == len(host) and "\\" not in host:
+        return [host]               # IsRegex() said yes, but it is taken as a name
+    plain = []
+    i = 0
+    while i < len(name):
+        if name[i] == "\\":
+            i += 1
+            if i >= len(name) or name[i] != ".":
+                return []
+        plain.append(name[i])
+        i += 1
+    domain = "." + "".join(plain)
+    return ([] if skip_host else [domain[1:]]) + ([] if skip_domain else [domain])
+
+
 @attrs.define(slots=True)
 class Rules:
     ips: list[str] = attrs.Factory(list)
@@ -208,7 +241,11 @@ def add_rules(entry: Entry, attributes: dict[str, object]) -> None:
     entry.deny.keys += items("deny_keys")
     for legacy, rules in (("admit", entry.admit), ("deny", entry.deny)):
         for value in items(legacy):
-            getattr(rules, admit_type(value)).append(value)
+            kind = admit_type(value)
+            if kind == "hostnames":
+                rules.hostnames += legacy_hostname_rules(value)
+            else:
+                getattr(rules, kind).append(value)
     entry.maproot += items("maproot")
     enc = attributes.get("ifencrypted")
     if isinstance(enc, str):

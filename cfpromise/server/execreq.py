@@ -28,8 +28,9 @@ MAX_COMMAND = P.CF_BUFSIZE
 def _classes_match(req: Request) -> bool | None:
     """MatchClasses: read the client's class transactions up to the terminator.
     None: the connection failed."""
-    from cfpromise.server.acl import full_match
+    from cfpromise.server.patterns import match_many
     defined = req.access.defined_classes
+    names = sorted(defined)
     sent: list[str] = []
     for count in range(1, 11):
         try:
@@ -45,7 +46,8 @@ def _classes_match(req: Request) -> bool | None:
         for name in text.split(" "):
             if not name:
                 continue
-            if name in defined or any(full_match(name, c) for c in defined):
+            # the client's name is a regex: matched bounded (patterns.py)
+            if name in defined or any(match_many(name, names)):
                 return True
     req.reply(f"Hello {req.peer.hostname or req.peer.ip} ({req.peer.ip}), nothing relevant to "
               "do here...\n\n")

@@ -428,10 +428,13 @@ def context(req: Request, payload: bytes, text: str) -> bool:
     pattern = text[8:].split("\n", 1)[0][:255] if text.startswith("CONTEXT ") else ""
     if not pattern:
         return req.protocol_error(text)
-    from cfpromise.server.acl import full_match
+    from cfpromise.server.patterns import match_many
     p = req.peer
-    matched = [c for c in persistent_classes(req.workdir) if full_match(pattern, c)
-               and req.access.classes.check_regex(c, p.ip, p.hostname, p.key)]
+    # The access rules first: the peer's pattern (bounded, patterns.py) only ever
+    # runs on the classes this peer may see, and not at all when it may see none.
+    allowed = [c for c in persistent_classes(req.workdir)
+               if req.access.classes.check_regex(c, p.ip, p.hostname, p.key)]
+    matched = [c for c, ok in zip(allowed, match_many(pattern, allowed)) if ok]
     if not matched:
         req.log("info", f"No allowed classes for remoteclassesmatching: {pattern}")
         return req.refuse(text)
