@@ -214,7 +214,10 @@ def transfer_rights(req: Request, path: str, info: os.stat_result) -> bool:
     if uid == 0:
         return True
     p = req.peer
-    entry = req.access.paths.path_entry(path, p.ip, p.hostname, p.key)
+    # 3.21 sets maproot in the classic protocol only (server_classic.c); over TLS
+    # only root, the owner, or a world-readable file (tests/server/test_acl_e2e.py).
+    entry = req.access.paths.path_entry(path, p.ip, p.hostname, p.key) \
+        if p.protocol == int(P.Version.CLASSIC) else None
     if entry is not None and entry.maps_root(p.ip, p.hostname):
         return True
     if info.st_uid != uid and not info.st_mode & st_.S_IROTH:
