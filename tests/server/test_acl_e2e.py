@@ -167,13 +167,19 @@ class World:
         if trust_client:
             keys.trust_key(str(server_wd), keys.load_host_key(str(self.client_wd)).public,
                            client_user)
-        self.port = free_port()
-        policy = write_policy(str(tmp / "server.cf"), SERVER.format(
-            port=self.port, control=control, pub=self.pub, access=access))
-        if impl == "cf-lite":
-            self.server: Server | Reference = Server(str(server_wd), policy, self.port)
-        else:
-            self.server = Reference(server_wd, policy, self.port)
+        for attempt in range(5):         # a free port can be taken before the server binds it
+            self.port = free_port()
+            policy = write_policy(str(tmp / "server.cf"), SERVER.format(
+                port=self.port, control=control, pub=self.pub, access=access))
+            try:
+                if impl == "cf-lite":
+                    self.server: Server | Reference = Server(str(server_wd), policy, self.port)
+                else:
+                    self.server = Reference(server_wd, policy, self.port)
+                break
+            except RuntimeError as err:
+                if attempt == 4 or ("in use" not in str(err) and "bind" not in str(err)):
+                    raise
 
     def copy(self, agent: str, src: str, proto: str = "latest") -> bool:
         """One agent run copying pub/f from ``src``: was the file copied?"""
