@@ -145,12 +145,30 @@ class Reference:
         return self.proc.returncode
 
 
+_KEY_FILES: dict[str, bytes] = {}
+
+
+def _client_keys(workdir: Path, env: dict[str, str]) -> None:
+    """The client's key pair, made by cf-key 3.21 once per test run."""
+    ppkeys = workdir / "ppkeys"
+    if not _KEY_FILES:
+        subprocess.run([CF_KEY], env=env, check=True, capture_output=True)
+        for name in ("localhost.priv", "localhost.pub"):
+            _KEY_FILES[name] = (ppkeys / name).read_bytes()
+        return
+    ppkeys.mkdir(mode=0o700, exist_ok=True)
+    for name, data in _KEY_FILES.items():
+        (ppkeys / name).write_bytes(data)
+        os.chmod(ppkeys / name, 0o600)
+
+
 class World:
     """A server (either implementation) with a file to copy, and a client work dir."""
 
     def __init__(self, tmp: Path, impl: str, control: str, access: str,
                  trust_client: bool = True, client_user: str = "root") -> None:
         self.tmp = tmp
+        tmp.mkdir(parents=True, exist_ok=True)
         os.chmod(tmp, 0o755)
         self.pub = tmp / "pub"
         self.pub.mkdir()
@@ -158,7 +176,7 @@ class World:
         self.client_wd = tmp / "cliwd"
         self.client_wd.mkdir(mode=0o700)
         self.env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(self.client_wd))
-        subprocess.run([CF_KEY], env=self.env, check=True, capture_output=True)
+        _client_keys(self.client_wd, self.env)
         (self.client_wd / "bin").mkdir(exist_ok=True)
         os.symlink(CF_PROMISES, self.client_wd / "bin" / "cf-promises")
         server_wd = tmp / "srvwd"
@@ -323,3 +341,75 @@ def test_maproot_is_classic_only(tmp_path: Path, impl: str) -> None:
     finally:
         log = world.stop()
     assert "Traceback" not in log
+
+
+# Rules tried from 127.0.0.12: (rule, admitted as an access rule's admit_ips, admitted
+# by allowconnects).  The running servers settle both columns; address_matches must
+# agree with them.
+ROWS = [
+    ("127.0.0.1", False, False),
+    ("127.0.0", True, True),
+    ("127.0.0.", False, False),
+    ("127.0.0.0/28", True, True),
+    ("127.0.0.0/29", False, False),
+    ("127.0.0.10-20", True, True),
+    ("127.0.0.1-5", False, False),
+    ("127.0.0.1[0-9]", True, True),
+    ("127.0.0.*", True, True),
+    ("127.0.0.1.", True, False),            # a regex only where 3.21 always tries one
+    ("(127.0.0.12|10.0.0.1)", True, True),
+    ("127.0.0.1|127.0.0.12", False, False),  # PCRE's first match is not the whole address
+    ("127.0.0.12|127.0.0.1", True, False),
+    ("[", False, False),
+]
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+def test_rule_table_against_running_servers(tmp_path: Path, impl: str) -> None:
+    _needs(impl)
+    from cfpromise.net import client
+    from cfpromise.server.acl import address_matches
+    for rule, access, control in ROWS:
+        assert address_matches(rule, OTHER, "always") is access, rule
+        assert address_matches(rule, OTHER, "if_regex") is control, rule
+    # access column: one directory per rule, one server
+    dirs = [f"r{i}" for i in range(len(ROWS))]
+    pub = tmp_path / "access" / "pub"
+    rules = "\n".join(f'  "{pub}/{d}/" admit_ips => {{ "{r}" }};'
+                      for d, (r, _, _) in zip(dirs, ROWS))
+    world = World(tmp_path / "access", impl, "", 'admit_ips => { "10.9.9.9" };\n'
+                  + rules.rstrip(";"))     # the template ends the last promise
+    seen = {}
+    try:
+        for d in dirs:
+            (world.pub / d).mkdir()
+            (world.pub / d / "f").write_text("x")
+        conn = world.hold(OTHER)
+        try:
+            for d, (rule, _, _) in zip(dirs, ROWS):
+                try:
+                    conn.stat(str(world.pub / d / "f"))
+                    seen[rule] = True
+                except client.NetError:
+                    seen[rule] = False
+        finally:
+            conn.close()
+    finally:
+        world.stop()
+    assert seen == {rule: access for rule, access, _ in ROWS}
+    # control column: allowconnects => { rule }, a server each
+    seen = {}
+    for i, (rule, _, _) in enumerate(ROWS):
+        world = World(tmp_path / f"control{i}", impl, f'  allowconnects => {{ "{rule}" }};',
+                      "admit_ips => { " + ALL + " }")
+        try:
+            try:
+                conn = world.hold(OTHER)
+                conn.stat(str(world.pub / "f"))
+                conn.close()
+                seen[rule] = True
+            except client.NetError:
+                seen[rule] = False
+        finally:
+            world.stop()
+    assert seen == {rule: control for rule, _, control in ROWS}
