@@ -51,7 +51,7 @@ try:                                     # pragma: no cover - depends on the ins
     _OPTIONS.dot_nl = True                           # PCRE_DOTALL
     _OPTIONS.encoding = _re2.Options.Encoding.LATIN1    # bytes, as PCRE without UTF
     _OPTIONS.log_errors = False
-    _OPTIONS.max_mem = 8 << 20
+    _OPTIONS.max_mem = 2 << 20                        # per compiled pattern
 except ImportError:                      # pragma: no cover
     _re2 = None
     _OPTIONS = None
@@ -71,7 +71,7 @@ def engine() -> str:
     return "re2" if _re2 is not None else "worker"
 
 
-def _compile(pattern: bytes) -> object:
+def _compile(pattern: bytes, keep: bool) -> object:
     with _lock:
         found = _compiled.get(pattern)
         if found is not None:
@@ -87,6 +87,8 @@ def _compile(pattern: bytes) -> object:
             found = _UNSUPPORTED
     if found is _UNSUPPORTED and not _valid_elsewhere(pattern):
         found = _INVALID
+    if not keep:
+        return found
     with _lock:
         _compiled[pattern] = found
         if len(_compiled) > _CACHE_SIZE:
@@ -101,18 +103,21 @@ def _full(rx: object, subject: bytes) -> bool:
 
 def full_match(pattern: str, text: str) -> bool:
     """StringMatchFull(pattern, text), bounded.  An invalid pattern, one that
-    takes too long, or an oversized one does not match."""
-    return match_many(pattern, [text])[0]
+    takes too long, or an oversized one does not match.  For the policy's
+    patterns (compiled once, kept)."""
+    return match_many(pattern, [text], keep=True)[0]
 
 
-def match_many(pattern: str, texts: Iterable[str]) -> list[bool]:
+def match_many(pattern: str, texts: Iterable[str], keep: bool = False) -> list[bool]:
     """:func:`full_match` of one pattern against several subjects (one worker
-    process at most for them all)."""
+    process at most for them all).  A peer's pattern is not kept (``keep``):
+    a peer cannot fill the cache, and its compiled program (at most
+    ``max_mem``) goes with the request."""
     subjects = [_b(t) for t in texts]
     pat = _b(pattern)
     if not pat or len(pat) > MAX_TEXT:
         return [False] * len(subjects)
-    rx = _compile(pat)
+    rx = _compile(pat, keep)
     if rx is _INVALID:
         return [False] * len(subjects)
     if rx is not _UNSUPPORTED:

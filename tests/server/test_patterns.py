@@ -97,11 +97,11 @@ def test_context_pattern_runs_after_the_access_check(tmp_path: Path,
     seen: list[tuple[str, list[str]]] = []
     real = patterns.match_many
 
-    def spy(pattern: str, texts):
+    def spy(pattern: str, texts, keep: bool = False):
         texts = list(texts)
-        if pattern in (".*", "(.|.)*!"):          # the peer's (not the policy's) patterns
+        if not keep:                              # the peer's (not the policy's) patterns
             seen.append((pattern, texts))
-        return real(pattern, texts)
+        return real(pattern, texts, keep)
     monkeypatch.setattr(patterns, "match_many", spy)
 
     def ask(pattern: str, ip: str) -> list[str]:
@@ -248,3 +248,12 @@ def test_sigterm_stops_the_daemon_with_patterns_in_flight(live) -> None:
     print(f"\nSIGTERM to exit with 3 hostile clients and an idle one: {took:.2f} s")
     assert took < 5.0
     assert server.proc.returncode == 0
+
+
+def test_peer_patterns_do_not_fill_the_cache() -> None:
+    before = len(patterns._compiled)
+    for i in range(50):
+        patterns.match_many(f"peer_{i}_(.|.)*", ["peer_1_x"])
+    assert len(patterns._compiled) == before
+    patterns.full_match("policy_.*", "policy_x")              # the policy's: kept
+    assert b"policy_.*" in patterns._compiled
