@@ -29,8 +29,6 @@ range rule needs its four octets (``10.0.0.1-100``; ``10.0.1-5`` admits nothing)
 """
 from __future__ import annotations
 
-import ipaddress
-
 _LONG_MAX = (1 << 63) - 1
 _ULONG_MAX = (1 << 64) - 1
 
@@ -126,6 +124,7 @@ def verdict(rule: str, ip: str) -> bool | None:
 
 
 def _v4(text: str) -> int | None:
+    import ipaddress
     try:
         return int(ipaddress.IPv4Address(text))
     except ValueError:
@@ -182,6 +181,7 @@ def _v4_range(rule: str, ip: str) -> bool | None:
 
 
 def _v6_bytes(text: str) -> bytes:
+    import ipaddress
     if "%" in text:
         return bytes(16)
     try:

@@ -32,9 +32,7 @@ still bounded).
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import threading
 from collections import OrderedDict
@@ -45,16 +43,28 @@ FALLBACK_SECONDS = 0.5
 FALLBACK_WORKERS = 2
 _CACHE_SIZE = 512
 
-try:                                     # pragma: no cover - depends on the install
-    import re2 as _re2
-    _OPTIONS = _re2.Options()
-    _OPTIONS.dot_nl = True                           # PCRE_DOTALL
-    _OPTIONS.encoding = _re2.Options.Encoding.LATIN1    # bytes, as PCRE without UTF
-    _OPTIONS.log_errors = False
-    _OPTIONS.max_mem = 2 << 20                        # per compiled pattern
-except ImportError:                      # pragma: no cover
-    _re2 = None
-    _OPTIONS = None
+_re2: object = None                      # the re2 module, imported on first use
+_OPTIONS: object = None
+
+
+def _engine() -> object:
+    """re2, or False without google-re2 (imported when first needed: the agent loads
+    this module for policies with access promises and should not pay for it)."""
+    global _re2, _OPTIONS
+    if _re2 is None:
+        try:
+            import re2
+        except ImportError:              # pragma: no cover - depends on the install
+            _re2 = False
+            return _re2
+        options = re2.Options()
+        options.dot_nl = True                            # PCRE_DOTALL
+        options.encoding = re2.Options.Encoding.LATIN1   # bytes, as PCRE without UTF
+        options.log_errors = False
+        options.max_mem = 2 << 20                        # per compiled pattern
+        _OPTIONS, _re2 = options, re2
+    return _re2
+
 
 _UNSUPPORTED = object()                  # RE2 cannot run this pattern: use a worker
 _INVALID = object()                      # no engine accepts it: never matches
@@ -68,7 +78,7 @@ def _b(text: str) -> bytes:
 
 
 def engine() -> str:
-    return "re2" if _re2 is not None else "worker"
+    return "re2" if _engine() else "worker"
 
 
 def _compile(pattern: bytes, keep: bool) -> object:
@@ -77,12 +87,13 @@ def _compile(pattern: bytes, keep: bool) -> object:
         if found is not None:
             _compiled.move_to_end(pattern)
             return found
-    if _re2 is None:
+    re2 = _engine()
+    if not re2:
         found = _UNSUPPORTED
     else:
         try:
             # (?m): PCRE_MULTILINE; a pattern's own flags still apply after it.
-            found = _re2.compile(b"(?m)" + pattern, _OPTIONS)
+            found = re2.compile(b"(?m)" + pattern, _OPTIONS)  # type: ignore[attr-defined]
         except Exception:                # noqa: BLE001 - re2.error and friends
             found = _UNSUPPORTED
     if found is _UNSUPPORTED and not _valid_elsewhere(pattern):
@@ -178,6 +189,8 @@ def _translated(pattern: str) -> str | None:
 def _worker_match(pattern: str, subjects: list[bytes]) -> list[bool] | None:
     """Python's ``re`` in a separate process, bounded in time, CPU and memory;
     None when it could not answer in time (or at all)."""
+    import json
+    import subprocess
     if not subjects:
         return []
     text = _translated(pattern)
