@@ -245,3 +245,24 @@ def test_differential_against_cf_agent(seed: int) -> None:
             diffs.append((rule, ip, their, mine))
     assert not diffs, diffs[:20]
     assert 300 < matched < len(pairs) - 300      # both answers well represented
+
+
+labels = st.lists(st.text(alphabet="abcxyz019-", min_size=1, max_size=6), min_size=1,
+                  max_size=4).map(".".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(labels, labels)
+def test_hostname_rules_name_a_host_or_a_domain(rule, host) -> None:
+    """3.21's StrList_SearchLongestPrefix on '.': a rule is the whole name, or a
+    '.'-domain ending it at a label boundary; then (legacy) the rule as a full regex,
+    where '.' is any character -- 3.21's own quirk, kept."""
+    import re
+    from cfpromise.server.acl import hostname_matches
+
+    def expected(r: str, h: str) -> bool:
+        return r == h or (r.startswith(".") and h.endswith(r)) or re.fullmatch(r, h) is not None
+    for r in (rule, "." + rule):
+        assert hostname_matches(r, host) is expected(r, host)
+    assert hostname_matches("." + rule, "www." + rule)
+    assert not hostname_matches(rule + "x", rule) and not hostname_matches("", host)
