@@ -29,7 +29,7 @@ from typing import Iterable
 import attrs
 
 from cfpromise.server.fuzzyset import fuzzy_set_match, is_regex
-from cfpromise.server.patterns import full_match
+from cfpromise.server.patterns import full_match, match_many
 
 CONNECTION_VARS = ("$(connection.ip)", "$(connection.hostname)", "$(connection.key)")
 
@@ -73,7 +73,8 @@ def _regex_item(rule: str, name: str) -> bool:
     """IsRegexItemIn: equal, or either one a full regex match of the other."""
     if not rule or not name:
         return False
-    return rule == name or full_match(name, rule) or full_match(rule, name)
+    # the name (a reverse lookup's answer) read as a regex too: never cached
+    return rule == name or match_many(name, [rule])[0] or full_match(rule, name)
 
 
 def admit_type(entry: str) -> str:
