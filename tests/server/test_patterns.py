@@ -257,3 +257,22 @@ def test_peer_patterns_do_not_fill_the_cache() -> None:
     assert len(patterns._compiled) == before
     patterns.full_match("policy_.*", "policy_x")              # the policy's: kept
     assert b"policy_.*" in patterns._compiled
+
+
+def test_one_exec_has_a_budget_for_its_class_patterns(tmp_path: Path) -> None:
+    """Many slow (worker) patterns in one EXEC: the request is answered within the
+    budget plus one pattern's bound, not after each of them ran."""
+    from cfpromise.server import execreq
+    policy = write_policy(str(tmp_path / "s.cf"), POLICY.format(pub=tmp_path))
+    access = load_server_policy(policy, str(tmp_path / "wd"))
+    names = " ".join(f"((.|.)*)\\1!{i}" for i in range(12))
+    incoming = [names.encode(), b"x", P.CFD_TERMINATOR.encode()]
+    sent = bytearray()
+    req = Request(access, Peer(ip="127.0.0.1", key="MD5=00", username="root"), sent.extend,
+                  lambda: incoming.pop(0), lambda level, msg: None, str(tmp_path))
+    start = time.monotonic()
+    assert execreq._classes_match(req) is False
+    took = time.monotonic() - start
+    print(f"\n12 slow class patterns in one EXEC: answered in {took:.2f} s")
+    assert took < execreq.MATCH_BUDGET + 2 * patterns.FALLBACK_SECONDS + 1.0
+    assert not incoming                            # every transaction was read
