@@ -131,7 +131,8 @@ def connect(server: str, opts: ConnectOptions, encrypt: bool = False) -> Classic
         hostkey = keys.load_host_key(opts.workdir)
     except keys.KeyError_ as exc:
         raise SetupError(str(exc)) from None
-    sock, address = _tcp_connect(host, port, opts.timeout, opts.force_ipv4, opts.log)
+    sock, address = _tcp_connect(host, port, opts.timeout, opts.force_ipv4, opts.log,
+                                 opts.bind_address)
     username = opts.username or current_user()
     try:
         key_digest, session_key = _handshake(sock, server, address, username, hostkey, opts)

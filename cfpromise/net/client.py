@@ -58,6 +58,7 @@ class ConnectOptions:
     restrict_keys: list[str] = field(default_factory=list)
     log: Callable[[str, str], None] | None = None    # (level, message)
     encrypt: bool = False                  # classic protocol only: S* (encrypted) requests
+    bind_address: str = ""                 # body agent control bindtointerface
     # a client context made once from this host's key (tls.client_context) for a program
     # that opens many connections (cf-lite-hub): loading and checking the key and signing
     # its certificate cost far more than the handshake
@@ -267,8 +268,33 @@ def _md5_file(path: str) -> bytes:
     return h.digest()
 
 
+def _bind(sock: socket.socket, address: str, force_ipv4: bool,
+          log: Callable[[str, str], None] | None) -> bool:
+    """As 3.21's SocketConnect: bind to ``bindtointerface`` before connecting (the
+    first of its addresses that binds); False when the name does not resolve."""
+    try:
+        infos = socket.getaddrinfo(address, None, socket.AF_INET if force_ipv4 else 0,
+                                   socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        if log:
+            log("error", f"Unable to lookup interface '{address}' to bind. ({exc})")
+        return False
+    for family, _, _, _, addr in infos:
+        if family != sock.family:
+            continue
+        try:
+            sock.bind(addr)
+            return True
+        except OSError:
+            continue
+    if log:
+        log("error", f"Unable to bind to interface '{address}'.")
+    return True
+
+
 def _tcp_connect(host: str, port: str, timeout: float, force_ipv4: bool,
-                 log: Callable[[str, str], None] | None = None) -> tuple[socket.socket, str]:
+                 log: Callable[[str, str], None] | None = None,
+                 bind_address: str = "") -> tuple[socket.socket, str]:
     try:
         infos = socket.getaddrinfo(host, port, socket.AF_INET if force_ipv4 else socket.AF_UNSPEC,
                                    socket.SOCK_STREAM)
@@ -281,6 +307,9 @@ def _tcp_connect(host: str, port: str, timeout: float, force_ipv4: bool,
     for family, kind, proto, _, addr in infos:
         sock = socket.socket(family, kind, proto)
         sock.settimeout(timeout or None)
+        if bind_address and not _bind(sock, bind_address, force_ipv4, log):
+            sock.close()
+            raise NetError(f"Unable to lookup interface '{bind_address}' to bind")
         try:
             sock.connect(addr)
         except OSError as exc:
@@ -328,7 +357,8 @@ def connect(server: str, opts: ConnectOptions) -> Connection:
         return classic_client.connect(server, opts, opts.encrypt)
     host, port = split_host_port(server, opts.port)
     ctx = opts.tls_context or client_context(opts)
-    raw, address = _tcp_connect(host, port, opts.timeout, opts.force_ipv4, opts.log)
+    raw, address = _tcp_connect(host, port, opts.timeout, opts.force_ipv4, opts.log,
+                                opts.bind_address)
     try:
         sock = ctx.wrap_socket(raw, server_hostname=None)
     except (OSError, ssl.SSLError) as exc:

@@ -11,55 +11,54 @@ the same entry.  A request is checked against one entry:
 * admission: an admit rule (IP, hostname, key or user) must match and no deny
   rule may match.  Default deny: no entry or no admit match refuses.
 
-IP rules match as cf-serverd's FuzzySetMatch does (CIDR ``a.b.c.d/n``, a range
-in one octet ``a.b.c.10-20``, a plain prefix) or as a full regex; hostname rules
-match the name or a '.'-prefixed domain suffix, or as a full regex.
+Every address rule -- ``admit_ips``/``deny_ips`` (and the addresses of legacy
+``admit``/``deny``), ``maproot``, and ``body server control``'s
+``allowconnects``, ``denyconnects``, ``allowallconnects``, ``trustkeysfrom``,
+``allowlegacyconnects`` -- is decided by :func:`address_matches`, which is 3.21's
+FuzzySetMatch (cfpromise.server.fuzzyset) or a regex full match (3.21 tries the
+regex for every access-rule entry, and for a control-body entry only when
+IsRegex() takes it for one).  So a rule for 127.0.0.1 admits 127.0.0.1 only,
+``10.0.0`` admits 10.0.0.*, never 10.0.00x; regexes run bounded
+(cfpromise.server.patterns).  Hostname rules match the name or a '.'-prefixed
+domain suffix, or as a full regex.
 """
 from __future__ import annotations
 
-import ipaddress
-import re
 from typing import Iterable
 
 import attrs
 
+from cfpromise.server.fuzzyset import fuzzy_set_match, is_regex
+from cfpromise.server.patterns import full_match, match_many
+
 CONNECTION_VARS = ("$(connection.ip)", "$(connection.hostname)", "$(connection.key)")
 
 
-def full_match(pattern: str, text: str) -> bool:
-    try:
-        return re.fullmatch(pattern, text) is not None
-    except re.error:
+def address_matches(rule: str, ip: str, regex: str = "always") -> bool:
+    """Does one address rule name ``ip``?  The one test of every rule kind.
+
+    ``regex``: "always" (access rules: 3.21's access_CheckResource tries
+    ``StringMatchFull(rule, ip)`` after FuzzySetMatch), "if_regex" (control-body
+    lists and maproot: 3.21's IsMatchItemIn only when IsRegex(rule)).  An empty
+    rule or address matches nothing (default deny)."""
+    if not rule or not ip:
         return False
+    if fuzzy_set_match(rule, ip):
+        return True
+    if regex == "if_regex" and not is_regex(rule):
+        return False
+    return full_match(rule, ip)
+
+
+def listed(rules: Iterable[str], ip: str) -> bool:
+    """IsMatchItemIn: a control-body list (allowconnects, denyconnects,
+    allowallconnects, trustkeysfrom, allowlegacyconnects) names ``ip``."""
+    return any(address_matches(r, ip, "if_regex") for r in rules)
 
 
 def ip_matches(rule: str, ip: str) -> bool:
-    """cf-serverd's FuzzySetMatch or a full regex match."""
-    if not rule or not ip:
-        return False
-    return _fuzzy(rule, ip) or full_match(rule, ip)
-
-
-def _fuzzy(rule: str, ip: str) -> bool:
-    if "/" in rule:
-        try:
-            return ipaddress.ip_address(ip) in ipaddress.ip_network(rule, strict=False)
-        except ValueError:
-            return False
-    if "-" in rule:
-        rparts, iparts = rule.split("."), ip.split(".")
-        if len(rparts) != 4 or len(iparts) != 4:
-            return False
-        for r, i in zip(rparts, iparts):
-            if "-" in r:
-                lo, _, hi = r.partition("-")
-                if not (lo.isdigit() and hi.isdigit() and i.isdigit()
-                        and int(lo) <= int(i) <= int(hi)):
-                    return False
-            elif r != i:
-                return False
-        return True
-    return ip.startswith(rule)
+    """An access rule's IP entry (admit_ips, deny_ips) names ``ip``."""
+    return address_matches(rule, ip, "always")
 
 
 def hostname_matches(rule: str, hostname: str) -> bool:
@@ -70,6 +69,14 @@ def hostname_matches(rule: str, hostname: str) -> bool:
     return full_match(rule, hostname)
 
 
+def _regex_item(rule: str, name: str) -> bool:
+    """IsRegexItemIn: equal, or either one a full regex match of the other."""
+    if not rule or not name:
+        return False
+    # the name (a reverse lookup's answer) read as a regex too: never cached
+    return rule == name or match_many(name, [rule])[0] or full_match(rule, name)
+
+
 def admit_type(entry: str) -> str:
     """The kind of a legacy ``admit``/``deny`` entry."""
     if entry.startswith(("SHA=", "MD5=")):
@@ -77,6 +84,39 @@ def admit_type(entry: str) -> str:
     if entry and all(c in "0123456789abcdef.:/[-]*()\\" for c in entry):
         return "ips"
     return "hostnames"
+
+
+def legacy_hostname_rules(host: str) -> list[str]:
+    """3.21's StrList_AppendRegexHostname: a legacy ``admit``/``deny`` hostname that
+    looks like a regex becomes a name and/or a '.'-domain (``.*\\.example\\.com``
+    -> ``.example.com``); one it cannot read that way is dropped (it admits nobody)."""
+    if not is_regex(host):
+        return [host]
+    if any(c in host for c in "({[|+?]})"):
+        return []
+    skip_domain = skip_host = False
+    name = host
+    if name.startswith("^"):        # anchored: the intent is a host name
+        skip_domain, name = True, name[1:]
+    if name.startswith(".*"):
+        skip_domain, name = False, name[2:]
+    if name.startswith("\\."):
+        skip_host, name = True, name[2:]
+    if "*" in name:
+        return []
+    if len(name) == len(host) and "\\" not in host:
+        return [host]               # IsRegex() said yes, but it is taken as a name
+    plain = []
+    i = 0
+    while i < len(name):
+        if name[i] == "\\":
+            i += 1
+            if i >= len(name) or name[i] != ".":
+                return []
+        plain.append(name[i])
+        i += 1
+    domain = "." + "".join(plain)
+    return ([] if skip_host else [domain[1:]]) + ([] if skip_domain else [domain])
 
 
 @attrs.define(slots=True)
@@ -115,7 +155,8 @@ class Entry:
         return None
 
     def maps_root(self, ip: str, hostname: str) -> bool:
-        return any(ip_matches(r, ip) or hostname_matches(r, hostname) for r in self.maproot)
+        """3.21: IsMatchItemIn(maproot, ip) || IsRegexItemIn(maproot, hostname)."""
+        return listed(self.maproot, ip) or any(_regex_item(r, hostname) for r in self.maproot)
 
 
 class Table:
@@ -201,7 +242,11 @@ def add_rules(entry: Entry, attributes: dict[str, object]) -> None:
     entry.deny.keys += items("deny_keys")
     for legacy, rules in (("admit", entry.admit), ("deny", entry.deny)):
         for value in items(legacy):
-            getattr(rules, admit_type(value)).append(value)
+            kind = admit_type(value)
+            if kind == "hostnames":
+                rules.hostnames += legacy_hostname_rules(value)
+            else:
+                getattr(rules, kind).append(value)
     entry.maproot += items("maproot")
     enc = attributes.get("ifencrypted")
     if isinstance(enc, str):

@@ -214,7 +214,10 @@ def transfer_rights(req: Request, path: str, info: os.stat_result) -> bool:
     if uid == 0:
         return True
     p = req.peer
-    entry = req.access.paths.path_entry(path, p.ip, p.hostname, p.key)
+    # 3.21 sets maproot in the classic protocol only (server_classic.c); over TLS
+    # only root, the owner, or a world-readable file (tests/server/test_acl_e2e.py).
+    entry = req.access.paths.path_entry(path, p.ip, p.hostname, p.key) \
+        if p.protocol == int(P.Version.CLASSIC) else None
     if entry is not None and entry.maps_root(p.ip, p.hostname):
         return True
     if info.st_uid != uid and not info.st_mode & st_.S_IROTH:
@@ -428,10 +431,13 @@ def context(req: Request, payload: bytes, text: str) -> bool:
     pattern = text[8:].split("\n", 1)[0][:255] if text.startswith("CONTEXT ") else ""
     if not pattern:
         return req.protocol_error(text)
-    from cfpromise.server.acl import full_match
+    from cfpromise.server.patterns import match_many
     p = req.peer
-    matched = [c for c in persistent_classes(req.workdir) if full_match(pattern, c)
-               and req.access.classes.check_regex(c, p.ip, p.hostname, p.key)]
+    # The access rules first: the peer's pattern (bounded, patterns.py) only ever
+    # runs on the classes this peer may see, and not at all when it may see none.
+    allowed = [c for c in persistent_classes(req.workdir)
+               if req.access.classes.check_regex(c, p.ip, p.hostname, p.key)]
+    matched = [c for c, ok in zip(allowed, match_many(pattern, allowed)) if ok]
     if not matched:
         req.log("info", f"No allowed classes for remoteclassesmatching: {pattern}")
         return req.refuse(text)

@@ -26,7 +26,7 @@ import ssl
 from typing import TYPE_CHECKING, Any
 
 from cfpromise.net import protocol as P
-from cfpromise.server.acl import ip_matches
+from cfpromise.server.acl import listed
 from cfpromise.server.requests import Peer, Request, dispatch
 
 if TYPE_CHECKING:
@@ -37,10 +37,6 @@ PEEK_SIZE = P.CF_INBAND_OFFSET + len("CAUTH")
 
 class Closed(Exception):
     pass
-
-
-def listed(rules: list[str], ip: str) -> bool:
-    return any(ip_matches(r, ip) for r in rules)
 
 
 class Session:

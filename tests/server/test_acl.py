@@ -13,9 +13,11 @@ from cfpromise.server.acl import Table, admit_type, add_rules, hostname_matches,
     ("10.0.0.0/8", "11.0.0.1", False),
     ("192.168.1.10-20", "192.168.1.15", True),
     ("192.168.1.10-20", "192.168.1.21", False),
-    ("192.168.", "192.168.7.7", True),           # FuzzySetMatch: a prefix
+    ("192.168", "192.168.7.7", True),            # FuzzySetMatch: whole octets
+    ("192.168.", "192.168.7.7", False),          # 3.21: a trailing dot matches nothing
     ("::1", "::1", True),
-    ("fe80::/10", "fe80::1", True),
+    ("fe80::/16", "fe80::1", True),
+    ("fe80::/10", "fe80::1", False),             # 3.21: IPv6 masks in multiples of 8
     ("127\\.0\\.0\\.[0-9]+", "127.0.0.9", True),   # a full regex
     ("", "127.0.0.1", False),
 ])

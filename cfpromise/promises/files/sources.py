@@ -172,7 +172,8 @@ def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
             conn = False
         if conn is False:
             from cfpromise.promises.files.attributes import as_list
-            restrict = as_list(bridge.agent_control(fr.agent).get("copyfrom_restrict_keys"))
+            control = bridge.agent_control(fr.agent)
+            restrict = as_list(control.get("copyfrom_restrict_keys"))
             opts = client.ConnectOptions(workdir=_workdir(fr.agent), port=copy.port,
                                          version=version, trust=copy.trustkey,
                                          timeout=copy.timeout or 30.0,
@@ -180,7 +181,8 @@ def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
                                          restrict_keys=[str(k) for k in restrict],
                                          ciphers=_text(common.get("tls_ciphers")),
                                          min_tls=_text(common.get("tls_min_version")),
-                                         encrypt=copy.encrypt)
+                                         encrypt=copy.encrypt,
+                                         bind_address=_text(control.get("bindtointerface")) or "")
             try:
                 conn = client.connect(server, opts)
                 from cfpromise.net import lastseen
