@@ -50,6 +50,9 @@ def serve(session: "Session") -> None:
         session.log("info", f"Authentication failure: {err}")
         _refuse(session)
         return
+    if not session.identified():
+        session.log("info", "Connection pre-empted during its authentication")
+        return
     plain_req = R.Request(session.access, peer, session.send, session.receive, session.log,
                           session.server.options.workdir)
     while not session.server.stopping:
