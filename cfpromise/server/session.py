@@ -182,6 +182,8 @@ class Session:
             self.sock = tls
             self.arm()
             tls.do_handshake()
+        except TimeoutError:
+            raise                             # run() says: not identified in time
         except (ssl.SSLError, OSError) as err:
             self.log("error", f"Failed to accept TLS connection: {err}")
             return None
