@@ -32,6 +32,7 @@ from cfpromise.server.policy import ServerAccess
 from cfpromise.server.slots import DEFAULT_HANDSHAKE_TIMEOUT, Conn, ConnectionTable
 
 DEFAULT_IDLE_TIMEOUT = 600.0
+FD_RESERVE = 32
 OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
@@ -83,7 +84,9 @@ class ServerD(Daemon):
         self.table = ConnectionTable(self.log, self.handshake_timeout)
         self._names: dict[str, str] = {}
         self._emfile_logged = 0.0
-        raise_descriptor_limit()
+        # each connection holds a socket and, while it serves a file, one more descriptor;
+        # FD_RESERVE more are kept for the policy, keys and logs
+        self.max_by_descriptors = max(1, (raise_descriptor_limit() - FD_RESERVE) // 2)
 
     # -- policy -------------------------------------------------------------------------------
     def load(self) -> Iterable[str]:
@@ -122,6 +125,10 @@ class ServerD(Daemon):
             self.log("notice", "Server is starting...")
         self.access = access
         self.log("verbose", f"Loaded server policy: {len(access.paths)} path rules")
+        if access.maxconnections > self.max_by_descriptors:
+            self.log("warning", f"maxconnections {access.maxconnections} is more than the "
+                                f"file descriptor limit allows: {self.max_by_descriptors} "
+                                "connections at most")
         return access.files
 
     def _tls_context(self, access: ServerAccess) -> Any:
@@ -230,7 +237,7 @@ class ServerD(Daemon):
             self.log("error", f"Remote host '{ip}' is in denyconnects, denying connection")
             return None
         return self.table.admit(ip, fd, listed(access.allowallconnects, ip),
-                                access.maxconnections)
+                                min(access.maxconnections, self.max_by_descriptors))
 
     def _serve(self, sock: socket.socket, ip: str, conn: Conn) -> None:
         from cfpromise.server.session import Session

@@ -38,7 +38,8 @@ def have_cf_agent() -> bool:
     return all(os.access(p, os.X_OK) for p in (CF_AGENT, CF_KEY))
 
 
-def start_server(tmp: Path, extra: str = "", env: dict[str, str] | None = None) -> tuple[Server, Path]:
+def start_server(tmp: Path, extra: str = "", env: dict[str, str] | None = None,
+                 preexec_fn: object = None) -> tuple[Server, Path]:
     """cf-lite-serverd serving ``tmp/pub`` (a 200 KB file ``big``) to 127.0.0.1."""
     os.chmod(tmp, 0o755)
     pub = tmp / "pub"
@@ -47,7 +48,7 @@ def start_server(tmp: Path, extra: str = "", env: dict[str, str] | None = None) 
     wd = tmp / "srvwd"
     make_workdir(str(wd))
     policy = write_policy(str(tmp / "s.cf"), POLICY.format(pub=pub, extra=extra))
-    return Server(str(wd), policy, free_port(), env), pub
+    return Server(str(wd), policy, free_port(), env, preexec_fn), pub
 
 
 def lite_copy(tmp: Path, port: int, source: Path) -> bytes:

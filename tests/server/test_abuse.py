@@ -296,3 +296,28 @@ def test_fuzzed_frames_leave_a_serving_daemon(tmp_path: Path) -> None:
     assert "Unexpected error" not in log, [line for line in log.splitlines()
                                            if "Unexpected error" in line][:5]
     assert server.stop() == 0
+
+
+def _low_descriptor_limit() -> None:
+    import resource
+    resource.setrlimit(resource.RLIMIT_NOFILE, (96, 96))
+
+
+def test_a_low_descriptor_limit_neither_kills_nor_locks_out(tmp_path: Path) -> None:
+    """96 descriptors in all and maxconnections 500: the server caps itself at what the
+    limit allows, and 300 silent sockets still leave room for an agent."""
+    server, pub = start_server(tmp_path, 'maxconnections => "500";',
+                               {"CF_LITE_SERVERD_HANDSHAKE_TIMEOUT": "3"}, _low_descriptor_limit)
+    _servers.append(server)
+    with SilentAttack(server.port, [("127.0.0.2", 200), ("127.0.0.3", 100)]) as attack:
+        assert attack.opened >= 300
+        time.sleep(1.0)
+        for _ in range(3):
+            assert lite_copy(tmp_path, server.port, pub / "big") == (pub / "big").read_bytes()
+        if have_cf_agent():
+            copied, out, _ = agent_copy(tmp_path, server.port, pub / "big", tmp_path / "low")
+            assert copied, out + server.text()[-3000:]
+    assert server.proc.poll() is None
+    log = server.text()
+    assert "file descriptor limit allows: 32 connections" in log
+    assert "Traceback" not in log and "Unexpected error" not in log
