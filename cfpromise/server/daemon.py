@@ -29,10 +29,14 @@ from typing import Any, Iterable
 
 from cfpromise.daemon import Daemon, DaemonOptions, PolicyError
 from cfpromise.server.policy import ServerAccess
-from cfpromise.server.slots import DEFAULT_HANDSHAKE_TIMEOUT, Conn, ConnectionTable
+from cfpromise.server.slots import (DEFAULT_HANDSHAKE_TIMEOUT, HELLO, SILENT, Conn,
+                                    ConnectionTable)
 
 DEFAULT_IDLE_TIMEOUT = 600.0
 FD_RESERVE = 32
+# a deep accept queue: when hundreds of sockets knock at once, an agent's SYN is queued
+# (and served in milliseconds) instead of dropped and retried a second or three later
+LISTEN_BACKLOG = 1024
 OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
@@ -42,6 +46,17 @@ def _seconds(variable: str, default: float) -> float:
     except ValueError:
         return default
     return value if value > 0 else default
+
+
+def _first_stage(sock: socket.socket) -> int:
+    """HELLO when the peer's first message is already waiting (an agent sends its
+    ClientHello with the connect), else SILENT: a cheap peek, without blocking."""
+    from cfpromise.server.session import PEEK_SIZE
+    try:
+        head = sock.recv(PEEK_SIZE, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except OSError:
+        return SILENT
+    return HELLO if len(head) >= PEEK_SIZE else SILENT
 
 
 def raise_descriptor_limit() -> int:
@@ -170,12 +185,12 @@ class ServerD(Daemon):
                 sock = socket.socket(family, socket.SOCK_STREAM)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 sock.bind(address)
-                sock.listen(128)
+                sock.listen(LISTEN_BACKLOG)
             elif socket.has_dualstack_ipv6():
                 sock = socket.create_server(("::", port), family=socket.AF_INET6,
-                                            dualstack_ipv6=True, backlog=128)
+                                            dualstack_ipv6=True, backlog=LISTEN_BACKLOG)
             else:
-                sock = socket.create_server(("", port), backlog=128)
+                sock = socket.create_server(("", port), backlog=LISTEN_BACKLOG)
         except OSError as err:
             raise PolicyError(f"Could not bind to port {port}"
                               f"{' on ' + interface if interface else ''}: {err.strerror}")
@@ -194,9 +209,9 @@ class ServerD(Daemon):
             else:
                 self.log("error", f"accept failed: {err.strerror}")
             return
-        sock.setblocking(True)
         ip = _normal_ip(address[0])
-        conn = self._admit(ip, sock.fileno())
+        conn = self._admit(ip, sock.fileno(), _first_stage(sock))
+        sock.setblocking(True)
         if conn is None:
             sock.close()
             return
@@ -227,7 +242,7 @@ class ServerD(Daemon):
         if not self.table.evict_oldest("no file descriptors left"):
             time.sleep(0.05)
 
-    def _admit(self, ip: str, fd: int) -> Conn | None:
+    def _admit(self, ip: str, fd: int, stage: int = SILENT) -> Conn | None:
         from cfpromise.server.session import listed
         access = self.access
         if access.allowconnects and not listed(access.allowconnects, ip):
@@ -237,7 +252,7 @@ class ServerD(Daemon):
             self.log("error", f"Remote host '{ip}' is in denyconnects, denying connection")
             return None
         return self.table.admit(ip, fd, listed(access.allowallconnects, ip),
-                                min(access.maxconnections, self.max_by_descriptors))
+                                min(access.maxconnections, self.max_by_descriptors), stage)
 
     def _serve(self, sock: socket.socket, ip: str, conn: Conn) -> None:
         from cfpromise.server.session import Session

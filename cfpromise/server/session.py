@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from cfpromise.net import protocol as P
 from cfpromise.server.acl import ip_matches
 from cfpromise.server.requests import Peer, Request, dispatch
+from cfpromise.server.slots import HANDSHAKEN, HELLO
 
 if TYPE_CHECKING:
     from cfpromise.server.daemon import ServerD
@@ -73,6 +74,10 @@ class Session:
         if left <= 0:
             raise TimeoutError("handshake deadline")
         self.sock.settimeout(left)
+
+    def progressed(self, stage: int) -> None:
+        if self.conn is not None:
+            self.server.table.progressed(self.conn, stage)
 
     def identified(self) -> bool:
         """The peer is who it says: keep the slot, switch to the idle timeout.  False when
@@ -171,6 +176,7 @@ class Session:
                 self.log("info", "Connection is not using latest protocol, denying")
                 return ""
             return "classic"
+        self.progressed(HELLO)
         return "tls"
 
     def establish(self) -> Peer | None:
@@ -187,6 +193,7 @@ class Session:
         except (ssl.SSLError, OSError) as err:
             self.log("error", f"Failed to accept TLS connection: {err}")
             return None
+        self.progressed(HANDSHAKEN)
         self.log("verbose", f"TLS version negotiated: {tls.version()}; Cipher: "
                             f"{(tls.cipher() or ('?',))[0]}")
         self.send(P.version_line(P.LATEST, P.SERVER_NAME))

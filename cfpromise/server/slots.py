@@ -11,7 +11,10 @@ out for ten minutes, and an attacker could renew them for ever.  Now:
 * Pending connections are pre-emptible.  When a newcomer finds the table full, the
   oldest pending connection of the address holding the most pending ones is shut down
   to make room; an address that already holds half the table in pending connections
-  (:func:`pending_cap`) gives up its own oldest one instead.  A newcomer from an address
+  (:func:`pending_cap`) gives up its own oldest one instead.  The connections that got
+  least far go first (:data:`SILENT`, then :data:`HELLO`, then :data:`HANDSHAKEN`): an
+  agent sends its whole ClientHello with the connect and finishes the TLS handshake in
+  milliseconds, so it outlives silent sockets, even those from its own address.  A newcomer from an address
   outside ``allowallconnects`` replaces that address's pending connection (cf-serverd's
   one-connection rule still refuses it beside an identified one).
 * Identified connections are never pre-empted: ``maxconnections`` identified peers, and
@@ -33,6 +36,8 @@ import time
 from typing import Callable
 
 DEFAULT_HANDSHAKE_TIMEOUT = 5.0
+# how far an unidentified connection got (pre-emption takes the lowest first)
+SILENT, HELLO, HANDSHAKEN = 0, 1, 2      # nothing yet; a protocol's first message; TLS done
 
 
 def pending_cap(maxconnections: int) -> int:
@@ -43,12 +48,13 @@ def pending_cap(maxconnections: int) -> int:
 class Conn:
     """One accepted connection's entry."""
 
-    __slots__ = ("ip", "fd", "since", "identified", "evicted")
+    __slots__ = ("ip", "fd", "since", "stage", "identified", "evicted")
 
-    def __init__(self, ip: str, fd: int) -> None:
+    def __init__(self, ip: str, fd: int, stage: int = SILENT) -> None:
         self.ip = ip
         self.fd = fd
         self.since = time.monotonic()
+        self.stage = stage
         self.identified = False
         self.evicted = False
 
@@ -68,8 +74,10 @@ class ConnectionTable:
         with self.lock:
             return [c.ip for c in self.conns]
 
-    def admit(self, ip: str, fd: int, all_connects: bool, maxconnections: int) -> Conn | None:
-        """A slot for a new connection from ``ip`` (None: refused, logged)."""
+    def admit(self, ip: str, fd: int, all_connects: bool, maxconnections: int,
+              stage: int = SILENT) -> Conn | None:
+        """A slot for a new connection from ``ip`` that got as far as ``stage`` (None:
+        refused, logged)."""
         maxconnections = max(maxconnections, 1)
         with self.lock:
             self._expire(time.monotonic())
@@ -83,14 +91,20 @@ class ConnectionTable:
                     self._evict(c, "a newer connection from the same address")
             pending = [c for c in mine if not c.identified and not c.evicted]
             if len(pending) >= pending_cap(maxconnections):
-                self._evict(pending[0], "its address holds too many unidentified connections")
+                victim = min(pending, key=lambda c: c.stage)      # the oldest of the lowest
+                self._evict(victim, "its address holds too many unidentified connections")
             if len(self.conns) >= maxconnections and not self._evict_hoarder():
                 self.log("error", f"Too many threads ({len(self.conns)} >= {maxconnections}), "
                                   "dropping connection! Increase server maxconnections?")
                 return None
-            conn = Conn(ip, fd)
+            conn = Conn(ip, fd, stage)
             self.conns[conn] = None
             return conn
+
+    @staticmethod
+    def progressed(conn: Conn, stage: int) -> None:
+        """The peer got as far as ``stage``."""
+        conn.stage = max(conn.stage, stage)
 
     def identified(self, conn: Conn) -> bool:
         """The peer is identified: from now on it keeps its slot.  False: it was
@@ -126,14 +140,16 @@ class ConnectionTable:
             self._evict(c, "not identified in time")
 
     def _evict_hoarder(self, why: str = "the connection table is full") -> bool:
-        counts: dict[str, int] = {}
-        for c in self.conns:
-            if not c.identified:
-                counts[c.ip] = counts.get(c.ip, 0) + 1
-        if not counts:
+        pending = [c for c in self.conns if not c.identified]
+        if not pending:
             return False
+        lowest = min(c.stage for c in pending)
+        counts: dict[str, int] = {}
+        for c in pending:
+            if c.stage == lowest:
+                counts[c.ip] = counts.get(c.ip, 0) + 1
         most = max(counts.values())
-        victim = next(c for c in self.conns if not c.identified and counts[c.ip] == most)
+        victim = next(c for c in pending if c.stage == lowest and counts[c.ip] == most)
         self._evict(victim, why)
         return True
 

@@ -40,13 +40,17 @@ def _start(tmp: Path, extra: str = "", **env: str):
     return server, pub
 
 
-# 500 sockets: 300 from one address, 20 from each of ten others, a third of them sending
-# the first bytes of a ClientHello; what the server drops comes back at once.
-PLAN = [("127.0.0.2", 300)] + [(f"127.0.0.{i}", 20) for i in range(3, 13)]
+# 500 sockets: 100 from the agents' own address, 200 from another, 20 from each of ten
+# others, a third of them sending the first bytes of a ClientHello; what the server drops
+# comes back at once.
+PLAN = [("127.0.0.1", 100), ("127.0.0.2", 200)] + [(f"127.0.0.{i}", 20) for i in range(3, 13)]
 
 
 def test_silent_sockets_never_lock_cf_lite_client_out(tmp_path: Path) -> None:
     server, pub = _start(tmp_path, CF_LITE_SERVERD_HANDSHAKE_TIMEOUT="3")   # maxconnections 30
+    started = time.monotonic()                       # (the client's key is made here)
+    assert lite_copy(tmp_path, server.port, pub / "big") == (pub / "big").read_bytes()
+    print(f"\ncf-lite client copy, no attack: {time.monotonic() - started:.2f} s")
     with SilentAttack(server.port, PLAN) as attack:
         assert attack.opened >= 500
         time.sleep(1.0)
@@ -66,10 +70,13 @@ def test_silent_sockets_never_lock_cf_agent_out(tmp_path: Path) -> None:
     if not have_cf_agent():
         pytest.skip("needs CFEngine 3.21 (cf-agent, cf-key)")
     server, pub = _start(tmp_path, CF_LITE_SERVERD_HANDSHAKE_TIMEOUT="3")
+    copied, out, took = agent_copy(tmp_path, server.port, pub / "big", tmp_path / "quiet")
+    assert copied, out
+    print(f"\ncf-agent 3.21 copy, no attack: {took:.2f} s")
     with SilentAttack(server.port, PLAN) as attack:
         assert attack.opened >= 500
         time.sleep(1.0)
-        for n in range(2):
+        for n in range(3):
             copied, out, took = agent_copy(tmp_path, server.port, pub / "big",
                                            tmp_path / f"dest{n}")
             print(f"\ncf-agent 3.21 copy under {attack.wanted} silent sockets: {took:.2f} s")

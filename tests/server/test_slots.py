@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from cfpromise.server.slots import ConnectionTable, pending_cap
+from cfpromise.server.slots import HANDSHAKEN, HELLO, ConnectionTable, pending_cap
 
 
 class Peers:
@@ -20,10 +20,10 @@ class Peers:
         self.logs: list[str] = []
         self.pairs: list[tuple[socket.socket, socket.socket]] = []
 
-    def connect(self, ip: str, all_connects: bool = True, maxconn: int = 6):
+    def connect(self, ip: str, all_connects: bool = True, maxconn: int = 6, stage: int = 0):
         server, client = socket.socketpair()
         self.pairs.append((server, client))
-        conn = self.table.admit(ip, server.fileno(), all_connects, maxconn)
+        conn = self.table.admit(ip, server.fileno(), all_connects, maxconn, stage)
         return conn, client
 
     def close(self) -> None:
@@ -95,3 +95,21 @@ def test_released_connections_free_their_slot(peers: Peers) -> None:
         peers.table.identified(conn)
     peers.table.release(conns[0][0])
     assert peers.connect("10.0.0.50")[0] is not None
+
+
+def test_a_peer_getting_somewhere_outlives_silent_ones_from_its_own_address(peers: Peers) -> None:
+    agent, ac = peers.connect("10.0.0.1", stage=HELLO)        # its ClientHello came with it
+    for _ in range(20):                                        # silent sockets, same address
+        peers.connect("10.0.0.1")
+    assert not dropped(ac)
+    peers.table.progressed(agent, HANDSHAKEN)
+    for _ in range(20):                                        # a static ClientHello each
+        peers.connect("10.0.0.1", stage=HELLO)
+    assert not dropped(ac) and peers.table.identified(agent)
+
+
+def test_lowest_stage_goes_first_when_the_table_is_full(peers: Peers) -> None:
+    hellos = [peers.connect(f"10.0.0.{i}", stage=HELLO) for i in range(5)]
+    silent, sc = peers.connect("10.0.0.9")
+    peers.connect("10.0.0.10", stage=HELLO)
+    assert dropped(sc) and not any(dropped(c) for _, c in hellos)
