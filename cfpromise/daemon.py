@@ -136,6 +136,8 @@ class DaemonLog:
     def log(self, level: str, message: str) -> None:
         if LEVELS[level] < self.threshold:
             return
+        # a peer's undecodable bytes (surrogateescape) are logged as \xNN, never dropped
+        message = message.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         with self.lock:
             if self.syslog is not None:
                 self.syslog.syslog(SYSLOG_PRIORITY[level], message)

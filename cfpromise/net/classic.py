@@ -108,7 +108,10 @@ def key_mpis(key: "RSAPublicKey") -> tuple[bytes, bytes]:
 
 def rsa_encrypt(key: "RSAPublicKey", data: bytes) -> bytes:
     from cryptography.hazmat.primitives.asymmetric import padding
-    return key.encrypt(data, padding.PKCS1v15())
+    try:
+        return key.encrypt(data, padding.PKCS1v15())
+    except ValueError:             # a peer's key that parses but cannot encrypt (found by fuzzing)
+        raise ClassicError("RSA encryption failed (unusable public key)") from None
 
 
 def rsa_decrypt(key: "RSAPrivateKey", data: bytes) -> bytes:

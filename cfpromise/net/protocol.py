@@ -141,8 +141,10 @@ def valid_username(name: str) -> bool:
 # --------------------------------------------------------------------------- framing
 
 def encode(payload: bytes | str, more: bool = False) -> bytes:
-    """One transaction: header + payload (1..4088 bytes)."""
-    data = payload.encode() if isinstance(payload, str) else bytes(payload)
+    """One transaction: header + payload (1..4088 bytes).  Text is UTF-8 with the
+    peer's undecodable bytes (surrogateescape, see :func:`cstring`) sent back as they came."""
+    data = payload.encode("utf-8", "surrogateescape") if isinstance(payload, str) \
+        else bytes(payload)
     if not 0 < len(data) <= CF_MSGSIZE:
         raise ValueError(f"transaction payload of {len(data)} bytes (allowed: 1..{CF_MSGSIZE})")
     header = f"{CF_MORE if more else CF_DONE} {len(data)}".encode()

@@ -103,6 +103,7 @@ def server_context(key: RSAPrivateKey, ciphers: str | None = None,
     is checked after the identification dialog)."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.options |= ssl.OP_NO_TICKET
+    ctx.num_tickets = 0
     _min_version(ctx, min_version)
     try:
         ctx.set_ciphers(ciphers or SERVER_DEFAULT_CIPHERS)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from cfpromise.net import classic as C
 from cfpromise.net import protocol as P
 from cfpromise.server import requests as R
+from cfpromise.server.slots import HANDSHAKEN
 
 if TYPE_CHECKING:
     from cfpromise.server.session import Session
@@ -49,6 +50,9 @@ def serve(session: "Session") -> None:
     except (AuthFailed, C.ClassicError) as err:
         session.log("info", f"Authentication failure: {err}")
         _refuse(session)
+        return
+    if not session.identified():
+        session.log("info", "Connection pre-empted during its authentication")
         return
     plain_req = R.Request(session.access, peer, session.send, session.receive, session.log,
                           session.server.options.workdir)
@@ -77,6 +81,7 @@ def authenticate(session: "Session") -> tuple[R.Peer, bytes]:
     _ip, _name, username = C.parse_cauth(first)
     if not P.valid_username(username):
         raise AuthFailed(f"Client is sending wrong username: {username[:64]!r}")
+    session.progressed(HANDSHAKEN)
     sauth = C.parse_sauth(session.receive())
     hostkey = session.server.host_key
     if sauth.encrypted:

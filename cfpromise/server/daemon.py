@@ -7,14 +7,20 @@ they started with; it (re)binds the listening socket when ``port`` or
 ``allowtlsversion``).  The accept callback runs in the skeleton's select loop:
 ``allowconnects``/``denyconnects``, one connection per address unless
 ``allowallconnects`` admits it, and at most ``maxconnections`` at once are
-decided there, before a thread is started.  Threads, not asyncio: OpenSSL and
-file reads release the GIL, and 50 agents copying at once were measured at the
-speed of cf-serverd (bench/serverd.py).  Each connection times out after
-``idle_timeout`` seconds of silence (600, cf-serverd's CONNTIMEOUT * 20;
-env ``CF_LITE_SERVERD_IDLE_TIMEOUT`` for tests).
+decided there (:mod:`cfpromise.server.slots`: unidentified connections give way to
+newcomers, so silent sockets cannot lock agents out), before a thread is started.
+Threads, not asyncio: OpenSSL and file reads release the GIL, and 50 agents copying
+at once were measured at the speed of cf-serverd (bench/serverd.py).  A connection
+must identify its peer within ``handshake_timeout`` seconds (5; env
+``CF_LITE_SERVERD_HANDSHAKE_TIMEOUT``), then times out after ``idle_timeout``
+seconds of silence (600, cf-serverd's CONNTIMEOUT * 20; env
+``CF_LITE_SERVERD_IDLE_TIMEOUT`` for tests).  The descriptor limit is raised to
+its hard limit at start, and running out of descriptors (EMFILE) pre-empts an
+unidentified connection instead of spinning or dying.
 """
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import threading
@@ -23,8 +29,48 @@ from typing import Any, Iterable
 
 from cfpromise.daemon import Daemon, DaemonOptions, PolicyError
 from cfpromise.server.policy import ServerAccess
+from cfpromise.server.slots import (DEFAULT_HANDSHAKE_TIMEOUT, HELLO, SILENT, Conn,
+                                    ConnectionTable)
 
 DEFAULT_IDLE_TIMEOUT = 600.0
+FD_RESERVE = 32
+# a deep accept queue: when hundreds of sockets knock at once, an agent's SYN is queued
+# (and served in milliseconds) instead of dropped and retried a second or three later
+LISTEN_BACKLOG = 1024
+OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+
+
+def _seconds(variable: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(variable, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def _first_stage(sock: socket.socket) -> int:
+    """HELLO when the peer's first message is already waiting (an agent sends its
+    ClientHello with the connect), else SILENT: a cheap peek, without blocking."""
+    from cfpromise.server.session import PEEK_SIZE
+    try:
+        head = sock.recv(PEEK_SIZE, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except OSError:
+        return SILENT
+    return HELLO if len(head) >= PEEK_SIZE else SILENT
+
+
+def raise_descriptor_limit() -> int:
+    """Soft RLIMIT_NOFILE up to the hard limit (as many servers do); the new soft limit."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            return target
+        except (ValueError, OSError):
+            pass
+    return soft
 
 
 def _normal_ip(address: str) -> str:
@@ -45,15 +91,17 @@ class ServerD(Daemon):
         self.tls_context: Any = None
         self.host_key: Any = None
         self.lock = threading.Lock()
-        self.active: dict[object, str] = {}    # one token per connection -> peer address
         self.threads: set[threading.Thread] = set()
         self.stopping = False
-        try:
-            self.idle_timeout = float(os.environ.get("CF_LITE_SERVERD_IDLE_TIMEOUT",
-                                                     DEFAULT_IDLE_TIMEOUT))
-        except ValueError:
-            self.idle_timeout = DEFAULT_IDLE_TIMEOUT
+        self.idle_timeout = _seconds("CF_LITE_SERVERD_IDLE_TIMEOUT", DEFAULT_IDLE_TIMEOUT)
+        self.handshake_timeout = _seconds("CF_LITE_SERVERD_HANDSHAKE_TIMEOUT",
+                                          DEFAULT_HANDSHAKE_TIMEOUT)
+        self.table = ConnectionTable(self.log, self.handshake_timeout)
         self._names: dict[str, str] = {}
+        self._emfile_logged = 0.0
+        # each connection holds a socket and, while it serves a file, one more descriptor;
+        # FD_RESERVE more are kept for the policy, keys and logs
+        self.max_by_descriptors = max(1, (raise_descriptor_limit() - FD_RESERVE) // 2)
 
     def tick(self, now: float) -> float | None:
         """Call-collect (``call_collect_interval``, cfpromise.hub.callcollect): call the
@@ -104,6 +152,10 @@ class ServerD(Daemon):
             self.log("notice", "Server is starting...")
         self.access = access
         self.log("verbose", f"Loaded server policy: {len(access.paths)} path rules")
+        if access.maxconnections > self.max_by_descriptors:
+            self.log("warning", f"maxconnections {access.maxconnections} is more than the "
+                                f"file descriptor limit allows: {self.max_by_descriptors} "
+                                "connections at most")
         return access.files
 
     def _tls_context(self, access: ServerAccess) -> Any:
@@ -145,12 +197,12 @@ class ServerD(Daemon):
                 sock = socket.socket(family, socket.SOCK_STREAM)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 sock.bind(address)
-                sock.listen(128)
+                sock.listen(LISTEN_BACKLOG)
             elif socket.has_dualstack_ipv6():
                 sock = socket.create_server(("::", port), family=socket.AF_INET6,
-                                            dualstack_ipv6=True, backlog=128)
+                                            dualstack_ipv6=True, backlog=LISTEN_BACKLOG)
             else:
-                sock = socket.create_server(("", port), backlog=128)
+                sock = socket.create_server(("", port), backlog=LISTEN_BACKLOG)
         except OSError as err:
             raise PolicyError(f"Could not bind to port {port}"
                               f"{' on ' + interface if interface else ''}: {err.strerror}")
@@ -164,52 +216,65 @@ class ServerD(Daemon):
         except (BlockingIOError, InterruptedError):
             return
         except OSError as err:
-            self.log("error", f"accept failed: {err.strerror}")
+            if err.errno in OUT_OF_DESCRIPTORS:
+                self._out_of_descriptors(err)
+            else:
+                self.log("error", f"accept failed: {err.strerror}")
             return
-        sock.setblocking(True)
         ip = _normal_ip(address[0])
-        token = object()
-        if not self._admit(ip, token):
+        conn = self._admit(ip, sock.fileno(), _first_stage(sock))
+        sock.setblocking(True)
+        if conn is None:
             sock.close()
             return
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        thread = threading.Thread(target=self._serve, args=(sock, ip, token), daemon=True,
-                                  name=f"serverd-{ip}")
-        with self.lock:
-            self.threads.add(thread)
-        thread.start()
+        thread: threading.Thread | None = None
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            thread = threading.Thread(target=self._serve, args=(sock, ip, conn), daemon=True,
+                                      name=f"serverd-{ip}")
+            with self.lock:
+                self.threads.add(thread)
+            thread.start()
+        except (OSError, RuntimeError) as err:   # no thread to be had: refuse, keep serving
+            self.log("error", f"Unable to serve '{ip}': {err}")
+            if thread is not None:
+                with self.lock:
+                    self.threads.discard(thread)
+            self.table.release(conn)
+            sock.close()
 
-    def _admit(self, ip: str, token: object) -> bool:
+    def _out_of_descriptors(self, err: OSError) -> None:
+        """accept() failed for want of descriptors: the connection stays in the backlog and
+        the listener readable, so free a pending slot (or pause) rather than spin."""
+        now = time.monotonic()
+        if now - self._emfile_logged > 10:
+            self._emfile_logged = now
+            self.log("error", f"accept failed: {err.strerror}; dropping an unidentified "
+                              "connection to make room")
+        if not self.table.evict_oldest("no file descriptors left"):
+            time.sleep(0.05)
+
+    def _admit(self, ip: str, fd: int, stage: int = SILENT) -> Conn | None:
         from cfpromise.server.session import listed
         access = self.access
         if access.allowconnects and not listed(access.allowconnects, ip):
             self.log("error", f"Remote host '{ip}' not in allowconnects, denying connection")
-            return False
+            return None
         if listed(access.denyconnects, ip):
             self.log("error", f"Remote host '{ip}' is in denyconnects, denying connection")
-            return False
-        with self.lock:
-            if not listed(access.allowallconnects, ip) and ip in self.active.values():
-                self.log("error", f"Remote host '{ip}' is not in allowallconnects, denying "
-                                  "second simultaneous connection")
-                return False
-            if len(self.active) >= max(access.maxconnections, 1):
-                self.log("error", f"Too many threads ({len(self.active)} >= "
-                                  f"{access.maxconnections}), dropping connection! "
-                                  "Increase server maxconnections?")
-                return False
-            self.active[token] = ip
-        return True
+            return None
+        return self.table.admit(ip, fd, listed(access.allowallconnects, ip),
+                                min(access.maxconnections, self.max_by_descriptors), stage)
 
-    def _serve(self, sock: socket.socket, ip: str, token: object) -> None:
+    def _serve(self, sock: socket.socket, ip: str, conn: Conn) -> None:
         from cfpromise.server.session import Session
         me = threading.current_thread()
         try:
             self.log("info", f"{ip}> ".ljust(17) + "Accepting connection")
-            Session(self, sock, ip).run()
+            Session(self, sock, ip, conn).run()
         finally:
+            self.table.release(conn)          # (Session.run released it before closing)
             with self.lock:
-                self.active.pop(token, None)
                 self.threads.discard(me)
 
     def reverse_lookup(self, ip: str) -> str:
@@ -236,6 +301,7 @@ class ServerD(Daemon):
             self.unregister(self.listener)
             self.listener.close()
             self.listener = None
+        self.table.close_all()
         with self.lock:
             threads = list(self.threads)
         deadline = time.monotonic() + 2.0        # one bound for all: SIGTERM stops in seconds

@@ -60,7 +60,11 @@ class Request:
     run_command: Callable[[str], Any] | None = None   # EXEC: yields output lines, then exit code
 
     def reply(self, payload: bytes | str, more: bool = False) -> None:
-        self.send(P.encode(payload, more))
+        """One transaction; a reply naming a long path is cut to the frame's size, as
+        cf-serverd's fixed buffers cut it, rather than failing the connection."""
+        if isinstance(payload, str):
+            payload = payload.encode("utf-8", "surrogateescape")
+        self.send(P.encode(payload[:P.CF_MSGSIZE], more))
 
     def refuse(self, what: str) -> bool:
         self.reply(P.CF_FAILEDSTR)
@@ -128,9 +132,16 @@ def expand_shortcut(path: str, req: Request) -> str:
 
 def canonical_request_path(path: str) -> str | None:
     """PreprocessRequestPath: absolute, symlinks and '..' resolved, must exist (a dead
-    symlink is kept as named); a trailing '/' is kept.  None: refuse."""
+    symlink is kept as named); a trailing '/' is kept.  None: refuse -- also a path that
+    goes on after a file (``file.txt/``), which 3.21's realpath(3) refuses."""
     if not path.startswith("/") or "\0" in path:
         return None
+    try:
+        os.lstat(path)
+    except NotADirectoryError:         # "file/", "file/.", "file/..": realpath(3) refuses them
+        return None
+    except (OSError, ValueError):
+        pass
     try:
         real = os.path.realpath(path, strict=True)
     except (OSError, ValueError):
@@ -206,7 +217,8 @@ def get(req: Request, payload: bytes, text: str) -> bool:
 
 
 def _padded(text: str, size: int) -> bytes:
-    return text.encode().ljust(size, b"\0")[:max(size, len(text))]
+    data = text.encode("utf-8", "surrogateescape")
+    return data.ljust(size, b"\0")[:max(size, len(data))]
 
 
 def transfer_rights(req: Request, path: str, info: os.stat_result) -> bool:

@@ -12,6 +12,9 @@
 4. The key is trusted when WORKDIR/ppkeys/<user>-MD5=....pub holds it, or
    ``trustkeysfrom`` admits the address (then it is saved); else the connection
    is dropped.  ``OK WELCOME`` ends the dialog.
+   From accept to here the peer has ``handshake_timeout`` seconds in all (every
+   read and write gets what is left of them); then it is identified, keeps its
+   slot (:mod:`cfpromise.server.slots`) and the idle timeout takes over.
 5. Requests, one transaction each (header checked, payload at most 4088 bytes),
    dispatched to :mod:`cfpromise.server.requests` until the peer closes, breaks
    the protocol, or stays silent longer than the idle timeout.
@@ -23,14 +26,17 @@ from __future__ import annotations
 
 import socket
 import ssl
+import time
 from typing import TYPE_CHECKING, Any
 
 from cfpromise.net import protocol as P
 from cfpromise.server.acl import listed
 from cfpromise.server.requests import Peer, Request, dispatch
+from cfpromise.server.slots import HANDSHAKEN, HELLO
 
 if TYPE_CHECKING:
     from cfpromise.server.daemon import ServerD
+    from cfpromise.server.slots import Conn
 
 PEEK_SIZE = P.CF_INBAND_OFFSET + len("CAUTH")
 
@@ -40,20 +46,48 @@ class Closed(Exception):
 
 
 class Session:
-    def __init__(self, server: ServerD, sock: socket.socket, ip: str) -> None:
+    def __init__(self, server: ServerD, sock: socket.socket, ip: str,
+                 conn: Conn | None = None) -> None:
         self.server = server
         self.sock: Any = sock
         self.ip = ip
+        self.conn = conn
         self.access = server.access
         self.log_prefix = f"{ip}> ".ljust(17)
+        # until the peer is identified: the moment its handshake time is up
+        self.deadline: float | None = time.monotonic() + server.handshake_timeout
 
     def log(self, level: str, message: str) -> None:
         self.server.log(level, self.log_prefix + message)
 
     # -- raw I/O -----------------------------------------------------------------------------
+    def arm(self) -> None:
+        """Before each blocking step of the handshake: wait no longer than its deadline
+        (a peer dripping a byte at a time gets no more time than a silent one)."""
+        if self.deadline is None:
+            return
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("handshake deadline")
+        self.sock.settimeout(left)
+
+    def progressed(self, stage: int) -> None:
+        if self.conn is not None:
+            self.server.table.progressed(self.conn, stage)
+
+    def identified(self) -> bool:
+        """The peer is who it says: keep the slot, switch to the idle timeout.  False when
+        the connection was pre-empted meanwhile (the caller ends it)."""
+        if self.conn is not None and not self.server.table.identified(self.conn):
+            return False
+        self.deadline = None
+        self.sock.settimeout(self.server.idle_timeout)
+        return True
+
     def recv_exact(self, n: int) -> bytes:
         data = bytearray()
         while len(data) < n:
+            self.arm()
             chunk = self.sock.recv(n - len(data))
             if not chunk:
                 raise P.ConnectionClosed(f"connection closed after {len(data)} of {n} bytes")
@@ -61,6 +95,7 @@ class Session:
         return bytes(data)
 
     def send(self, data: bytes) -> None:
+        self.arm()
         self.sock.sendall(data)
 
     def receive(self) -> bytes:
@@ -73,6 +108,7 @@ class Session:
         while not data.endswith(b"\n"):
             if len(data) >= P.IDENT_LINE_MAX:
                 raise P.ProtocolError("identification line too long")
+            self.arm()
             chunk = self.sock.recv(P.IDENT_LINE_MAX - len(data))
             if not chunk:
                 raise P.ConnectionClosed("closed during identification")
@@ -82,7 +118,6 @@ class Session:
     # -- the connection ---------------------------------------------------------------------
     def run(self) -> None:
         try:
-            self.sock.settimeout(self.server.idle_timeout)
             protocol = self.choose_protocol()
             if not protocol:
                 return
@@ -104,7 +139,11 @@ class Session:
                 if not dispatch(req, payload):
                     return
         except (socket.timeout, TimeoutError):
-            self.log("info", "Connection timed out (peer silent), closing it")
+            if self.deadline is not None:
+                self.log("info", "Peer not identified within "
+                                 f"{self.server.handshake_timeout:g} s, closing the connection")
+            else:
+                self.log("info", "Connection timed out (peer silent), closing it")
         except P.ProtocolError as err:
             self.log("error", f"ReceiveTransaction: {err}")
         except (ssl.SSLError, OSError) as err:
@@ -114,6 +153,8 @@ class Session:
                               f"{err}")
         finally:
             self.log("info", "Closing connection, terminating thread")
+            if self.conn is not None:        # leave the table before the descriptor closes
+                self.server.table.release(self.conn)
             try:
                 self.sock.close()
             except OSError:
@@ -121,6 +162,7 @@ class Session:
 
     def choose_protocol(self) -> str:
         """Which protocol: "tls", "classic" (allowlegacyconnects admits it) or "" (refused)."""
+        self.arm()
         head = self.sock.recv(PEEK_SIZE, socket.MSG_PEEK | socket.MSG_WAITALL)
         if not head:
             self.log("info", "Peer closed TCP connection without sending data!")
@@ -130,6 +172,7 @@ class Session:
                 self.log("info", "Connection is not using latest protocol, denying")
                 return ""
             return "classic"
+        self.progressed(HELLO)
         return "tls"
 
     def establish(self) -> Peer | None:
@@ -139,10 +182,14 @@ class Session:
             tls = self.server.tls_context.wrap_socket(self.sock, server_side=True,
                                                       do_handshake_on_connect=False)
             self.sock = tls
+            self.arm()
             tls.do_handshake()
+        except TimeoutError:
+            raise                             # run() says: not identified in time
         except (ssl.SSLError, OSError) as err:
             self.log("error", f"Failed to accept TLS connection: {err}")
             return None
+        self.progressed(HANDSHAKEN)
         self.log("verbose", f"TLS version negotiated: {tls.version()}; Cipher: "
                             f"{(tls.cipher() or ('?',))[0]}")
         self.send(P.version_line(P.LATEST, P.SERVER_NAME))
@@ -199,6 +246,9 @@ class Session:
                                "connection!")
             self.log("verbose", "Add peer to \"trustkeysfrom\" if you really want to start "
                                 "trusting this new key.")
+            return None
+        if not self.identified():
+            self.log("info", "Connection pre-empted during its handshake")
             return None
         self.send(P.welcome_line(username or None))
         hostname = self.server.reverse_lookup(self.ip)

@@ -34,7 +34,8 @@ def write_policy(path: str, text: str) -> str:
 class Server:
     """cf-lite-serverd -F in a subprocess, on its own port."""
 
-    def __init__(self, workdir: str, policy: str, port: int, env: dict[str, str] | None = None):
+    def __init__(self, workdir: str, policy: str, port: int, env: dict[str, str] | None = None,
+                 preexec_fn: Any = None):
         self.port = port
         self.log_path = os.path.join(workdir, "serverd.log")
         environ = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=workdir,
@@ -42,7 +43,8 @@ class Server:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "cfpromise.cli.serverd", "-F", "-v",
                                       "-f", policy, "--port", str(port)],
-                                     stdout=self.log, stderr=subprocess.STDOUT, env=environ)
+                                     stdout=self.log, stderr=subprocess.STDOUT, env=environ,
+                                     preexec_fn=preexec_fn)
         deadline = time.time() + 15
         while time.time() < deadline:
             try:
