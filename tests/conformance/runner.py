@@ -56,18 +56,20 @@ import attrs
 import psutil
 
 if __package__:
-    from . import support_tools
+    from . import profiles, support_tools
 else:  # run as a script: tests/conformance is sys.path[0]
+    import profiles
     import support_tools
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
-SUITE_ENV = "CF_LITE_CONFORMANCE_SUITE"
-DEFAULT_SUITE = REPO_ROOT.parent / "shared" / "conformance" / "cfengine-acceptance"
+Profile = profiles.Profile
+SUITE_ENV = profiles.CORE.env
+DEFAULT_SUITE = profiles.CORE.suite
 RESULTS_DIR = REPO_ROOT / "conformance-results"
-EXPECTED_PASS_FILE = HERE / "expected-pass.txt"
-REFERENCE_PASS_FILE = HERE / "reference-pass.txt"
-REFERENCE_TABLE_FILE = HERE / "reference-3.21.txt"
+EXPECTED_PASS_FILE = profiles.CORE.expected_pass
+REFERENCE_PASS_FILE = profiles.CORE.reference_pass
+REFERENCE_TABLE_FILE = profiles.CORE.reference_table
 DEFAULT_AGENT = "cf-lite-agent"
 REFERENCE_AGENT = "/usr/bin/cf-agent"
 WORKDIR_ENV = "CFENGINE_TEST_OVERRIDE_WORKDIR"
@@ -462,6 +464,7 @@ class RunConfig:
     max_wait: float = 600.0
     keep_workdirs: bool = False
     log_dir: Path | None = None
+    profile: Profile = profiles.CORE
 
 
 def copy_suite(suite: Path, dest: Path) -> Path:
@@ -517,16 +520,31 @@ class Execution:
         except support_tools.ToolBuildError:
             shutil.rmtree(self._base, ignore_errors=True)
             raise
-        self._suites = {a.label: copy_suite(suite, self._base / f"suite-{a.label}") for a in agents}
+        profile = config.profile
+        root = profiles.copy_root(suite.resolve(), profile)
+        below = suite.resolve().relative_to(root)
+        self._suites = {a.label: copy_suite(root, self._base / f"suite-{a.label}") / below
+                        for a in agents}
         for copy in self._suites.values():
             support_tools.install_tools(tools, copy)
+            if profile.framework:
+                profiles.provide_framework(copy)
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
+        self._host: profiles.HostState | None = None
+        # Upstream's testall runs the first pass of every timed test before the first
+        # other test (a timed test may prepare what others use: masterfiles'
+        # 17_packages/01_init/unsafe/timed/001-prepare-repositories.cf).
+        self._first_passes = threading.Condition()
+        self._first_passes_left = 0
+        self._counted: set[tuple[str, str]] = set()
         self._test_locks: dict[str, threading.Lock] = {}
 
     def abort(self) -> None:
         """Stop starting agents and kill the process groups of those running."""
         self.stop.set()
+        with self._first_passes:
+            self._first_passes.notify_all()
         with self._lock:
             for proc in list(self._procs.values()):
                 with contextlib.suppress(OSError):
@@ -534,6 +552,9 @@ class Execution:
 
     def close(self) -> None:
         self.abort()
+        if self._host is not None:  # after the unsafe tests: the host as it was
+            self._host.restore()
+            self._host = None
         if not self.config.keep_workdirs:
             shutil.rmtree(self._base, ignore_errors=True)
 
@@ -559,8 +580,17 @@ class Execution:
         rest = [t for t in tests if not t.timed]
         timed_pool = ThreadPoolExecutor(max(1, len(timed) * len(self.agents)), "timed")
         pool = ThreadPoolExecutor(self.config.jobs, "test")
+        with self._first_passes:
+            self._first_passes_left = len(timed) * len(self.agents)
+        if any(t.unsafe for t in tests) and os.geteuid() == 0 and self._host is None:
+            (self._base / "host").mkdir()
+            self._host = profiles.HostState(self.config.profile, self._base / "host")
+            self._host.save()
         try:
             waiting = [timed_pool.submit(one, a, t, t.serial) for t in timed for a in self.agents]
+            with self._first_passes:
+                self._first_passes.wait_for(lambda: self._first_passes_left <= 0
+                                            or self.stop.is_set())
             for serial, block in blocks(rest):
                 jobs = [(a, t) for a in self.agents for t in block]
                 if serial:
@@ -579,10 +609,27 @@ class Execution:
                 executor.shutdown(wait=True, cancel_futures=True)
         return results
 
+    def _first_pass_done(self, agent: Agent, test: TestCase) -> None:
+        """Count a timed test's first pass as done (once per test and agent)."""
+        if test.timed:
+            with self._first_passes:
+                if (test.path, agent.label) not in self._counted:
+                    self._counted.add((test.path, agent.label))
+                    self._first_passes_left -= 1
+                    self._first_passes.notify_all()
+
     def run_one(self, agent: Agent, test: TestCase, *, serial: bool = False) -> TestResult:
         """All passes of one test for one agent, with its own fresh work directory."""
+        try:
+            return self._run_one(agent, test, serial=serial)
+        finally:
+            self._first_pass_done(agent, test)  # skipped, or stopped before its first pass
+
+    def _run_one(self, agent: Agent, test: TestCase, *, serial: bool = False) -> TestResult:
         if test.timed and self.config.no_wait:
             return TestResult(test.path, agent.label, Verdict.SKIP, "timed test (--no-wait)")
+        if test.unsafe and os.geteuid() != 0:
+            return TestResult(test.path, agent.label, Verdict.SKIP, "unsafe test needs root")
         workdir = self._base / f"work-{agent.label}" / test.flat_name
         shutil.rmtree(workdir, ignore_errors=True)
         (workdir / "bin").mkdir(parents=True)
@@ -590,13 +637,14 @@ class Execution:
         os.chmod(workdir / "tmp", 0o1777)
         for name, target in agent.bin_links:
             os.symlink(target, workdir / "bin" / name)
+        profiles.link_includes(self._suites[agent.label], self.config.profile.includes, workdir)
         started = time.monotonic()
         waited = 0.0
         log: list[str] = []
         pass_num = 0
         while True:
             pass_num += 1
-            classes = ([f"test_pass_{pass_num}"] if test.timed else []) + ["AUTO", "DEBUG"]
+            classes = ([f"test_pass_{pass_num}"] if test.timed else []) + list(self.config.profile.classes)
             argv = [*agent.argv, "-K", "-l", "-f", test.arg, "-D", ",".join(classes)]
             gate = self.gate.exclusive() if serial else self.gate.shared()
             with self._test_lock(test), gate:
@@ -606,6 +654,7 @@ class Execution:
                 outcome = Outcome(Verdict.TIMEOUT, f"no exit after {self.config.timeout:g} s")
             else:
                 outcome = classify(test, output, rc, traceback_is_crash=agent.traceback_is_crash)
+            self._first_pass_done(agent, test)
             if outcome.verdict is not Verdict.WAIT:
                 break
             waited += outcome.wait
@@ -748,7 +797,7 @@ def summarize(suite: Path, tests: Sequence[TestCase], excluded: dict[str, list[s
             out.append(f"cfe: passes with cf-agent in this run; gap: passes with CFEngine, "
                        f"fails with {main_label}")
         if is_main and ref_pass is not None:
-            out.append(f"of cf-agent passes: how many of the tests {REFERENCE_PASS_FILE.name} "
+            out.append("of cf-agent passes: how many of the tests the reference pass list "
                        f"lists (cf-agent 3.21 passes them) {main_label} passes")
     if main_label is not None and ref_label is not None:
         gaps = [t.path for t in tests
@@ -779,14 +828,19 @@ def write_results(results_dir: Path, summary: str, suite: Path, agents: Sequence
     (results_dir / "results.json").write_text(json.dumps(data, indent=1) + "\n")
 
 
-def update_expected(path: Path, suite: Path, results: dict[str, TestResult]) -> list[str]:
+def update_expected(path: Path, suite: Path, results: dict[str, TestResult],
+                    profile: Profile = profiles.CORE) -> list[str]:
     """Grow the expected-pass list with this run's passes; drop entries whose test
-    file is gone from the suite; return what was added."""
+    file is gone from the suite; return what was added.  Unsafe tests enter only a
+    profile's list that allows them (its ratchet runs them as root only)."""
     old = [t for t in read_list(path) if (suite / t).is_file()]
-    passed = [p for p, r in results.items() if r.verdict is Verdict.PASS and not TestCase(p).unsafe]
+    passed = [p for p, r in results.items() if r.verdict is Verdict.PASS
+              and (profile.ratchet_unsafe or not TestCase(p).unsafe)]
     added = sorted(set(passed) - set(old))
+    flag = "" if profile is profiles.CORE else f"--{profile.name} "
     write_list(path, "Acceptance tests (relative to the suite) that pass with cf-lite-agent.\n"
-               "Regenerate with: python tests/conformance/runner.py --update-expected [FOLDER ...]\n"
+               f"Regenerate with: python tests/conformance/runner.py {flag}--update-expected "
+               "[FOLDER ...]\n"
                "The list only grows; tests/conformance/test_ratchet.py checks every entry.",
                old + passed)
     return added
@@ -794,11 +848,11 @@ def update_expected(path: Path, suite: Path, results: dict[str, TestResult]) -> 
 
 def write_reference(tests: Sequence[TestCase], results: dict[str, TestResult], version: str,
                     table_file: Path = REFERENCE_TABLE_FILE,
-                    pass_file: Path = REFERENCE_PASS_FILE) -> None:
+                    pass_file: Path = REFERENCE_PASS_FILE, flags: str = "--staging") -> None:
     """Save cf-agent's per-folder table and the list of tests it passes."""
     passed = [p for p, r in results.items() if r.verdict is Verdict.PASS]
     write_list(pass_file, f"Acceptance tests that {version} (cf-agent) passes on this host.\n"
-               "Generated by: python tests/conformance/runner.py --only-reference --staging "
+               f"Generated by: python tests/conformance/runner.py --only-reference {flags} "
                "--write-reference", passed)
     others = [results[t.path] for t in tests
               if t.path in results and results[t.path].verdict is not Verdict.PASS]
@@ -812,8 +866,8 @@ def write_reference(tests: Sequence[TestCase], results: dict[str, TestResult], v
 
 # --------------------------------------------------------------------------- command line
 
-def find_suite(explicit: str | None) -> Path:
-    return Path(explicit or os.environ.get(SUITE_ENV) or DEFAULT_SUITE).resolve()
+def find_suite(explicit: str | None, profile: Profile = profiles.CORE) -> Path:
+    return profile.find_suite(explicit)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -825,9 +879,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                "  runner.py --update-expected 01_vars        grow expected-pass.txt\n"
                "  runner.py --only-reference --staging --write-reference\n"
                "                                             regenerate reference-*.txt\n"
+               "  runner.py --masterfiles --reference        masterfiles' own suite, both agents\n"
+               "  runner.py --masterfiles --unsafe           ... with its unsafe tests (as root!)\n"
                "Results go to conformance-results/ (summary.txt, results.json, logs/).")
     p.add_argument("tests", nargs="*", help="folders or tests relative to the suite (default: all)")
-    p.add_argument("--suite", help=f"the suite's top folder (default: ${SUITE_ENV} or {DEFAULT_SUITE})")
+    p.add_argument("--suite", help=f"the suite's top folder (default: ${SUITE_ENV} or {DEFAULT_SUITE};"
+                   f" with --masterfiles ${profiles.MASTERFILES.env} or {profiles.MASTERFILES.suite})")
+    p.add_argument("--masterfiles", dest="profile", action="store_const", const="masterfiles",
+                   default="core", help="play masterfiles' own tests/acceptance as its testall "
+                   "does (classes EXTRA and testing_masterfiles_policy_framework, its modules/, "
+                   "its lib/), with its own ratchet and reference files")
     p.add_argument("--agent", default=DEFAULT_AGENT, help="agent command (default: %(default)s)")
     p.add_argument("--reference", action="store_true", help=f"also run {REFERENCE_AGENT}")
     p.add_argument("--only-reference", action="store_true", help=f"run only {REFERENCE_AGENT}")
@@ -851,7 +912,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    suite = find_suite(args.suite)
+    profile = profiles.PROFILES[args.profile]
+    suite = find_suite(args.suite, profile)
     if not suite.is_dir():
         print(f"error: no acceptance suite at {suite} (set --suite or ${SUITE_ENV})", file=sys.stderr)
         return 2
@@ -885,7 +947,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for agent in agents:
         shutil.rmtree(log_dir / agent.label, ignore_errors=True)
     config = RunConfig(jobs=max(1, args.jobs), timeout=args.timeout, no_wait=args.no_wait,
-                       max_wait=args.max_wait, keep_workdirs=args.keep_workdirs, log_dir=log_dir)
+                       max_wait=args.max_wait, keep_workdirs=args.keep_workdirs, log_dir=log_dir,
+                       profile=profile)
     total = len(tests) * len(agents)
     done = [0]
     print_lock = threading.Lock()
@@ -905,32 +968,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     except support_tools.ToolBuildError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    ref_pass = set(read_list(REFERENCE_PASS_FILE)) if REFERENCE_PASS_FILE.exists() else None
+    ref_pass = set(read_list(profile.reference_pass)) if profile.reference_pass.exists() else None
     summary = summarize(suite, tests, excluded, agents, results, main_label, ref_pass)
     summary += f"\n{total} runs in {time.monotonic() - started:.0f} s with {config.jobs} jobs\n"
     status = 0
     if main_label is not None:
-        expected = set(read_list(EXPECTED_PASS_FILE))
+        expected = set(read_list(profile.expected_pass))
         regressions = sorted(p for p, r in results[main_label].items()
                              if p in expected and r.verdict is not Verdict.PASS)
         if regressions:
             status = 1
-            summary += f"\nREGRESSIONS: {len(regressions)} tests of expected-pass.txt no longer pass\n"
+            summary += (f"\nREGRESSIONS: {len(regressions)} tests of {profile.expected_pass.name} "
+                        "no longer pass\n")
             summary += "".join(f"  {p}: {results[main_label][p].verdict.value} "
                                f"{results[main_label][p].detail}\n" for p in regressions)
     print(summary, end="")
     write_results(args.results_dir, summary, suite, agents, results, excluded)
     print(f"results written to {args.results_dir}")
     if args.update_expected and main_label is not None:
-        added = update_expected(EXPECTED_PASS_FILE, suite, results[main_label])
-        print(f"expected-pass.txt: {len(added)} tests added")
+        added = update_expected(profile.expected_pass, suite, results[main_label], profile)
+        print(f"{profile.expected_pass.name}: {len(added)} tests added")
         for path in added:
             print(f"  + {path}")
     if args.write_reference:
         version = subprocess.run([*agents[-1].argv, "--version"], capture_output=True,
                                  text=True).stdout.strip() or "CFEngine"
-        write_reference(tests, results["cf-agent"], version)
-        print(f"wrote {REFERENCE_TABLE_FILE} and {REFERENCE_PASS_FILE}")
+        flags = "--staging" if profile is profiles.CORE else f"--{profile.name}"
+        write_reference(tests, results["cf-agent"], version, profile.reference_table,
+                        profile.reference_pass, flags)
+        print(f"wrote {profile.reference_table} and {profile.reference_pass}")
     return status
 
 
