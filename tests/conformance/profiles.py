@@ -80,6 +80,8 @@ class Profile:
     # put back after the run, then shell commands that undo the rest (run as root).
     unsafe_paths: tuple[str, ...] = ()
     unsafe_cleanup: tuple[str, ...] = ()
+    # Shell commands run in the private copy's root before any test (the tree's own build)
+    build: tuple[str, ...] = ()
 
     def find_suite(self, explicit: str | None = None) -> Path:
         return Path(explicit or os.environ.get(self.env) or self.suite).resolve()
@@ -97,6 +99,9 @@ MASTERFILES = Profile(
     reference_pass=HERE / "masterfiles-reference-pass.txt",
     reference_table=HERE / "masterfiles-reference-3.21.txt",
     copy_up=2, includes=("../../modules",), framework=True, ratchet_unsafe=True,
+    # upstream's make check runs in a configured tree: promises.cf, controls/update_def.cf
+    # and the Makefile (promises/ tests `make install` it) come from configure
+    build=("NO_CONFIGURE=1 ./autogen.sh", "./configure"),
     # 17_packages/01_init/unsafe/timed/001-prepare-repositories.cf replaces the package
     # sources with local repositories under /test-repos and adds their signing key; the
     # package tests install test-package-{alpha,beta,charlie}; 09_services stops and
@@ -112,6 +117,22 @@ MASTERFILES = Profile(
     ))
 
 PROFILES = {p.name: p for p in (CORE, MASTERFILES)}
+
+
+class BuildError(Exception):
+    """The tree's build (autogen.sh, configure) failed or its tools are missing."""
+
+
+def build_tree(root: Path, profile: Profile, timeout: float = 600.0) -> None:
+    """Run the profile's build commands in ``root`` (a private copy)."""
+    for command in profile.build:
+        proc = subprocess.run(["sh", "-c", command], cwd=root, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=timeout)
+        if proc.returncode != 0:
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+            raise BuildError(f"cannot build the {profile.name} tree for its tests "
+                             f"({command!r} exited {proc.returncode}; autoconf, automake and "
+                             f"make are needed): " + " | ".join(tail))
 
 
 def copy_root(suite: Path, profile: Profile) -> Path:

@@ -523,12 +523,17 @@ class Execution:
         profile = config.profile
         root = profiles.copy_root(suite.resolve(), profile)
         below = suite.resolve().relative_to(root)
-        self._suites = {a.label: copy_suite(root, self._base / f"suite-{a.label}") / below
-                        for a in agents}
-        for copy in self._suites.values():
-            support_tools.install_tools(tools, copy)
-            if profile.framework:
-                profiles.provide_framework(copy)
+        roots = {a.label: copy_suite(root, self._base / f"suite-{a.label}") for a in agents}
+        self._suites = {label: copy / below for label, copy in roots.items()}
+        try:
+            for label, copy in self._suites.items():
+                support_tools.install_tools(tools, copy)
+                if profile.framework:
+                    profiles.provide_framework(copy)
+                profiles.build_tree(roots[label], profile)
+        except profiles.BuildError:
+            shutil.rmtree(self._base, ignore_errors=True)
+            raise
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
         self._host: profiles.HostState | None = None
@@ -965,7 +970,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     try:
         results = run_tests(suite, tests, agents, config, progress)
-    except support_tools.ToolBuildError as exc:
+    except (support_tools.ToolBuildError, profiles.BuildError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     ref_pass = set(read_list(profile.reference_pass)) if profile.reference_pass.exists() else None

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 
 from tests.conformance import profiles, runner
@@ -23,6 +24,8 @@ work = os.environ["CFENGINE_TEST_OVERRIDE_WORKDIR"]
 problems = []
 if classes[-4:] != ["AUTO", "DEBUG", "EXTRA", "testing_masterfiles_policy_framework"]:
     problems.append("classes %s" % classes)
+if not os.path.isfile("../../promises.cf"):
+    problems.append("the tree was not built")
 if not os.path.isfile("../../lib/stdlib.cf"):
     problems.append("no ../../lib/stdlib.cf from %s" % os.getcwd())
 module = os.path.join(work, "modules", "packages", "mod")
@@ -73,7 +76,10 @@ def test_masterfiles_profile_runs_as_its_testall(tmp_path: Path,
     assert agent is not None
     tests, excluded = runner.discover(suite, [], runner.Selection(unsafe=True))
     assert [t.path for t in tests] == ["a/1_normal.cf", "a/timed/0_prepare.cf", "a/unsafe/u.cf"]
-    config = RunConfig(jobs=2, profile=profiles.MASTERFILES, log_dir=tmp_path / "logs")
+    (tmp_path / "mf" / "configure").write_text("#!/bin/sh\necho configured > promises.cf\n")
+    (tmp_path / "mf" / "configure").chmod(0o755)
+    profile = attrs.evolve(profiles.MASTERFILES, build=("./configure",))
+    config = RunConfig(jobs=2, profile=profile, log_dir=tmp_path / "logs")
     if os.geteuid() == 0:  # the unsafe test would run: keep to the safe ones here
         tests = tests[:2]
     results = runner.run_tests(suite, tests, [agent], config)["cf-lite"]
@@ -83,8 +89,19 @@ def test_masterfiles_profile_runs_as_its_testall(tmp_path: Path,
     if os.geteuid() != 0:
         assert results["a/unsafe/u.cf"].verdict is Verdict.SKIP
         assert results["a/unsafe/u.cf"].detail == "unsafe test needs root"
-    # The shared tree is untouched: no framework file was written into it.
+    # The shared tree is untouched: no framework file was written into it, nothing built.
     assert not (suite / "default.cf.sub").exists()
+    assert not (tmp_path / "mf" / "promises.cf").exists()
+
+
+def test_a_failed_build_stops_the_run_clearly(tmp_path: Path) -> None:
+    suite, core = make_tree(tmp_path)
+    profile = attrs.evolve(profiles.MASTERFILES, build=("./configure",))
+    agent = runner.make_agent(sys.executable, "cf-lite")
+    assert agent is not None
+    with pytest.raises(profiles.BuildError, match=r"'./configure' exited 127.*autoconf"):
+        runner.run_tests(suite, [TestCase("a/1_normal.cf")], [agent],
+                         RunConfig(jobs=1, profile=profile))
 
 
 def test_provide_framework_keeps_files_the_tree_has(tmp_path: Path) -> None:
