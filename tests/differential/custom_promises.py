@@ -71,6 +71,8 @@ body example_body gp(x) { z => "$(x)"; a => "gp"; }
 body example_body parent(x) { inherit_from => gp("g"); a => "$(x)"; b => "pb"; }
 body example_body child { b => "kb"; c => "kc"; inherit_from => parent("P"); }
 body example_body argchild(q) { b => "$(q)"; inherit_from => parent("$(q)"); }
+body example_body childvar { inherit_from => parent("$(main.v)"); }
+body example_body argchildvar(q) { b => "$(q)"; inherit_from => parent("$(main.v)"); }
 body example_body guarded { linux:: inherit_from => parent("L"); any:: c => "c"; }
 body other_body ob { k => "v"; l => { "1", "2" }; }
 body action act_error { log_level => "error"; }
@@ -89,6 +91,10 @@ BODY_SHAPES = {
     "child": "example_body => child",
     "parent": 'example_body => parent("X")',
     "argchild": 'example_body => argchild("Q")',
+    "childvar": "example_body => childvar",
+    "argchildvar": 'example_body => argchildvar("Q")',
+    "argvars": 'example_body => twoargs("$(v)", "$(main.v)")',
+    "arglist": "example_body => withargs(@(l))",
     "guarded": "example_body => guarded",
     "quoted": 'example_body => "plain"',
     "unknown_type": "example_body => ob",

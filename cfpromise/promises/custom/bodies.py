@@ -75,11 +75,18 @@ def _unexpanded(resolver: BodyResolver, body: ast.Body, body_type: str,
     for c in body.constraints:
         if c.lval != "inherit_from" or not _holds(resolver, c.classes, evaluator):
             continue
-        ref = body_reference(c.rval, evaluator)
-        parent = resolver.find(ref[0], body_type, body.namespace) if ref else None
-        if parent is not None and ref is not None and len(parent.args) == len(ref[1]):
+        # the parent's arguments as written, parameters substituted, not expanded
+        if isinstance(c.rval, ast.FnCall):
+            name = c.rval.name
+            args = [_literal(a, params, evaluator) for a in c.rval.args]
+        elif isinstance(c.rval, ast.Scalar):
+            name, args = _substitute(c.rval.value, params), []
+        else:
+            continue
+        parent = resolver.find(name, body_type, body.namespace)
+        if parent is not None and len(parent.args) == len(args):
             result.update(_unexpanded(resolver, parent, body_type,
-                                      dict(zip(parent.args, ref[1])), bindings, depth + 1))
+                                      dict(zip(parent.args, args)), bindings, depth + 1))
     for c in body.constraints:
         if c.lval == "inherit_from" or not _holds(resolver, c.classes, evaluator):
             continue
