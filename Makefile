@@ -13,7 +13,8 @@ STAMP  := $(VENV)/.installed
 ARGS   ?=
 EXTRAS ?= test,databases
 
-.PHONY: install compile run test conformance conformance-update bench clean tables
+.PHONY: install compile run test conformance conformance-update conformance-masterfiles \
+        conformance-masterfiles-update bench clean tables
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +42,15 @@ conformance: $(STAMP)
 # Regenerate tests/conformance/expected-pass.txt (the ratchet only grows).
 conformance-update: $(STAMP)
 	$(BIN)/python tests/conformance/runner.py --update-expected $(ARGS)
+
+# masterfiles 3.21.0's own tests/acceptance, run as its testall runs them, side by side with
+# cf-agent 3.21 (ARGS=30_custom_promise_types, ARGS=--unsafe as root on a throwaway host, ...).
+conformance-masterfiles: $(STAMP)
+	$(BIN)/python tests/conformance/runner.py --masterfiles --reference $(ARGS)
+
+# Grow tests/conformance/masterfiles-expected-pass.txt.
+conformance-masterfiles-update: $(STAMP)
+	$(BIN)/python tests/conformance/runner.py --masterfiles --update-expected $(ARGS)
 
 # Regenerate the generated tables after changing the grammar, the lexer's rules, a
 # start-path regex or the language tables: PLY's (cfpromise/syntax/_parsetab.py,

@@ -126,7 +126,9 @@ class BodyResolver:
                     from cfpromise.promises.api import BundleCall
                     result[c.lval] = BundleCall(ref[0], tuple(ref[1]))
                 continue
-            value = evaluator.value(c.rval, want_list=attr is not None and attr.is_list)
+            # a custom body type (no schema): lists as written, as for custom promises
+            want_list = attr.is_list if attr is not None else body_type not in self.schema.body_types
+            value = evaluator.value(c.rval, want_list=want_list)
             if value is not UNRESOLVED:
                 if attr is not None:
                     try:
@@ -172,6 +174,8 @@ class _ParamContext:
         from cfpromise.eval.expand import Expander
         return Expander(self.resolve_ref, bindings, iterate)
 
+
+ParamContext = _ParamContext   # for the custom promise types' bodies (promises/custom/bodies.py)
 
 if TYPE_CHECKING:
     Lookup = Callable[[str, str, str], ast.Body | None]

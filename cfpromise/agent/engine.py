@@ -548,7 +548,9 @@ class Agent:
                 continue
             attr = table.get(c.lval)
             kind = attr.type if attr is not None else ""
-            if kind == "body":
+            if custom and attr is None and (value := self.custom_body(c, step)) is not None:
+                pass                       # a body of a custom promise: sent as an object
+            elif kind == "body":
                 value = self.body(c.lval, c.rval, step)
                 if value is None:
                     return None
@@ -575,6 +577,19 @@ class Agent:
         if ev.unresolved and not step.last:
             return None
         return out
+
+    def custom_body(self, c: ast.Constraint, step: Step) -> dict[str, Any] | None:
+        """A custom promise's attribute that names a body of its type, as the object
+        cf-agent sends the module; None when it names none."""
+        from cfpromise.promises.custom.bodies import body_container
+        try:
+            return body_container(self.resolver, c.lval, c.rval, step.ev,
+                                  step.run.bundle.namespace, step.bindings)
+        except InheritanceError as exc:
+            raise FatalError(str(exc)) from None
+        except BodyError as exc:
+            self.out.log("error", f"{exc} (in {step.where()})")
+            return None
 
     def default_body(self, step: Step, lval: str) -> dict[str, Any] | None:
         """The body ``bodydefault:<promise type>_<attribute>`` stands in for a body
@@ -619,8 +634,12 @@ class Agent:
         step.attributes = attributes
         if self.seen_before(step, attributes):
             return Outcome.SKIPPED
+        promisee = step.promise.promisee
+        if promisee is not None:
+            promisee = step.ev.value(promisee, want_list=True)
         run = PromiseRun(step.promise, ptype, step.promiser, attributes,
-                         step.run.bundle.namespace, step.run.bundle.name, self.services)
+                         step.run.bundle.namespace, step.run.bundle.name, self.services,
+                         None if promisee is UNRESOLVED else promisee)
         key = self.lock(step, attributes)
         if key is False:
             return Outcome.SKIPPED

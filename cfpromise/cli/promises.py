@@ -55,6 +55,10 @@ OPTIONS = Options((
     (("--bundle-path",), dict(action="append", default=[], metavar="DIR[:DIR]",
                               help="directories to autoload undefined bundles and bodies from "
                                    "(see cfpromise.agent.autoload)")),
+    (("--eval-functions",), dict(
+        nargs="?", const="yes", choices=("yes", "no"),
+        help="cf-promises' switch (default yes), accepted as it accepts it; cf-lite's check "
+             "is the same either way (masterfiles' tests run cf-promises -c --eval-functions)")),
     (("-I", "--inform"), dict(action="store_true", help="report what is checked")),
     (("-v", "--verbose"), dict(action="store_true")),
     (("-w", "--workdir"), dict(help="the work directory")),

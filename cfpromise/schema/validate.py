@@ -142,10 +142,13 @@ class _Checker:
             return
         self.unique_block("bundle", b)
         for section in b.sections:
+            # cf-promises checks handles of built-in promise types only (custom
+            # sections are kept apart: PolicyCheckDuplicateHandles never sees them)
+            builtin = section.name in self.schema.promise_types
             for promise in section.promises:
                 self.guard(promise.classes, promise.coord)
                 handle = promise.get("handle")
-                if handle is not None:
+                if handle is not None and builtin:
                     self.handle(handle, promise.classes)
             known = self.schema.promise_types.get(section.name)
             if known is None:

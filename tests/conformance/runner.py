@@ -36,10 +36,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import enum
 import json
 import os
-import re
 import shlex
 import shutil
 import signal
@@ -56,18 +54,24 @@ import attrs
 import psutil
 
 if __package__:
-    from . import support_tools
+    from . import profiles, support_tools
+    from .verdicts import (Kind, Outcome, TestCase, TestResult, Verdict, classify,  # noqa: F401
+                           first_error)
 else:  # run as a script: tests/conformance is sys.path[0]
+    import profiles
     import support_tools
+    from verdicts import (Kind, Outcome, TestCase, TestResult, Verdict, classify,  # noqa: F401
+                          first_error)
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
-SUITE_ENV = "CF_LITE_CONFORMANCE_SUITE"
-DEFAULT_SUITE = REPO_ROOT.parent / "shared" / "conformance" / "cfengine-acceptance"
+Profile = profiles.Profile
+SUITE_ENV = profiles.CORE.env
+DEFAULT_SUITE = profiles.CORE.suite
 RESULTS_DIR = REPO_ROOT / "conformance-results"
-EXPECTED_PASS_FILE = HERE / "expected-pass.txt"
-REFERENCE_PASS_FILE = HERE / "reference-pass.txt"
-REFERENCE_TABLE_FILE = HERE / "reference-3.21.txt"
+EXPECTED_PASS_FILE = profiles.CORE.expected_pass
+REFERENCE_PASS_FILE = profiles.CORE.reference_pass
+REFERENCE_TABLE_FILE = profiles.CORE.reference_table
 DEFAULT_AGENT = "cf-lite-agent"
 REFERENCE_AGENT = "/usr/bin/cf-agent"
 WORKDIR_ENV = "CFENGINE_TEST_OVERRIDE_WORKDIR"
@@ -75,225 +79,6 @@ WORKDIR_ENV = "CFENGINE_TEST_OVERRIDE_WORKDIR"
 CF_PROGRAMS = ("cf-agent", "cf-promises", "cf-serverd", "cf-execd", "cf-key", "cf-secret",
                "cf-net", "cf-check", "cf-runagent", "cf-monitord")
 PRUNED_DIRS = frozenset({"workdir", ".git"})
-
-
-class Verdict(enum.Enum):
-    """The outcome of one test for one agent."""
-
-    PASS = "Pass"
-    FAIL = "FAIL"
-    SKIP = "Skip"
-    XFAIL = "XFAIL"
-    SFAIL = "SFAIL"
-    FLAKEY = "FLAKEY"
-    CRASH = "crash"
-    TIMEOUT = "timeout"
-    WAIT = "Wait"  # intermediate: a timed test asked to be run again later
-
-
-class Kind(enum.Enum):
-    """How a test's verdict is decided, from its file name."""
-
-    NORMAL = "normal"
-    ERROREXIT = "errorexit"  # *.x.cf: must be rejected with an error
-    ERRORLOG = "errorlog"  # *.error.cf: must log an error but exit 0
-
-
-@attrs.frozen
-class TestCase:
-    """One test file, named by its path relative to the suite (no leading ``./``)."""
-
-    __test__ = False  # not a pytest class, despite the name
-    path: str
-
-    @property
-    def arg(self) -> str:
-        return "./" + self.path
-
-    @property
-    def kind(self) -> Kind:
-        if self.path.endswith(".x.cf"):
-            return Kind.ERROREXIT
-        if self.path.endswith(".error.cf"):
-            return Kind.ERRORLOG
-        return Kind.NORMAL
-
-    def _in(self, folder: str) -> bool:
-        return f"/{folder}/" in "/" + self.path
-
-    @property
-    def staging(self) -> bool:
-        return self._in("staging")
-
-    @property
-    def unsafe(self) -> bool:
-        return self._in("unsafe")
-
-    @property
-    def network(self) -> bool:
-        return self._in("network")
-
-    @property
-    def timed(self) -> bool:
-        return self._in("timed")
-
-    @property
-    def serial(self) -> bool:
-        return self.unsafe or re.search(r"[/_]serial[/_.]", "/" + self.path) is not None
-
-    @property
-    def row(self) -> str:
-        """The summary row: the top-level folder; staging tests are reported apart."""
-        top = self.path.split("/", 1)[0] if "/" in self.path else "."
-        return f"{top} (staging)" if self.staging else top
-
-    @property
-    def flat_name(self) -> str:
-        return re.sub(r"[./]", "_", self.path)
-
-
-@attrs.frozen
-class Outcome:
-    """What one agent run said: the verdict, why, and for ``Wait`` how long."""
-
-    verdict: Verdict
-    detail: str = ""
-    wait: int = 0
-
-
-@attrs.frozen
-class TestResult:
-    """The final verdict of one test for one agent."""
-
-    __test__ = False
-    test: str
-    agent: str
-    verdict: Verdict
-    detail: str
-    returncode: int | None = None
-    duration: float = 0.0
-    passes: int = 0
-
-    def to_json(self) -> dict[str, object]:
-        return {"verdict": self.verdict.value, "detail": self.detail,
-                "returncode": self.returncode, "duration": round(self.duration, 2),
-                "passes": self.passes}
-
-
-# --------------------------------------------------------------------------- verdicts
-
-_ERROR_LINE = re.compile(r"\berror:\s*(.*)")
-_ERROREXIT_EVIDENCE = re.compile(r"error:|aborted on defined class")
-_TRACEBACK = "Traceback (most recent call last):"
-_DCS = r"dcs\.sub\.cf|dcs\.cf\.sub"
-
-
-def first_error(output: str) -> str:
-    """The first ``error:`` line of an agent's output, without its timestamp."""
-    for line in output.splitlines():
-        match = _ERROR_LINE.search(line)
-        if match:
-            return "error: " + match.group(1).strip()
-    return ""
-
-
-def _traceback_summary(output: str) -> str | None:
-    lines = output.splitlines()
-    for index, line in enumerate(lines):
-        if line.startswith(_TRACEBACK):
-            tail = [ln for ln in lines[index + 1:] if ln.strip() and not ln.startswith(" ")]
-            return tail[0].strip() if tail else "Python traceback"
-    return None
-
-
-def _outcome_words(test: TestCase, output: str) -> list[str]:
-    """Each verdict word a line ``R: ...<test|dcs.sub.cf> WORD`` names, in order."""
-    pattern = re.compile(r"R: .*(?:" + re.escape(test.arg) + "|" + _DCS + r") (\S+)")
-    return [m.group(1) for m in map(pattern.search, output.splitlines()) if m]
-
-
-def _with_error(reason: str, output: str) -> str:
-    error = first_error(output)
-    return f"{reason}; {error}" if error else reason
-
-
-def classify(test: TestCase, output: str, returncode: int, *,
-             traceback_is_crash: bool = True) -> Outcome:
-    """Decide the verdict of one agent run, per the suite's README.
-
-    A signal (negative return code) or a Python traceback is a crash.  ``*.x.cf``
-    passes when the agent exits 1..127 and printed an error.  Otherwise: an
-    ``XFAIL``/``SFAIL`` line (with no ``Pass`` and no other verdict) is a known
-    failure; a non-zero exit, ``FAIL/no_ticket_number`` or any ``FAIL`` line is a
-    failure; ``Wait/N`` asks for another pass; ``Pass`` passes; ``Skip/...`` skips;
-    no verdict at all fails.
-    """
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = str(-returncode)
-        return Outcome(Verdict.CRASH, f"killed by signal {name}")
-    trace = _traceback_summary(output) if traceback_is_crash else None
-    if trace is not None:
-        return Outcome(Verdict.CRASH, f"Python traceback: {trace}")
-    if test.kind is Kind.ERROREXIT:
-        if returncode == 0:
-            return Outcome(Verdict.FAIL, "exited 0, expected an error exit")
-        if returncode >= 128:
-            return Outcome(Verdict.CRASH, f"exit code {returncode} (>= 128)")
-        if _ERROREXIT_EVIDENCE.search(output):
-            return Outcome(Verdict.PASS)
-        return Outcome(Verdict.FAIL, f"exit code {returncode} but no error printed")
-    if test.kind is Kind.ERRORLOG:
-        if returncode != 0:
-            return Outcome(Verdict.FAIL, _with_error(f"exit code {returncode}, expected 0", output))
-        if "error: " in output:
-            return Outcome(Verdict.PASS)
-        return Outcome(Verdict.FAIL, "exited 0 but no error printed")
-    return _classify_normal(test, output, returncode)
-
-
-def _classify_normal(test: TestCase, output: str, returncode: int) -> Outcome:
-    words = _outcome_words(test, output)
-    heads = [re.sub(r"[^A-Za-z].*", "", w) for w in words]  # "XFAIL/CFE-1" -> "XFAIL"
-    waits = [int(m.group(1)) for m in (re.match(r"Wait/(\d+)", w) for w in words) if m]
-    soft = [w for w, h in zip(words, heads) if h in ("XFAIL", "SFAIL")]
-    if soft and not waits:
-        if "Pass" in heads:
-            return Outcome(Verdict.FAIL, "the test passed, but failure was expected")
-        if any(not re.match(r"[XS]?FAIL", w) for w in words):
-            return Outcome(Verdict.FAIL, "failure was expected, but the test printed "
-                           "another outcome: " + " ".join(words))
-        head, _, ticket = soft[0].partition("/")
-        return Outcome(Verdict(head), ticket)
-    if returncode != 0:
-        return Outcome(Verdict.FAIL, _with_error(f"exit code {returncode}", output))
-    if "FAIL/no_ticket_number" in words:
-        return Outcome(Verdict.FAIL, "tried to suppress a failure without a ticket number")
-    if waits:
-        if not test.timed:
-            return Outcome(Verdict.FAIL, "printed Wait/ but is not in a timed/ directory")
-        return Outcome(Verdict.WAIT, f"Wait/{waits[0]}", waits[0])
-    flakey = [w for w, h in zip(words, heads) if h == "FLAKEY"]
-    if flakey and "Pass" not in heads:
-        return Outcome(Verdict.FLAKEY, flakey[0].partition("/")[2])
-    if "FAIL" in heads:
-        also = " (and Pass)" if "Pass" in heads else ""
-        return Outcome(Verdict.FAIL, _with_error("printed FAIL" + also, output))
-    if "Pass" in heads:
-        return Outcome(Verdict.PASS)
-    for word in words:
-        if word in ("Skip/unsupported", "Skip/needs_work"):
-            return Outcome(Verdict.SKIP, word.split("/")[1])
-    return Outcome(Verdict.FAIL, _with_error(_no_verdict_reason(test, output), output))
-
-
-def _no_verdict_reason(test: TestCase, output: str) -> str:
-    loose = re.compile(r"R: .*/" + re.escape(test.path) + r" (Pass|FAIL)\b")
-    if any(loose.search(line) for line in output.splitlines()):
-        return "no verdict (a verdict names the test without its ./ path spelling)"
-    return "no verdict"
 
 
 # --------------------------------------------------------------------------- selection
@@ -462,6 +247,7 @@ class RunConfig:
     max_wait: float = 600.0
     keep_workdirs: bool = False
     log_dir: Path | None = None
+    profile: Profile = profiles.CORE
 
 
 def copy_suite(suite: Path, dest: Path) -> Path:
@@ -517,16 +303,36 @@ class Execution:
         except support_tools.ToolBuildError:
             shutil.rmtree(self._base, ignore_errors=True)
             raise
-        self._suites = {a.label: copy_suite(suite, self._base / f"suite-{a.label}") for a in agents}
-        for copy in self._suites.values():
-            support_tools.install_tools(tools, copy)
+        profile = config.profile
+        root = profiles.copy_root(suite.resolve(), profile)
+        below = suite.resolve().relative_to(root)
+        roots = {a.label: copy_suite(root, self._base / f"suite-{a.label}") for a in agents}
+        self._suites = {label: copy / below for label, copy in roots.items()}
+        try:
+            for label, copy in self._suites.items():
+                support_tools.install_tools(tools, copy)
+                if profile.framework:
+                    profiles.provide_framework(copy)
+                profiles.build_tree(roots[label], profile)
+        except profiles.BuildError:
+            shutil.rmtree(self._base, ignore_errors=True)
+            raise
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
+        self._host: profiles.HostState | None = None
+        # Upstream's testall runs the first pass of every timed test before the first
+        # other test (a timed test may prepare what others use: masterfiles'
+        # 17_packages/01_init/unsafe/timed/001-prepare-repositories.cf).
+        self._first_passes = threading.Condition()
+        self._first_passes_left = 0
+        self._counted: set[tuple[str, str]] = set()
         self._test_locks: dict[str, threading.Lock] = {}
 
     def abort(self) -> None:
         """Stop starting agents and kill the process groups of those running."""
         self.stop.set()
+        with self._first_passes:
+            self._first_passes.notify_all()
         with self._lock:
             for proc in list(self._procs.values()):
                 with contextlib.suppress(OSError):
@@ -534,6 +340,9 @@ class Execution:
 
     def close(self) -> None:
         self.abort()
+        if self._host is not None:  # after the unsafe tests: the host as it was
+            self._host.restore()
+            self._host = None
         if not self.config.keep_workdirs:
             shutil.rmtree(self._base, ignore_errors=True)
 
@@ -559,8 +368,17 @@ class Execution:
         rest = [t for t in tests if not t.timed]
         timed_pool = ThreadPoolExecutor(max(1, len(timed) * len(self.agents)), "timed")
         pool = ThreadPoolExecutor(self.config.jobs, "test")
+        with self._first_passes:
+            self._first_passes_left = len(timed) * len(self.agents)
+        if any(t.unsafe for t in tests) and os.geteuid() == 0 and self._host is None:
+            (self._base / "host").mkdir()
+            self._host = profiles.HostState(self.config.profile, self._base / "host")
+            self._host.save()
         try:
             waiting = [timed_pool.submit(one, a, t, t.serial) for t in timed for a in self.agents]
+            with self._first_passes:
+                self._first_passes.wait_for(lambda: self._first_passes_left <= 0
+                                            or self.stop.is_set())
             for serial, block in blocks(rest):
                 jobs = [(a, t) for a in self.agents for t in block]
                 if serial:
@@ -579,10 +397,27 @@ class Execution:
                 executor.shutdown(wait=True, cancel_futures=True)
         return results
 
+    def _first_pass_done(self, agent: Agent, test: TestCase) -> None:
+        """Count a timed test's first pass as done (once per test and agent)."""
+        if test.timed:
+            with self._first_passes:
+                if (test.path, agent.label) not in self._counted:
+                    self._counted.add((test.path, agent.label))
+                    self._first_passes_left -= 1
+                    self._first_passes.notify_all()
+
     def run_one(self, agent: Agent, test: TestCase, *, serial: bool = False) -> TestResult:
         """All passes of one test for one agent, with its own fresh work directory."""
+        try:
+            return self._run_one(agent, test, serial=serial)
+        finally:
+            self._first_pass_done(agent, test)  # skipped, or stopped before its first pass
+
+    def _run_one(self, agent: Agent, test: TestCase, *, serial: bool = False) -> TestResult:
         if test.timed and self.config.no_wait:
             return TestResult(test.path, agent.label, Verdict.SKIP, "timed test (--no-wait)")
+        if test.unsafe and os.geteuid() != 0:
+            return TestResult(test.path, agent.label, Verdict.SKIP, "unsafe test needs root")
         workdir = self._base / f"work-{agent.label}" / test.flat_name
         shutil.rmtree(workdir, ignore_errors=True)
         (workdir / "bin").mkdir(parents=True)
@@ -590,13 +425,14 @@ class Execution:
         os.chmod(workdir / "tmp", 0o1777)
         for name, target in agent.bin_links:
             os.symlink(target, workdir / "bin" / name)
+        profiles.link_includes(self._suites[agent.label], self.config.profile.includes, workdir)
         started = time.monotonic()
         waited = 0.0
         log: list[str] = []
         pass_num = 0
         while True:
             pass_num += 1
-            classes = ([f"test_pass_{pass_num}"] if test.timed else []) + ["AUTO", "DEBUG"]
+            classes = ([f"test_pass_{pass_num}"] if test.timed else []) + list(self.config.profile.classes)
             argv = [*agent.argv, "-K", "-l", "-f", test.arg, "-D", ",".join(classes)]
             gate = self.gate.exclusive() if serial else self.gate.shared()
             with self._test_lock(test), gate:
@@ -606,6 +442,7 @@ class Execution:
                 outcome = Outcome(Verdict.TIMEOUT, f"no exit after {self.config.timeout:g} s")
             else:
                 outcome = classify(test, output, rc, traceback_is_crash=agent.traceback_is_crash)
+            self._first_pass_done(agent, test)
             if outcome.verdict is not Verdict.WAIT:
                 break
             waited += outcome.wait
@@ -748,7 +585,7 @@ def summarize(suite: Path, tests: Sequence[TestCase], excluded: dict[str, list[s
             out.append(f"cfe: passes with cf-agent in this run; gap: passes with CFEngine, "
                        f"fails with {main_label}")
         if is_main and ref_pass is not None:
-            out.append(f"of cf-agent passes: how many of the tests {REFERENCE_PASS_FILE.name} "
+            out.append("of cf-agent passes: how many of the tests the reference pass list "
                        f"lists (cf-agent 3.21 passes them) {main_label} passes")
     if main_label is not None and ref_label is not None:
         gaps = [t.path for t in tests
@@ -779,14 +616,19 @@ def write_results(results_dir: Path, summary: str, suite: Path, agents: Sequence
     (results_dir / "results.json").write_text(json.dumps(data, indent=1) + "\n")
 
 
-def update_expected(path: Path, suite: Path, results: dict[str, TestResult]) -> list[str]:
+def update_expected(path: Path, suite: Path, results: dict[str, TestResult],
+                    profile: Profile = profiles.CORE) -> list[str]:
     """Grow the expected-pass list with this run's passes; drop entries whose test
-    file is gone from the suite; return what was added."""
+    file is gone from the suite; return what was added.  Unsafe tests enter only a
+    profile's list that allows them (its ratchet runs them as root only)."""
     old = [t for t in read_list(path) if (suite / t).is_file()]
-    passed = [p for p, r in results.items() if r.verdict is Verdict.PASS and not TestCase(p).unsafe]
+    passed = [p for p, r in results.items() if r.verdict is Verdict.PASS
+              and (profile.ratchet_unsafe or not TestCase(p).unsafe)]
     added = sorted(set(passed) - set(old))
+    flag = "" if profile is profiles.CORE else f"--{profile.name} "
     write_list(path, "Acceptance tests (relative to the suite) that pass with cf-lite-agent.\n"
-               "Regenerate with: python tests/conformance/runner.py --update-expected [FOLDER ...]\n"
+               f"Regenerate with: python tests/conformance/runner.py {flag}--update-expected "
+               "[FOLDER ...]\n"
                "The list only grows; tests/conformance/test_ratchet.py checks every entry.",
                old + passed)
     return added
@@ -794,11 +636,11 @@ def update_expected(path: Path, suite: Path, results: dict[str, TestResult]) -> 
 
 def write_reference(tests: Sequence[TestCase], results: dict[str, TestResult], version: str,
                     table_file: Path = REFERENCE_TABLE_FILE,
-                    pass_file: Path = REFERENCE_PASS_FILE) -> None:
+                    pass_file: Path = REFERENCE_PASS_FILE, flags: str = "--staging") -> None:
     """Save cf-agent's per-folder table and the list of tests it passes."""
     passed = [p for p, r in results.items() if r.verdict is Verdict.PASS]
     write_list(pass_file, f"Acceptance tests that {version} (cf-agent) passes on this host.\n"
-               "Generated by: python tests/conformance/runner.py --only-reference --staging "
+               f"Generated by: python tests/conformance/runner.py --only-reference {flags} "
                "--write-reference", passed)
     others = [results[t.path] for t in tests
               if t.path in results and results[t.path].verdict is not Verdict.PASS]
@@ -812,8 +654,8 @@ def write_reference(tests: Sequence[TestCase], results: dict[str, TestResult], v
 
 # --------------------------------------------------------------------------- command line
 
-def find_suite(explicit: str | None) -> Path:
-    return Path(explicit or os.environ.get(SUITE_ENV) or DEFAULT_SUITE).resolve()
+def find_suite(explicit: str | None, profile: Profile = profiles.CORE) -> Path:
+    return profile.find_suite(explicit)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -825,9 +667,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                "  runner.py --update-expected 01_vars        grow expected-pass.txt\n"
                "  runner.py --only-reference --staging --write-reference\n"
                "                                             regenerate reference-*.txt\n"
+               "  runner.py --masterfiles --reference        masterfiles' own suite, both agents\n"
+               "  runner.py --masterfiles --unsafe           ... with its unsafe tests (as root!)\n"
                "Results go to conformance-results/ (summary.txt, results.json, logs/).")
     p.add_argument("tests", nargs="*", help="folders or tests relative to the suite (default: all)")
-    p.add_argument("--suite", help=f"the suite's top folder (default: ${SUITE_ENV} or {DEFAULT_SUITE})")
+    p.add_argument("--suite", help=f"the suite's top folder (default: ${SUITE_ENV} or {DEFAULT_SUITE};"
+                   f" with --masterfiles ${profiles.MASTERFILES.env} or {profiles.MASTERFILES.suite})")
+    p.add_argument("--masterfiles", dest="profile", action="store_const", const="masterfiles",
+                   default="core", help="play masterfiles' own tests/acceptance as its testall "
+                   "does (classes EXTRA and testing_masterfiles_policy_framework, its modules/, "
+                   "its lib/), with its own ratchet and reference files")
     p.add_argument("--agent", default=DEFAULT_AGENT, help="agent command (default: %(default)s)")
     p.add_argument("--reference", action="store_true", help=f"also run {REFERENCE_AGENT}")
     p.add_argument("--only-reference", action="store_true", help=f"run only {REFERENCE_AGENT}")
@@ -851,7 +700,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    suite = find_suite(args.suite)
+    profile = profiles.PROFILES[args.profile]
+    suite = find_suite(args.suite, profile)
     if not suite.is_dir():
         print(f"error: no acceptance suite at {suite} (set --suite or ${SUITE_ENV})", file=sys.stderr)
         return 2
@@ -885,7 +735,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for agent in agents:
         shutil.rmtree(log_dir / agent.label, ignore_errors=True)
     config = RunConfig(jobs=max(1, args.jobs), timeout=args.timeout, no_wait=args.no_wait,
-                       max_wait=args.max_wait, keep_workdirs=args.keep_workdirs, log_dir=log_dir)
+                       max_wait=args.max_wait, keep_workdirs=args.keep_workdirs, log_dir=log_dir,
+                       profile=profile)
     total = len(tests) * len(agents)
     done = [0]
     print_lock = threading.Lock()
@@ -902,35 +753,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     try:
         results = run_tests(suite, tests, agents, config, progress)
-    except support_tools.ToolBuildError as exc:
+    except (support_tools.ToolBuildError, profiles.BuildError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    ref_pass = set(read_list(REFERENCE_PASS_FILE)) if REFERENCE_PASS_FILE.exists() else None
+    ref_pass = set(read_list(profile.reference_pass)) if profile.reference_pass.exists() else None
     summary = summarize(suite, tests, excluded, agents, results, main_label, ref_pass)
     summary += f"\n{total} runs in {time.monotonic() - started:.0f} s with {config.jobs} jobs\n"
     status = 0
     if main_label is not None:
-        expected = set(read_list(EXPECTED_PASS_FILE))
+        expected = set(read_list(profile.expected_pass))
         regressions = sorted(p for p, r in results[main_label].items()
                              if p in expected and r.verdict is not Verdict.PASS)
         if regressions:
             status = 1
-            summary += f"\nREGRESSIONS: {len(regressions)} tests of expected-pass.txt no longer pass\n"
+            summary += (f"\nREGRESSIONS: {len(regressions)} tests of {profile.expected_pass.name} "
+                        "no longer pass\n")
             summary += "".join(f"  {p}: {results[main_label][p].verdict.value} "
                                f"{results[main_label][p].detail}\n" for p in regressions)
     print(summary, end="")
     write_results(args.results_dir, summary, suite, agents, results, excluded)
     print(f"results written to {args.results_dir}")
     if args.update_expected and main_label is not None:
-        added = update_expected(EXPECTED_PASS_FILE, suite, results[main_label])
-        print(f"expected-pass.txt: {len(added)} tests added")
+        added = update_expected(profile.expected_pass, suite, results[main_label], profile)
+        print(f"{profile.expected_pass.name}: {len(added)} tests added")
         for path in added:
             print(f"  + {path}")
     if args.write_reference:
         version = subprocess.run([*agents[-1].argv, "--version"], capture_output=True,
                                  text=True).stdout.strip() or "CFEngine"
-        write_reference(tests, results["cf-agent"], version)
-        print(f"wrote {REFERENCE_TABLE_FILE} and {REFERENCE_PASS_FILE}")
+        flags = "--staging" if profile is profiles.CORE else f"--{profile.name}"
+        write_reference(tests, results["cf-agent"], version, profile.reference_table,
+                        profile.reference_pass, flags)
+        print(f"wrote {profile.reference_table} and {profile.reference_pass}")
     return status
 
 

@@ -89,7 +89,8 @@ def _evaluate(types: CustomTypes, module: ModuleProcess, run: PromiseRun) -> Out
         log("error", "Not making changes to the system, but the custom promise module "
                      f"'{module.path}' doesn't support action_policy")
         return Outcome.FAILED
-    specific = ACTION_LOG_LEVELS.get(str(action.get("log_level", "")))
+    level = _promise_log_level(run)
+    specific = ACTION_LOG_LEVELS.get(level, "error") if level else None
     where = f"({run.promise.coord.file}:{run.promise.coord.line})"
     what = f"{run.promise_type} promise with promiser '{run.promiser}'"
 
@@ -112,6 +113,8 @@ def _evaluate(types: CustomTypes, module: ModuleProcess, run: PromiseRun) -> Out
         log("critical", f"Bug in promise module - 'info:' log messages reported for {bug} "
                         "while making changes on the system disabled")
     module_name = f"promise module '{module.path}'"
+    if result in ("kept", "repaired", "not_kept"):
+        _log_context(run)
     if result == "kept":
         log("verbose", f"Promise with promiser '{run.promiser}' was kept by {module_name}")
         return Outcome.KEPT
@@ -144,6 +147,43 @@ def _evaluate(types: CustomTypes, module: ModuleProcess, run: PromiseRun) -> Out
     else:
         log("error", f"Promise module returned unacceptable result: '{result}' {detail}")
     return Outcome.FAILED
+
+
+def _log_context(run: PromiseRun) -> None:
+    """cf-agent's ``Additional promise info`` line, which it logs in verbose mode before
+    a promise outcome it reports at verbose level (``cfPS``, ``LogPromiseContext``)."""
+    parts = ["Additional promise info:"]
+    if run.handle:
+        parts.append(f"handle '{run.handle}'")
+    version = run.agent.common_control("version")
+    if isinstance(version, str):
+        parts.append(f"version '{version}'")
+    coord = run.promise.coord
+    parts.append(f"source path '{_source_path(coord.file)}' at line {coord.line}")
+    promisee = run.promisee
+    if isinstance(promisee, str):
+        parts.append(f"promisee '{promisee}'")
+    elif isinstance(promisee, list):
+        # RlistWrite: ' {"a","b"}'
+        parts.append("promisee  {" + ",".join(f'"{p}"' for p in promisee) + "}")
+    comment = run.attributes.get("comment")
+    if isinstance(comment, str):
+        parts.append(f"comment '{comment}'")
+    run.agent.log("verbose", " ".join(parts))
+
+
+def _promise_log_level(run: PromiseRun) -> str:
+    """The promise's ``log_level``: its own attribute or its action body's, whichever
+    is written last (cf-agent appends an action body's attributes to the promise's at the
+    ``action`` attribute's place, and a later attribute of the same name replaces an
+    earlier one).  '' when there is none."""
+    found = ""
+    for c in run.promise.constraints:
+        if c.lval == "log_level" and isinstance(run.attributes.get("log_level"), str):
+            found = run.attributes["log_level"]
+        elif c.lval == "action" and "log_level" in run.body("action"):
+            found = str(run.body("action")["log_level"])
+    return found
 
 
 def _attributes(run: PromiseRun, dontdo: bool) -> list[tuple[str, Any]]:

@@ -32,9 +32,10 @@ LOG_LEVELS: dict[str, str] = {
 }
 # Most severe first: a promise's log_level hides the messages below it.
 SEVERITY = ("critical", "error", "warning", "notice", "info", "verbose", "debug")
-# action body log_level values -> output levels (ActionAttributeLogLevelFromString).
+# log_level values -> output levels (ActionAttributeLogLevelFromString: "log" and any
+# value it does not know are "error").
 ACTION_LOG_LEVELS = {"inform": "info", "info": "info", "verbose": "verbose", "error": "error",
-                     "log": "notice", "notice": "notice", "warning": "warning", "debug": "debug"}
+                     "log": "error"}
 
 
 class ProtocolError(Exception):

@@ -75,8 +75,10 @@ class ModuleBody:
         options = body.get("default_options")
         if options in (None, ""):
             options = []
-        return cls(name, _int(body.get("query_installed_ifelapsed")),
-                   _int(body.get("query_updates_ifelapsed")),
+        # Unset is 0 (cf-agent's PackageModuleBody is zero-filled), a value that is not an
+        # integer is CF_NOINT (None): the promise fails its sanity check.
+        return cls(name, _int(body.get("query_installed_ifelapsed", 0)),
+                   _int(body.get("query_updates_ifelapsed", 0)),
                    tuple(options) if isinstance(options, list) else (str(options),),
                    str(body.get("interpreter") or ""), str(body.get("module_path") or ""))
 
