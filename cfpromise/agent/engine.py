@@ -395,11 +395,10 @@ class Agent:
                     trace.skipped(run, promise, self.failed_condition, key, False)
                 continue
             if not decision:
-                if ptype not in ("vars", "classes"):
-                    run.done.add(key)
+                # not done: cf-agent evaluates the condition again in the next pass, where a
+                # class a later promise of the bundle defined may make it hold
                 if trace is not None:
-                    trace.skipped(run, promise, self.failed_condition, key,
-                                  ptype not in ("vars", "classes"))
+                    trace.skipped(run, promise, self.failed_condition, key, False)
                 continue
             if trace is not None and self.failed_condition == "-unless":
                 trace.not_skipped(ptype, promise, "unless")

@@ -184,10 +184,12 @@ def verify_column_edits(run: PromiseRun) -> Outcome | None:
     if matching.compile_or_none(run.promiser) is None:
         return er.finish()
     separator = spec["separator"]
+    found_match = False
     for i in range(first, stop):
         line = lines[i]
         if not matching.full(run.promiser, line):
             continue
+        found_match = True
         er.log("verbose", f"Matched line '{line}'")
         found = matching.block(separator, line)
         if found is None:
@@ -203,4 +205,9 @@ def verify_column_edits(run: PromiseRun) -> Outcome | None:
         columns = pcre.split(line, separator, 1 << 30, spec["blanks"])
         if edit_line_by_column(columns, spec, er):
             lines[i] = joiner.join(columns)
+    if not found_match:
+        # cf-agent's RecordFailure: the standard library's set_variable_values and its kin
+        # insert the line when this promise is neither kept nor repaired
+        er.fail(f"No matched line to edit fields of for pattern '{run.promiser}' in "
+                f"'{buf.filename}'", outcome=Outcome.FAILED)
     return er.finish()
