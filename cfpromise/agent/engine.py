@@ -153,6 +153,7 @@ class Agent:
         self.locks: Any = None
         self.actuated: set[str] = set()       # identities of promises actuated in this run
         self.last_identity = ""
+        self.agent_pass = 1     # the pass of the agent bundle being evaluated (edit bundles)
         self._services: Any = None
         from cfpromise.agent.persistence import PersistentClasses
         self.persistent = PersistentClasses(options.workdir)
@@ -346,8 +347,16 @@ class Agent:
                     if self.trace is not None and run.types is None and run.pass_no:
                         self.trace.skipped_guard(promise)   # cf-agent: an ifvarclass
                     return
-        last = run.pass_no == PASSES
         frame = run.frame
+        if frame.edit is None:
+            self.agent_pass = run.pass_no
+            last = run.pass_no == PASSES
+        else:
+            # cf-agent's EvalContextGetPass() in an edit bundle is the pass of the agent
+            # bundle whose files promise runs it (the edit bundle's own three passes do not
+            # set it): a report holding unresolved variables is never printed there unless
+            # that files promise runs in the last pass
+            last = self.agent_pass == PASSES
         filename, dirname = facts.paths()
         base_this = {"promise_filename": filename,
                      "promise_dirname": dirname,
@@ -571,8 +580,8 @@ class Agent:
                 default = self.default_body(step, lval)
                 if default is not None:
                     out[lval] = default
-        if ev.unresolved and not step.last:
-            return None
+        if ev.unresolved and step.run.frame.edit is None and not step.last:
+            return None     # (an edit promise acts at once, as written, as in cf-agent)
         return out
 
     def default_body(self, step: Step, lval: str) -> dict[str, Any] | None:

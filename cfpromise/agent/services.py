@@ -1,13 +1,14 @@
 """The AgentServices a promise handler sees (see cfpromise.promises.api)."""
 from __future__ import annotations
 
+import contextlib
 import os
 
 from cfpromise.eval.canon import canonify
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Iterator
 
 
 class Services:
@@ -73,9 +74,9 @@ class Services:
                               f"{len(call.args)} given")
             return None
         # fewer arguments than parameters: the missing ones stay undefined (cf-agent)
-        agent.ctx.set_var("default", "edit", "filename", "string", filename)
-        caller = agent.ctx.frame
-        sub = agent.run_bundle(bundle, list(call.args), inherit=caller, edit=buffer)
+        with edit_scope(agent.ctx, filename, bundle_type, buffer):
+            sub = agent.run_bundle(bundle, list(call.args), inherit=agent.ctx.frame,
+                                   edit=buffer)
         outcome = merge(sub.outcomes)
         return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
 
@@ -185,3 +186,27 @@ class Services:
         def finish(outcome: Any, changes: Any = ()) -> None:
             agent.record_later(step, outcome, list(changes))
         return finish
+
+
+@contextlib.contextmanager
+def edit_scope(ctx: Any, filename: str, bundle_type: str, buffer: Any) -> Iterator[None]:
+    """The ``edit.*`` variables cf-agent 3.21 defines while an edit bundle runs
+    (ScheduleEditLineOperations / ScheduleEditXmlOperations): ``edit.filename``, and for
+    edit_line ``edit.empty_before_use`` ("true" when the file is emptied first: the
+    ``edit_defaults`` asks it, or the promise has a template).  They live in the edit
+    bundle's frame in cf-agent, so they are undefined again once the bundle returns."""
+    values = {"filename": filename}
+    if bundle_type == "edit_line":
+        values["empty_before_use"] = \
+            "true" if getattr(buffer, "empty_before_use", False) else "false"
+    saved = {name: ctx.vars.get("default", "edit", name) for name in values}
+    for name, value in values.items():
+        ctx.set_var("default", "edit", name, "string", value)
+    try:
+        yield
+    finally:
+        for name, previous in saved.items():
+            if previous is None:
+                ctx.vars.remove("default", "edit", name)
+            else:
+                ctx.vars.set("default", "edit", name, previous)

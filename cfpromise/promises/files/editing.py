@@ -80,6 +80,9 @@ def schedule_edit(fr: FileRun, path: str) -> None:
         fr.log("verbose", "Build file model from a blank slate (emptying)")
     buffer = EditBuffer(path, [] if empty else list(loaded), original=loaded,
                         dry_run=fr.dry_run)
+    # cf-agent's edits.empty_before_use: any template sets it (GetFilesAttributes)
+    buffer.empty_before_use = a.edits.empty_before_use or a.edit_template is not None or \
+        a.edit_template_string is not None
     failed = False
     if a.edit_line is not None:
         fr.log("verbose", f"Handling file edits in edit_line bundle '{a.edit_line.name}'")
