@@ -100,9 +100,12 @@ def _report(step: Step, attributes: dict, text: str) -> Outcome:
 
 
 def _file_lines(step: Step, path: str, count: object) -> list[str]:
+    # cf-agent reads it with IntFromString: "inf" (the stdlib's body printfile cat),
+    # k/m/g multipliers; anything else is the default, 5 lines
+    from cfpromise.schema.values import ValueError_, parse_int
     try:
-        limit = int(count) if isinstance(count, str) and count else 5
-    except ValueError:
+        limit = parse_int(count.strip()) if isinstance(count, str) and count else 5
+    except ValueError_:
         limit = 5
     if not os.path.isfile(path):
         step.log("error", f"Printfile '{path}' could not be opened")
