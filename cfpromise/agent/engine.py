@@ -112,7 +112,9 @@ class BundleRun:
                  types: tuple[str, ...] | None = None) -> None:
         self.bundle = bundle
         self.frame = frame
-        self.done: set[tuple[Any, ...]] = set()
+        # promise iterations done in this call -> the promiser they were done with (None:
+        # done whatever it expands to)
+        self.done: dict[tuple[Any, ...], str | None] = {}
         self.outcomes: list[Outcome] = []
         self.return_values: dict[str, str] = {}
         self.pass_no = pass_no
@@ -371,9 +373,12 @@ class Agent:
         for index, bindings in enumerate(iterations, 1):
             key = (id(promise), tuple(sorted(bindings.items())) if bindings else ())
             if key in run.done:
-                if trace is not None:
-                    trace.again(run, key)
-                continue
+                if not facts.dynamic or not self.expands_again(run, promise, key, bindings):
+                    if trace is not None:
+                        trace.again(run, key)
+                    continue
+                del run.done[key]
+
             if iterated_guard and not self.guard_holds(promise.varclass, bindings):
                 if trace is not None:
                     trace.skipped_guard(promise)
@@ -434,12 +439,24 @@ class Agent:
                 continue
             if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED:
                 if ptype != "vars" or (outcome is Outcome.KEPT and self.static_var(run, promise)):
-                    run.done.add(key)
+                    run.done[key] = promiser
             if outcome is Outcome.SKIPPED:
                 continue
             self.record(run, step, outcome, step_changes)
             if trace is not None:
                 trace.close(step)
+
+    def expands_again(self, run: BundleRun, promise: ast.Promise, key: tuple[Any, ...],
+                      bindings: dict[str, str]) -> bool:
+        """A done promise iteration whose promiser now expands to another text (a variable
+        it holds changed in this pass: ``randomint()``, a list grown...).  cf-agent's lock
+        is named by the expanded promise, so it is a new promise there, actuated again."""
+        was = run.done[key]
+        if was is None or "$" not in promise.promiser and "@" not in promise.promiser:
+            return False
+        ev = RvalEvaluator(self.ctx, bindings)
+        now = ev.text(promise.promiser)
+        return not ev.unresolved and now != was
 
     def static_var(self, run: BundleRun, promise: ast.Promise) -> bool:
         """A vars promise whose value cannot change (no reference, no function call) and
@@ -534,7 +551,7 @@ class Agent:
                 reason = f"it depends on '{handle}', which was not kept ({outcome.value})"
                 self.out.log("notice", f"Skipping promise '{promiser}' "
                                        f"({promise.coord.file}:{promise.coord.line}): {reason}")
-                run.done.add(key)
+                run.done[key] = None
                 self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1
                 for observer in self.observers:
                     observer.promise_skipped(self, _SkippedStep(run, promise, promiser), reason)
