@@ -1,14 +1,13 @@
 """The AgentServices a promise handler sees (see cfpromise.promises.api)."""
 from __future__ import annotations
 
-import contextlib
 import os
 
 from cfpromise.eval.canon import canonify
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterator
+    from typing import Any
 
 
 class Services:
@@ -188,24 +187,33 @@ class Services:
         return finish
 
 
-@contextlib.contextmanager
-def edit_scope(ctx: Any, filename: str, bundle_type: str, buffer: Any) -> Iterator[None]:
+class edit_scope:
     """The ``edit.*`` variables cf-agent 3.21 defines while an edit bundle runs
-    (ScheduleEditLineOperations / ScheduleEditXmlOperations): ``edit.filename``, and for
-    edit_line ``edit.empty_before_use`` ("true" when the file is emptied first: the
-    ``edit_defaults`` asks it, or the promise has a template).  They live in the edit
-    bundle's frame in cf-agent, so they are undefined again once the bundle returns."""
-    values = {"filename": filename}
-    if bundle_type == "edit_line":
-        values["empty_before_use"] = \
-            "true" if getattr(buffer, "empty_before_use", False) else "false"
-    saved = {name: ctx.vars.get("default", "edit", name) for name in values}
-    for name, value in values.items():
-        ctx.set_var("default", "edit", name, "string", value)
-    try:
-        yield
-    finally:
-        for name, previous in saved.items():
+    (ScheduleEditLineOperations / ScheduleEditXmlOperations), as a ``with`` block:
+    ``edit.filename``, and for edit_line ``edit.empty_before_use`` ("true" when the file
+    is emptied first: the ``edit_defaults`` asks it, or the promise has a template).
+    They live in the edit bundle's frame in cf-agent, so they are undefined again once
+    the bundle returns.  (A plain class: contextlib is kept off the start path.)"""
+
+    __slots__ = ("ctx", "values", "saved")
+
+    def __init__(self, ctx: Any, filename: str, bundle_type: str, buffer: Any) -> None:
+        self.ctx = ctx
+        self.values = {"filename": filename}
+        if bundle_type == "edit_line":
+            self.values["empty_before_use"] = \
+                "true" if getattr(buffer, "empty_before_use", False) else "false"
+        self.saved: dict[str, Any] = {}
+
+    def __enter__(self) -> None:
+        ctx = self.ctx
+        self.saved = {name: ctx.vars.get("default", "edit", name) for name in self.values}
+        for name, value in self.values.items():
+            ctx.set_var("default", "edit", name, "string", value)
+
+    def __exit__(self, *exc: Any) -> None:
+        ctx = self.ctx
+        for name, previous in self.saved.items():
             if previous is None:
                 ctx.vars.remove("default", "edit", name)
             else:
