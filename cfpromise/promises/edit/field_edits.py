@@ -99,13 +99,17 @@ def edit_line_by_column(columns: list[str], spec: dict[str, Any], er: EditRun) -
     sep = spec["value_separator"]
     if sep:
         values = split_values(columns[index], sep)
-        if not edit_values(values, operation, value, er):
-            er.kept(f"No need to edit field in {er.filename}")
-            return False
         if er.warn_only:
-            if er.would(f"Should edit field in {er.filename}"):
+            # cf-agent asks MakingChanges before it looks at the sub-values (its test,
+            # strstr(field, value) || field != value, always holds): a warning even when
+            # nothing would change
+            if er.would(f"Should edit field '{value}' in '{er.filename}'") and \
+                    edit_values(values, operation, value, er):
                 columns[index] = sep.join(values)
                 return True
+            return False
+        if not edit_values(values, operation, value, er):
+            er.kept(f"No need to edit field in {er.filename}")
             return False
         er.buffer.edits += 1
         er._result(Outcome.REPAIRED)
@@ -113,7 +117,7 @@ def edit_line_by_column(columns: list[str], spec: dict[str, Any], er: EditRun) -
         return True
     if operation == "delete":
         if er.warn_only:
-            if er.would(f"Should delete field value {columns[index]} in {er.filename}"):
+            if er.would(f"Should delete field value '{columns[index]}' in '{er.filename}'"):
                 columns[index] = ""
                 return True
             return False
@@ -121,8 +125,8 @@ def edit_line_by_column(columns: list[str], spec: dict[str, Any], er: EditRun) -
         er.change(f"Deleted column field value '{columns[index]}' in '{er.filename}'")
         return True
     if er.warn_only:
-        if er.would(f"Should set column field value {columns[index]} to {value} in "
-                    f"{er.filename}"):
+        if er.would(f"Should set column field value '{columns[index]}' to '{value}' in "
+                    f"'{er.filename}'"):
             columns[index] = value
             return True
         return False
