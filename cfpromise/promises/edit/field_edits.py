@@ -24,6 +24,13 @@ from cfpromise.promises.edit.buffer import EditRun, boolean, current, no_buffer
 CF_MAXVARSIZE = 1024
 
 
+def rlist_to_string(items: list[str], sep: str) -> str:
+    """cf-agent's Rlist2String, which joins the sub-values of an edited field and then the
+    fields of an edited line: every double quote is written with a backslash before it
+    (ScalarWrite), so a quoted value set through a value separator gains two (``\\\\"``)."""
+    return sep.join(item.replace('"', '\\"') for item in items)
+
+
 def split_values(text: str, sep: str) -> list[str]:
     """RlistFromSplitString: split at ``sep`` (a backslash escapes it); a trailing separator
     adds no empty value."""
@@ -105,7 +112,7 @@ def edit_line_by_column(columns: list[str], spec: dict[str, Any], er: EditRun) -
             # nothing would change
             if er.would(f"Should edit field '{value}' in '{er.filename}'") and \
                     edit_values(values, operation, value, er):
-                columns[index] = sep.join(values)
+                columns[index] = rlist_to_string(values, sep)
                 return True
             return False
         if not edit_values(values, operation, value, er):
@@ -113,7 +120,7 @@ def edit_line_by_column(columns: list[str], spec: dict[str, Any], er: EditRun) -
             return False
         er.buffer.edits += 1
         er._result(Outcome.REPAIRED)
-        columns[index] = sep.join(values)
+        columns[index] = rlist_to_string(values, sep)
         return True
     if operation == "delete":
         if er.warn_only:
@@ -208,7 +215,7 @@ def verify_column_edits(run: PromiseRun) -> Outcome | None:
         joiner = line[start:end]
         columns = pcre.split(line, separator, 1 << 30, spec["blanks"])
         if edit_line_by_column(columns, spec, er):
-            lines[i] = joiner.join(columns)
+            lines[i] = rlist_to_string(columns, joiner)
     if not found_match:
         # cf-agent's RecordFailure: the standard library's set_variable_values and its kin
         # insert the line when this promise is neither kept nor repaired
