@@ -71,7 +71,8 @@ def policy_text(cases: list[Case], inputs: tuple[str, ...] = (), preamble: str =
     return (f"body common control\n{{\n  bundlesequence => {{ {seq} }};\n"
             + (f"  inputs => {{ {inp} }};\n" if inputs else "") + "}\n"
             + _BODIES + preamble
-            + "bundle agent mfx_init\n{\n  files:\n" + "\n".join(init) + "\n}\n"
+            + "bundle agent mfx_init\n{\n  files:\n    !mfx_again::\n" + "\n".join(init)
+            + "\n}\n"
             + "bundle agent mfx_observe\n{\n  reports:\n" + "\n".join(observe) + "\n}\n"
             + "".join(bundles))
 
@@ -127,10 +128,13 @@ def observe(cases: list[Case], run: Any, workdir: Path) -> dict[str, dict[str, A
 
 
 def run_cases(root: Path, stem: str, cases: list[Case], inputs_ref: tuple[str, ...] = (),
-              inputs_lite: tuple[str, ...] | None = None, preamble: str = ""
+              inputs_lite: tuple[str, ...] | None = None, preamble: str = "",
+              again: bool = False
               ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], Any, Any]:
     """Both agents on one policy of ``cases`` (cf-lite may read other ``inputs``):
-    (cf-agent's observations, cf-lite's, cf-agent's run, cf-lite's run)."""
+    (cf-agent's observations, cf-lite's, cf-agent's run, cf-lite's run).  ``again``: each
+    agent then runs the policy a second time on the files its first run left (class
+    ``mfx_again``), and that second run is what is observed."""
     if inputs_lite is None:
         inputs_lite = inputs_ref
     ref_policy = write(root, f"{stem}-ref", cases, inputs_ref, preamble)
@@ -141,5 +145,8 @@ def run_cases(root: Path, stem: str, cases: list[Case], inputs_ref: tuple[str, .
     lite_wd = root / f"lite-workdir-{stem}"
     ref = harness.run_reference(ref_policy, [], ref_wd)
     lite = harness.run_lite(lite_policy, [], lite_wd)
+    if again:
+        ref = harness.run_reference(ref_policy, ["-D", "mfx_again"], ref_wd)
+        lite = harness.run_lite(lite_policy, ["-D", "mfx_again"], lite_wd)
     assert "Traceback" not in lite.stderr, lite.stderr
     return observe(cases, ref, ref_wd), observe(cases, lite, lite_wd), ref, lite
