@@ -111,3 +111,42 @@ def _cases() -> list[Case]:
 
 
 CASES = _cases()
+
+
+def _edit_vars_case(name: str, attrs: str, bundle_type: str = "edit_line") -> Case:
+    """What ``edit.*`` holds in an edit bundle (``edit.filename``, and for edit_line
+    ``edit.empty_before_use``), and that it is gone once the bundle returns."""
+    path = f"$(sys.workdir)/{name}.txt"
+    body = (f'  classes:\n    "{name}_fn" expression => strcmp("$(edit.filename)", "{path}"), '
+            f'scope => "namespace";\n'
+            f'    "{name}_ebu" expression => isvariable("edit.empty_before_use"), '
+            f'scope => "namespace";\n'
+            f'  reports:\n    "@@{name}@@said@@ebu=$(edit.empty_before_use)";\n')
+    if bundle_type == "edit_line":
+        body += '  insert_lines:\n    "line";\n'
+    edit = f"bundle {bundle_type} edit_{name}\n{{\n{body}}}\n"
+    attr = "edit_xml" if bundle_type == "edit_xml" else "edit_line"
+    bundle = (f'  files:\n    "{path}" create => "true", {attr} => edit_{name}{attrs};\n'
+              f'  classes:\n    "{name}_after" expression => isvariable("edit.filename"), '
+              f'scope => "namespace";\n')
+    start = "<a/>\n" if bundle_type == "edit_xml" else "x\n"
+    return Case(name, bundle, extra=edit, files={"txt": start},
+                classes=(f"{name}_fn", f"{name}_ebu", f"{name}_after"),
+                note=f"edit.* in {bundle_type} {attrs}")
+
+
+EDIT_VARS_CASES = [
+    _edit_vars_case("v_plain", ""),
+    _edit_vars_case("v_empty", ", edit_defaults => mfx_empty_first"),
+    _edit_vars_case("v_not_empty", ", edit_defaults => mfx_keep"),
+    _edit_vars_case("v_template", ', edit_template_string => "t", '
+                                  'template_method => "inline_mustache"'),
+    _edit_vars_case("v_xml", "", "edit_xml"),
+]
+
+BODIES += """
+body edit_defaults mfx_empty_first { empty_file_before_editing => "true"; }
+body edit_defaults mfx_keep { empty_file_before_editing => "false"; edit_backup => "false"; }
+"""
+
+CASES = CASES + EDIT_VARS_CASES
