@@ -372,13 +372,12 @@ class Agent:
             else ({},)
         for index, bindings in enumerate(iterations, 1):
             key = (id(promise), tuple(sorted(bindings.items())) if bindings else ())
-            if key in run.done:
-                if not facts.dynamic or not self.expands_again(run, promise, key, bindings):
-                    if trace is not None:
-                        trace.again(run, key)
-                    continue
-                del run.done[key]
-
+            again = key in run.done
+            if again and (run.done[key] is None or not facts.dynamic or
+                          ("$" not in promise.promiser and "@" not in promise.promiser)):
+                if trace is not None:
+                    trace.again(run, key)
+                continue
             if iterated_guard and not self.guard_holds(promise.varclass, bindings):
                 if trace is not None:
                     trace.skipped_guard(promise)
@@ -390,14 +389,26 @@ class Agent:
                 value = ev.value(with_c.rval)
                 if value is not UNRESOLVED:
                     frame.extra = {"with": Variable("string", as_text(value))}
+            # $(this.handle) may be used in the promiser (cf-agent defines it first)
+            handle = ev.text(handle_c.rval.value) if handle_c is not None else None
+            if handle:
+                frame.this["handle"] = handle
+            unresolved, ev.unresolved = ev.unresolved, False
             promiser = ev.text(promise.promiser)
+            if again:
+                # done in an earlier pass: again only if its promiser now expands to another
+                # text (a variable it holds changed: randomint(), a list grown...) --
+                # cf-agent's lock is named by the expanded promise, a new one there
+                if ev.unresolved or promiser == run.done[key]:
+                    if trace is not None:
+                        trace.again(run, key)
+                    continue
+                del run.done[key]
+            ev.unresolved = ev.unresolved or unresolved
             frame.this["promiser"] = promiser
             frame.promiser = promiser
             frame.ptype = ptype
             frame.promise = promise
-            handle = ev.text(handle_c.rval.value) if handle_c is not None else None
-            if handle:
-                frame.this["handle"] = handle
             if facts.conditions:
                 decision = self.conditions(promise, ev, last, facts.conditions)
             else:
@@ -445,18 +456,6 @@ class Agent:
             self.record(run, step, outcome, step_changes)
             if trace is not None:
                 trace.close(step)
-
-    def expands_again(self, run: BundleRun, promise: ast.Promise, key: tuple[Any, ...],
-                      bindings: dict[str, str]) -> bool:
-        """A done promise iteration whose promiser now expands to another text (a variable
-        it holds changed in this pass: ``randomint()``, a list grown...).  cf-agent's lock
-        is named by the expanded promise, so it is a new promise there, actuated again."""
-        was = run.done[key]
-        if was is None or "$" not in promise.promiser and "@" not in promise.promiser:
-            return False
-        ev = RvalEvaluator(self.ctx, bindings)
-        now = ev.text(promise.promiser)
-        return not ev.unresolved and now != was
 
     def static_var(self, run: BundleRun, promise: ast.Promise) -> bool:
         """A vars promise whose value cannot change (no reference, no function call) and

@@ -224,6 +224,21 @@ RANDOM_CASE = Case(
     classes=("r_random_per_pass_late_kept",),
     note="randomint() in vars: a new value in each pass (cf-agent sees 3 distinct classes)")
 
-CASES = agent_cases() + edit_cases() + [RANDOM_CASE]
+# promises done in pass 1 whose text is made with $(with), $(this.handle), a list: their
+# text is the same in later passes, so they are not actuated again
+STABLE_CASE = Case(
+    "r_stable_texts",
+    """  vars:
+    "l" slist => { "a", "b" };
+  reports:
+    "@@r_stable_texts@@said@@w=$(with)" with => "W1";
+    "@@r_stable_texts@@said@@h=$(this.handle)" handle => "r_stable_texts_h";
+    "@@r_stable_texts@@said@@late" if => "r_stable_texts_x_kept";
+    "@@r_stable_texts@@said@@z $(l)" with => "$(l)x", classes => mfx_outcome("r_stable_texts_x");
+    "@@r_stable_texts@@said@@y=$(with) $(this.promiser)" with => "W2";""",
+    classes=("r_stable_texts_x_kept",),
+    note="reports made of $(with), $(this.handle), a list: once each across the passes")
+
+CASES = agent_cases() + edit_cases() + [RANDOM_CASE, STABLE_CASE]
 
 PREAMBLE = EDIT_BODIES
