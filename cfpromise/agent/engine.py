@@ -112,7 +112,9 @@ class BundleRun:
                  types: tuple[str, ...] | None = None) -> None:
         self.bundle = bundle
         self.frame = frame
-        self.done: set[tuple[Any, ...]] = set()
+        # promise iterations done in this call -> the promiser they were done with (None:
+        # done whatever it expands to)
+        self.done: dict[tuple[Any, ...], str | None] = {}
         self.outcomes: list[Outcome] = []
         self.return_values: dict[str, str] = {}
         self.pass_no = pass_no
@@ -153,6 +155,7 @@ class Agent:
         self.locks: Any = None
         self.actuated: set[str] = set()       # identities of promises actuated in this run
         self.last_identity = ""
+        self.agent_pass = 1     # the pass of the agent bundle being evaluated (edit bundles)
         self._services: Any = None
         from cfpromise.agent.persistence import PersistentClasses
         self.persistent = PersistentClasses(options.workdir)
@@ -346,8 +349,16 @@ class Agent:
                     if self.trace is not None and run.types is None and run.pass_no:
                         self.trace.skipped_guard(promise)   # cf-agent: an ifvarclass
                     return
-        last = run.pass_no == PASSES
         frame = run.frame
+        if frame.edit is None:
+            self.agent_pass = run.pass_no
+            last = run.pass_no == PASSES
+        else:
+            # cf-agent's EvalContextGetPass() in an edit bundle is the pass of the agent
+            # bundle whose files promise runs it (the edit bundle's own three passes do not
+            # set it): a report holding unresolved variables is never printed there unless
+            # that files promise runs in the last pass
+            last = self.agent_pass == PASSES
         filename, dirname = facts.paths()
         base_this = {"promise_filename": filename,
                      "promise_dirname": dirname,
@@ -361,7 +372,9 @@ class Agent:
             else ({},)
         for index, bindings in enumerate(iterations, 1):
             key = (id(promise), tuple(sorted(bindings.items())) if bindings else ())
-            if key in run.done:
+            again = key in run.done
+            if again and (run.done[key] is None or not facts.dynamic or
+                          ("$" not in promise.promiser and "@" not in promise.promiser)):
                 if trace is not None:
                     trace.again(run, key)
                 continue
@@ -376,14 +389,26 @@ class Agent:
                 value = ev.value(with_c.rval)
                 if value is not UNRESOLVED:
                     frame.extra = {"with": Variable("string", as_text(value))}
+            # $(this.handle) may be used in the promiser (cf-agent defines it first)
+            handle = ev.text(handle_c.rval.value) if handle_c is not None else None
+            if handle:
+                frame.this["handle"] = handle
+            unresolved, ev.unresolved = ev.unresolved, False
             promiser = ev.text(promise.promiser)
+            if again:
+                # done in an earlier pass: again only if its promiser now expands to another
+                # text (a variable it holds changed: randomint(), a list grown...) --
+                # cf-agent's lock is named by the expanded promise, a new one there
+                if ev.unresolved or promiser == run.done[key]:
+                    if trace is not None:
+                        trace.again(run, key)
+                    continue
+                del run.done[key]
+            ev.unresolved = ev.unresolved or unresolved
             frame.this["promiser"] = promiser
             frame.promiser = promiser
             frame.ptype = ptype
             frame.promise = promise
-            handle = ev.text(handle_c.rval.value) if handle_c is not None else None
-            if handle:
-                frame.this["handle"] = handle
             if facts.conditions:
                 decision = self.conditions(promise, ev, last, facts.conditions)
             else:
@@ -395,11 +420,10 @@ class Agent:
                     trace.skipped(run, promise, self.failed_condition, key, False)
                 continue
             if not decision:
-                if ptype not in ("vars", "classes"):
-                    run.done.add(key)
+                # not done: cf-agent evaluates the condition again in the next pass, where a
+                # class a later promise of the bundle defined may make it hold
                 if trace is not None:
-                    trace.skipped(run, promise, self.failed_condition, key,
-                                  ptype not in ("vars", "classes"))
+                    trace.skipped(run, promise, self.failed_condition, key, False)
                 continue
             if trace is not None and self.failed_condition == "-unless":
                 trace.not_skipped(ptype, promise, "unless")
@@ -426,7 +450,7 @@ class Agent:
                 continue
             if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED:
                 if ptype != "vars" or (outcome is Outcome.KEPT and self.static_var(run, promise)):
-                    run.done.add(key)
+                    run.done[key] = promiser
             if outcome is Outcome.SKIPPED:
                 continue
             self.record(run, step, outcome, step_changes)
@@ -526,7 +550,7 @@ class Agent:
                 reason = f"it depends on '{handle}', which was not kept ({outcome.value})"
                 self.out.log("notice", f"Skipping promise '{promiser}' "
                                        f"({promise.coord.file}:{promise.coord.line}): {reason}")
-                run.done.add(key)
+                run.done[key] = None
                 self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1
                 for observer in self.observers:
                     observer.promise_skipped(self, _SkippedStep(run, promise, promiser), reason)
@@ -574,8 +598,8 @@ class Agent:
                 default = self.default_body(step, lval)
                 if default is not None:
                     out[lval] = default
-        if ev.unresolved and not step.last:
-            return None
+        if ev.unresolved and step.run.frame.edit is None and not step.last:
+            return None     # (an edit promise acts at once, as written, as in cf-agent)
         return out
 
     def custom_body(self, c: ast.Constraint, step: Step) -> dict[str, Any] | None:

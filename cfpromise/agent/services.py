@@ -73,9 +73,9 @@ class Services:
                               f"{len(call.args)} given")
             return None
         # fewer arguments than parameters: the missing ones stay undefined (cf-agent)
-        agent.ctx.set_var("default", "edit", "filename", "string", filename)
-        caller = agent.ctx.frame
-        sub = agent.run_bundle(bundle, list(call.args), inherit=caller, edit=buffer)
+        with edit_scope(agent.ctx, filename, bundle_type, buffer):
+            sub = agent.run_bundle(bundle, list(call.args), inherit=agent.ctx.frame,
+                                   edit=buffer)
         outcome = merge(sub.outcomes)
         return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
 
@@ -185,3 +185,36 @@ class Services:
         def finish(outcome: Any, changes: Any = ()) -> None:
             agent.record_later(step, outcome, list(changes))
         return finish
+
+
+class edit_scope:
+    """The ``edit.*`` variables cf-agent 3.21 defines while an edit bundle runs
+    (ScheduleEditLineOperations / ScheduleEditXmlOperations), as a ``with`` block:
+    ``edit.filename``, and for edit_line ``edit.empty_before_use`` ("true" when the file
+    is emptied first: the ``edit_defaults`` asks it, or the promise has a template).
+    They live in the edit bundle's frame in cf-agent, so they are undefined again once
+    the bundle returns.  (A plain class: contextlib is kept off the start path.)"""
+
+    __slots__ = ("ctx", "values", "saved")
+
+    def __init__(self, ctx: Any, filename: str, bundle_type: str, buffer: Any) -> None:
+        self.ctx = ctx
+        self.values = {"filename": filename}
+        if bundle_type == "edit_line":
+            self.values["empty_before_use"] = \
+                "true" if getattr(buffer, "empty_before_use", False) else "false"
+        self.saved: dict[str, Any] = {}
+
+    def __enter__(self) -> None:
+        ctx = self.ctx
+        self.saved = {name: ctx.vars.get("default", "edit", name) for name in self.values}
+        for name, value in self.values.items():
+            ctx.set_var("default", "edit", name, "string", value)
+
+    def __exit__(self, *exc: Any) -> None:
+        ctx = self.ctx
+        for name, previous in self.saved.items():
+            if previous is None:
+                ctx.vars.remove("default", "edit", name)
+            else:
+                ctx.vars.set("default", "edit", name, previous)

@@ -36,7 +36,7 @@ lines it shows, and the agent counts what may change the host or the policy:
 any other section evaluated (files, commands, methods...), any policy file
 added, and any outcome of a handle (what ``depends_on`` reads).  Functions that run commands (``execresult()``...) are memoised for the
 run and the time functions read the run's start, so they answer the same each
-time.
+time; ``randomint()`` does not (:data:`VARYING`): a promise calling it never settles.
 
 The rule is off while something watches every evaluation: the ``-v`` trace,
 an observer that counts evaluations (:attr:`Observer.every_evaluation`, the run
@@ -85,5 +85,22 @@ def run_section(agent: Any, run: Any, section: Any, settling: bool) -> None:
         before, deferrals = now, agent.deferrals
         agent.eval_promise(run, name, promise)
         now = state(agent)
-        if agent.deferrals == deferrals and now == before:
+        if agent.deferrals == deferrals and now == before and not varying(agent, promise):
             settled[id(promise)] = before
+
+
+# functions whose result differs from call to call though nothing else changed: a
+# promise calling one is evaluated in every pass, as in cf-agent (an evaluation that
+# changed nothing says nothing about the next one)
+VARYING = frozenset({"randomint"})
+
+
+def varying(agent: Any, promise: Any) -> bool:
+    memo = agent.handler_state.setdefault("settle.varying", {})
+    found = memo.get(id(promise))
+    if found is None or found[0] is not promise:
+        from cfpromise.syntax import ast
+        hit = any(isinstance(r, ast.FnCall) and r.name in VARYING
+                  for c in promise.constraints for r in ast.walk_rval(c.rval))
+        found = memo[id(promise)] = (promise, hit)
+    return found[1]

@@ -6,8 +6,9 @@ Printing takes the promise's lock (``ifelapsed``, default one minute), so withou
 values are set regardless of locks.  Under ``action_policy => "warn"`` (or
 ``-n``) nothing is printed: a warning, and the promise is not kept.
 
-A report still holding unresolved variables waits; in the last pass it is
-printed as written (as cf-agent does).
+A report whose text holds a variable reference (unresolved, or brought in by a
+variable's value) waits; in the last pass it is printed as written (as cf-agent
+does).  In an edit bundle "the last pass" is the calling agent bundle's.
 """
 from __future__ import annotations
 
@@ -17,10 +18,44 @@ from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.evaluators import Step, evaluator
 
 
+def is_var_string(text: str) -> bool:
+    """cf-agent's IsCf3VarString: ``text`` holds a ``$(...)``/``${...}``/``@(...)``
+    reference (whether left unresolved or brought in by a variable's value); a ``/``
+    inside the brackets, or brackets that do not close, make it not one."""
+    dollar = False
+    left = right = ""
+    bracks = found = 0
+    n = len(text)
+    for i, ch in enumerate(text):
+        if ch in "$@":
+            if i + 1 < n and text[i + 1] in "({":
+                dollar = True
+        elif ch in "({":
+            if dollar:
+                left = ch
+                bracks += 1
+        elif ch in ")}":
+            if dollar:
+                bracks -= 1
+                right = ch
+        if bracks > 0 and ch == "/":
+            return False
+        if dollar and bracks == 0 and (left, right) in (("(", ")"), ("{", "}")):
+            found += 1
+            dollar = False
+    if dollar and bracks != 0:
+        return False
+    return found != 0
+
+
 @evaluator("reports")
 def evaluate(step: Step) -> Outcome | None:
+    # cf-agent (VerifyReportPromise) waits for the last pass while the text to report
+    # holds a variable reference -- an unresolved one, or one a variable's value brought
+    if is_var_string(step.promiser) and not step.last:
+        return None
     attributes = step.agent.attributes(step)
-    if attributes is None or (step.ev.unresolved and not step.last):
+    if attributes is None:
         return None
     step.attributes = attributes
     if step.agent.seen_before(step, attributes):
@@ -65,9 +100,12 @@ def _report(step: Step, attributes: dict, text: str) -> Outcome:
 
 
 def _file_lines(step: Step, path: str, count: object) -> list[str]:
+    # cf-agent reads it with IntFromString: "inf" (the stdlib's body printfile cat),
+    # k/m/g multipliers; anything else is the default, 5 lines
+    from cfpromise.schema.values import ValueError_, parse_int
     try:
-        limit = int(count) if isinstance(count, str) and count else 5
-    except ValueError:
+        limit = parse_int(count.strip()) if isinstance(count, str) and count else 5
+    except ValueError_:
         limit = 5
     if not os.path.isfile(path):
         step.log("error", f"Printfile '{path}' could not be opened")

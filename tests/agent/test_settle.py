@@ -164,3 +164,24 @@ def test_storing_an_equal_value_is_no_change_but_order_and_python_types_are() ->
     assert not same_variable(Variable("data", {"k": [1.0]}), Variable("data", {"k": [1]}))
     assert same_variable(Variable("data", {"k": [1, {"x": None}]}),
                          Variable("data", {"k": [1, {"x": None}]}))
+
+
+def test_a_promise_calling_randomint_never_settles(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """randomint() may give the same value twice and another one the third time: an
+    evaluation that changed nothing says nothing about the next one, so cf-agent's
+    evaluation in every pass is kept (the last value is the last pass's)."""
+    import random
+    draws = iter([0.5, 0.5, 0.7] + [0.9] * 20)
+    monkeypatch.setattr(random, "random", lambda: next(draws))
+    counts = _counting(monkeypatch, "vars")
+    agent = _load(tmp_path, """
+bundle common b
+{
+  vars:
+      "r" int => randomint(0, 10);
+}
+""")
+    # one evaluation per pass (no classes section): 5, 5 (no change), then 7
+    assert counts["r"] == 3
+    assert _value(agent, "b.r") == "7"

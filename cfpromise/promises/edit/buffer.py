@@ -62,7 +62,8 @@ def join_continuations(lines: list[str]) -> list[str]:
 class EditBuffer:
     """A file being edited: its lines and what the edits did."""
 
-    __slots__ = ("filename", "lines", "original", "edits", "dry_run", "messages", "forced")
+    __slots__ = ("filename", "lines", "original", "edits", "dry_run", "messages", "forced",
+                 "empty_before_use")
 
     def __init__(self, filename: str, lines: list[str], original: list[str] | None = None,
                  dry_run: bool = False) -> None:
@@ -74,6 +75,7 @@ class EditBuffer:
         self.dry_run = dry_run              # -n: edits are simulated here, never saved
         self.messages: list[tuple[str, str]] = []    # queued change messages
         self.forced = False                 # a CFEngine template: always compared with the file
+        self.empty_before_use = False       # $(edit.empty_before_use)
 
     def queue(self, level: str, message: str) -> None:
         self.messages.append((level, message))

@@ -24,6 +24,13 @@ from cfpromise.promises.edit.buffer import EditRun, boolean, current, no_buffer
 CF_MAXVARSIZE = 1024
 
 
+def rlist_to_string(items: list[str], sep: str) -> str:
+    """cf-agent's Rlist2String, which joins the sub-values of an edited field and then the
+    fields of an edited line: every double quote is written with a backslash before it
+    (ScalarWrite), so a quoted value set through a value separator gains two (``\\\\"``)."""
+    return sep.join(item.replace('"', '\\"') for item in items)
+
+
 def split_values(text: str, sep: str) -> list[str]:
     """RlistFromSplitString: split at ``sep`` (a backslash escapes it); a trailing separator
     adds no empty value."""
@@ -99,21 +106,25 @@ def edit_line_by_column(columns: list[str], spec: dict[str, Any], er: EditRun) -
     sep = spec["value_separator"]
     if sep:
         values = split_values(columns[index], sep)
+        if er.warn_only:
+            # cf-agent asks MakingChanges before it looks at the sub-values (its test,
+            # strstr(field, value) || field != value, always holds): a warning even when
+            # nothing would change
+            if er.would(f"Should edit field '{value}' in '{er.filename}'") and \
+                    edit_values(values, operation, value, er):
+                columns[index] = rlist_to_string(values, sep)
+                return True
+            return False
         if not edit_values(values, operation, value, er):
             er.kept(f"No need to edit field in {er.filename}")
             return False
-        if er.warn_only:
-            if er.would(f"Should edit field in {er.filename}"):
-                columns[index] = sep.join(values)
-                return True
-            return False
         er.buffer.edits += 1
         er._result(Outcome.REPAIRED)
-        columns[index] = sep.join(values)
+        columns[index] = rlist_to_string(values, sep)
         return True
     if operation == "delete":
         if er.warn_only:
-            if er.would(f"Should delete field value {columns[index]} in {er.filename}"):
+            if er.would(f"Should delete field value '{columns[index]}' in '{er.filename}'"):
                 columns[index] = ""
                 return True
             return False
@@ -121,8 +132,8 @@ def edit_line_by_column(columns: list[str], spec: dict[str, Any], er: EditRun) -
         er.change(f"Deleted column field value '{columns[index]}' in '{er.filename}'")
         return True
     if er.warn_only:
-        if er.would(f"Should set column field value {columns[index]} to {value} in "
-                    f"{er.filename}"):
+        if er.would(f"Should set column field value '{columns[index]}' to '{value}' in "
+                    f"'{er.filename}'"):
             columns[index] = value
             return True
         return False
@@ -184,10 +195,12 @@ def verify_column_edits(run: PromiseRun) -> Outcome | None:
     if matching.compile_or_none(run.promiser) is None:
         return er.finish()
     separator = spec["separator"]
+    found_match = False
     for i in range(first, stop):
         line = lines[i]
         if not matching.full(run.promiser, line):
             continue
+        found_match = True
         er.log("verbose", f"Matched line '{line}'")
         found = matching.block(separator, line)
         if found is None:
@@ -202,5 +215,10 @@ def verify_column_edits(run: PromiseRun) -> Outcome | None:
         joiner = line[start:end]
         columns = pcre.split(line, separator, 1 << 30, spec["blanks"])
         if edit_line_by_column(columns, spec, er):
-            lines[i] = joiner.join(columns)
+            lines[i] = rlist_to_string(columns, joiner)
+    if not found_match:
+        # cf-agent's RecordFailure: the standard library's set_variable_values and its kin
+        # insert the line when this promise is neither kept nor repaired
+        er.fail(f"No matched line to edit fields of for pattern '{run.promiser}' in "
+                f"'{buf.filename}'", outcome=Outcome.FAILED)
     return er.finish()

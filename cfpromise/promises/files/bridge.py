@@ -160,9 +160,10 @@ def run_edit_bundle(agent: Any, call: Any, buffer: Any, namespace: str, filename
             bundle = find(call.name, namespace, (bundle_type,))
             if bundle is not None and len(call.args) < len(bundle.args):
                 from cfpromise.agent.outcome import Outcome, merge
-                engine.ctx.set_var("default", "edit", "filename", "string", filename)
-                sub = engine.run_bundle(bundle, list(call.args), inherit=engine.ctx.frame,
-                                        edit=buffer)
+                from cfpromise.agent.services import edit_scope
+                with edit_scope(engine.ctx, filename, bundle_type, buffer):
+                    sub = engine.run_bundle(bundle, list(call.args), inherit=engine.ctx.frame,
+                                            edit=buffer)
                 outcome = merge(sub.outcomes)
                 return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
         return agent.run_edit_bundle(call, buffer, namespace=namespace,

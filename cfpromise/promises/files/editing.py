@@ -74,12 +74,15 @@ def schedule_edit(fr: FileRun, path: str) -> None:
             fr.fail(f"File '{path}' was marked for editing but could not be opened")
             return
         loaded = got
-    empty = a.edits.empty_before_use or (a.template_method == "cfengine"
-                                         and a.edit_template is not None)
+    # cf-agent's edits.empty_before_use: set by edit_defaults, and by any template
+    # (GetFilesAttributes), also read as $(edit.empty_before_use)
+    empty = a.edits.empty_before_use or a.edit_template is not None or \
+        a.edit_template_string is not None
     if empty and needs_lines:
         fr.log("verbose", "Build file model from a blank slate (emptying)")
     buffer = EditBuffer(path, [] if empty else list(loaded), original=loaded,
                         dry_run=fr.dry_run)
+    buffer.empty_before_use = empty
     failed = False
     if a.edit_line is not None:
         fr.log("verbose", f"Handling file edits in edit_line bundle '{a.edit_line.name}'")
@@ -93,7 +96,13 @@ def schedule_edit(fr: FileRun, path: str) -> None:
         failed = failed or outcome.not_kept
     elif mustache:
         render_mustache(fr, path)
-        return
+        if a.edit_line is None:
+            return
+        # with an edit_line bundle too, cf-agent then saves that bundle's buffer
+        # (FinishEditContext compares it with the file as the template left it)
+        after = load_lines(fr, path)
+        if after is not None:
+            buffer.original = after
     if failed:
         return
     finish_edit(fr, buffer)

@@ -1,0 +1,152 @@
+"""Generated cases for the outcome of each edit_line promise type, above all when it finds
+nothing to do.
+
+cf-agent 3.21's verdicts, which the standard library's bundles build on: ``field_edits``
+whose line pattern matches no line *fails* ("No matched line to edit fields of ...", so
+``set_variable_values`` then inserts the line); ``insert_lines`` with its line present,
+``delete_lines`` and ``replace_patterns`` matching nothing are kept; a region that cannot
+be selected interrupts the promise; under ``action_policy => "warn"`` a needed change is
+a warning.  Each case is one promise (with a classes body for every outcome) on a small
+file; what is compared is the file, the outcome classes of the promise and of its files
+promise, and the error and warning lines (:mod:`batch`).
+"""
+from __future__ import annotations
+
+import itertools
+
+from tests.differential.batch import Case, outcome_classes
+
+START = "[main]\nalpha=1\nbeta=2,3\n# gamma=4\n[other]\nalpha=9\n"
+
+# promise type -> situation -> promiser and attributes (before the classes body)
+SITUATIONS: dict[str, dict[str, str]] = {
+    "insert_lines": {
+        "present": '"beta=2,3"',
+        "absent": '"delta=5"',
+        "region_present": '"alpha=1" select_region => mfx_section("main")',
+        "region_absent": '"delta=5" select_region => mfx_section("main")',
+        "region_missing": '"delta=5" select_region => mfx_section("nosuch")',
+        "anchor_missing": '"delta=5" location => mfx_after("^nosuch$")',
+        "anchor_found": '"delta=5" location => mfx_after("^alpha=1$")',
+        "block_present": '"alpha=1$(const.n)beta=2,3" insert_type => "preserve_block"',
+    },
+    "delete_lines": {
+        "no_match": '"nosuch.*"',
+        "match": '"alpha=.*"',
+        "region_no_match": '"gamma.*" select_region => mfx_section("other")',
+        "region_match": '"alpha=.*" select_region => mfx_section("other")',
+        "region_missing": '"alpha=.*" select_region => mfx_section("nosuch")',
+        "not_matching": '"alpha=1" not_matching => "true", select_region => mfx_section("main")',
+    },
+    "replace_patterns": {
+        "no_match": '"^nosuch$" replace_with => mfx_value("x")',
+        "match": '"^# (gamma=4)$" replace_with => mfx_value("$(match.1)")',
+        "already": '"^alpha=9$" replace_with => mfx_value("alpha=9")',
+        "region_no_match": '"^beta.*" replace_with => mfx_value("b"), select_region => mfx_section("other")',
+        "region_missing": '"^alpha.*" replace_with => mfx_value("a"), select_region => mfx_section("nosuch")',
+        "not_convergent": '"alpha" replace_with => mfx_value("alpha alpha")',
+    },
+    "field_edits": {
+        "no_line": '"nosuch=.*" edit_field => mfx_col("=", "2", "7", "set")',
+        "set": '"alpha=1" edit_field => mfx_col("=", "2", "7", "set")',
+        "already": '"alpha=1" edit_field => mfx_col("=", "2", "1", "set")',
+        "append": '"beta=.*" edit_field => mfx_col("=", "2", "4", "append")',
+        "append_present": '"beta=.*" edit_field => mfx_col("=", "2", "3", "append")',
+        "delete_absent": '"beta=.*" edit_field => mfx_col("=", "2", "9", "delete")',
+        "region_no_line": '"beta=.*" edit_field => mfx_col("=", "2", "7", "set"), select_region => mfx_section("other")',
+        "region_missing": '"alpha=.*" edit_field => mfx_col("=", "2", "7", "set"), select_region => mfx_section("nosuch")',
+        "no_extend": '"alpha=1" edit_field => mfx_col_noextend("=", "5", "7")',
+    },
+}
+
+ACTIONS = ("fix", "warn")
+
+BODIES = """
+body select_region mfx_section(x)
+{
+  select_start => "\\[$(x)\\]";
+  select_end => "\\[.*\\]";
+}
+body location mfx_after(x) { before_after => "after"; select_line_matching => "$(x)"; }
+body replace_with mfx_value(x) { replace_value => "$(x)"; occurrences => "all"; }
+body edit_field mfx_col(split, col, val, op)
+{
+  field_separator => "$(split)";
+  select_field => "$(col)";
+  value_separator => ",";
+  field_value => "$(val)";
+  field_operation => "$(op)";
+  extend_fields => "true";
+  allow_blank_fields => "true";
+}
+body edit_field mfx_col_noextend(split, col, val)
+{
+  field_separator => "$(split)";
+  select_field => "$(col)";
+  field_value => "$(val)";
+  field_operation => "set";
+}
+body action mfx_warn { action_policy => "warn"; }
+"""
+
+
+def _cases() -> list[Case]:
+    cases = []
+    for (ptype, situations), action in itertools.product(SITUATIONS.items(), ACTIONS):
+        for situation, text in situations.items():
+            name = f"o_{ptype}_{situation}_{action}"
+            end = text.index('"', 1) + 1
+            attrs = [a for a in (text[end:].strip(),) if a]
+            if action == "warn":
+                attrs.append("action => mfx_warn")
+            attrs.append(f'classes => mfx_outcome("{name}_P")')
+            edit = (f"bundle edit_line edit_{name}\n{{\n  {ptype}:\n    {text[:end]} "
+                    + ", ".join(attrs) + ";\n}\n")
+            bundle = (f'  files:\n    "$(sys.workdir)/{name}.txt" edit_line => edit_{name}, '
+                      f'classes => mfx_outcome("{name}_F");')
+            cases.append(Case(name, bundle, extra=edit, files={"txt": START},
+                              classes=outcome_classes(f"{name}_P") + outcome_classes(f"{name}_F"),
+                              note=f"{ptype} {situation} ({action})"))
+    return cases
+
+
+CASES = _cases()
+
+
+def _edit_vars_case(name: str, attrs: str, bundle_type: str = "edit_line") -> Case:
+    """What ``edit.*`` holds in an edit bundle (``edit.filename``, and for edit_line
+    ``edit.empty_before_use``), and that it is gone once the bundle returns."""
+    path = f"$(sys.workdir)/{name}.txt"
+    body = (f'  classes:\n    "{name}_fn" expression => strcmp("$(edit.filename)", "{path}"), '
+            f'scope => "namespace";\n'
+            f'    "{name}_ebu" expression => isvariable("edit.empty_before_use"), '
+            f'scope => "namespace";\n'
+            f'  reports:\n    "@@{name}@@said@@ebu=$(edit.empty_before_use)";\n')
+    if bundle_type == "edit_line":
+        body += '  insert_lines:\n    "line";\n'
+    edit = f"bundle {bundle_type} edit_{name}\n{{\n{body}}}\n"
+    attr = "edit_xml" if bundle_type == "edit_xml" else "edit_line"
+    bundle = (f'  files:\n    "{path}" create => "true", {attr} => edit_{name}{attrs};\n'
+              f'  classes:\n    "{name}_after" expression => isvariable("edit.filename"), '
+              f'scope => "namespace";\n')
+    start = "<a/>\n" if bundle_type == "edit_xml" else "x\n"
+    return Case(name, bundle, extra=edit, files={"txt": start},
+                classes=(f"{name}_fn", f"{name}_ebu", f"{name}_after"),
+                note=f"edit.* in {bundle_type} {attrs}")
+
+
+EDIT_VARS_CASES = [
+    _edit_vars_case("v_plain", ""),
+    _edit_vars_case("v_empty", ", edit_defaults => mfx_empty_first"),
+    _edit_vars_case("v_not_empty", ", edit_defaults => mfx_keep"),
+    _edit_vars_case("v_template", ', edit_template_string => "t", '
+                                  'template_method => "inline_mustache"'),
+    _edit_vars_case("v_xml", "", "edit_xml"),
+]
+
+BODIES += """
+body edit_defaults mfx_empty_first { empty_file_before_editing => "true"; }
+body edit_defaults mfx_keep { empty_file_before_editing => "false"; edit_backup => "false"; }
+"""
+
+CASES = CASES + EDIT_VARS_CASES
