@@ -207,15 +207,17 @@ class Agent:
 
     # -- running bundles ----------------------------------------------------------
     def run_bundle(self, bundle: ast.Bundle, args: list[Any], *, inherit: Frame | None = None,
-                   types: tuple[str, ...] | None = None, edit: Any = None) -> BundleRun:
+                   types: tuple[str, ...] | None = None, edit: Any = None,
+                   keep_arrays: bool = False) -> BundleRun:
         frame = Frame(bundle.namespace, bundle.name, bundle, inherits=inherit, edit=edit)
         run = BundleRun(bundle, frame, types=types)
         ctx = self.ctx
         # A bundle's variables outlive its call, as in cf-agent: a later call (or another
         # bundle) still sees what an earlier call defined -- except its classic arrays,
-        # which each call starts afresh.  Its parameters are bound for the call and gone
-        # after it (restored for a recursive call).
-        if bundle.type != "common":
+        # which each call starts afresh (a methods call; not the bundlesequence's,
+        # ``keep_arrays``: cf-agent clears them in verify_methods only).  Its parameters
+        # are bound for the call and gone after it (restored for a recursive call).
+        if bundle.type != "common" and not keep_arrays:
             ctx.vars.clear_arrays(bundle.namespace, bundle.name)
         saved = {param: ctx.vars.get(bundle.namespace, bundle.name, param)
                  for param in bundle.args}

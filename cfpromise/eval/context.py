@@ -239,7 +239,8 @@ class EvalContext:
         return found[1] if found else None
 
     def variables(self) -> Iterable[tuple[str, Variable]]:
-        return self.vars.items()
+        """Every variable, in cf-agent's variable table order (variablesmatching())."""
+        return self.vars.ordered_items()
 
     def array_entries(self, qualified: str) -> list[tuple[str, Variable]] | None:
         """The variables under ``qualified[`` (see VariableStore.array_entries)."""
