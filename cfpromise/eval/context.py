@@ -284,7 +284,7 @@ class EvalContext:
             return arg
         saved = self._bind_extra(extra)
         try:
-            ev = RvalEvaluator(self)
+            ev = RvalEvaluator(self, self.current_bindings)
             value = ev.value(arg, want_list=True)
         finally:
             self.frame.extra = saved

@@ -162,7 +162,10 @@ class RvalEvaluator:
         if fn.lazy:
             args = [self._raw(a) for a in call.args]
         else:
+            collecting = _collecting(name)
             args = [None if name in _LIST_REFS_KEPT and _list_ref(a) else
+                    self.collected_ref(name, a.value)  # type: ignore[union-attr]
+                    if collecting and _list_ref(a) else
                     self.value(a, want_list=True) for a in call.args]
             if any(isinstance(a, list) for a in args) and not _collecting(name):
                 # a list given to a function that does not collect is spread into its
@@ -201,11 +204,44 @@ class RvalEvaluator:
             self.ctx.cache[key] = result
         return result
 
+    def collected_ref(self, fn: str, text: str) -> Any:
+        """``@(name)`` given to a collecting function (cf-agent's VarNameOrInlineToJson):
+        the variable's value; for a name that is no variable, its classic array
+        ``name[...]`` gathered into an object, else the reference as written, for the
+        function to look up (getvalues() gives nothing, length() fails).  getindices()
+        of ``@(name)`` has the keys of a data container only (cf-agent 3.21 gives
+        nothing for a list, a classic array or an undefined name)."""
+        before = self.unresolved
+        var = self.whole_list(text)
+        if var is not None:
+            if fn == "getindices" and var.type != "data":
+                return []
+            if var.type == "data" and isinstance(var.value, list):
+                return DataArray(var.value)
+            return var.value
+        self.unresolved = False
+        inner = naked_reference(text)
+        name = self.text(inner) if inner is not None else text
+        if self.unresolved:          # @($(x)) with x not yet known: wait
+            self.unresolved = True
+            return UNRESOLVED
+        self.unresolved = before
+        if fn == "getindices":
+            return []
+        from cfpromise.eval.functions.common import gather_array
+        found = gather_array(self.ctx, name)
+        return text if found is None else found
+
     def _raw(self, rval: ast.Rval) -> Any:
+        """A lazy function's argument as written; a function call stays a call, which
+        the function evaluates with its own bindings (``maplist(canonify("$(this)"),
+        @(l))`` calls canonify() once per element, as cf-agent does)."""
         if isinstance(rval, ast.Scalar):
             return rval.value
         if isinstance(rval, ast.List):
             return [self._raw(i) for i in rval.items]
+        if isinstance(rval, ast.FnCall):
+            return rval
         return self.value(rval, want_list=True)
 
 
