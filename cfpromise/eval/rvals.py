@@ -167,7 +167,13 @@ class RvalEvaluator:
                     self.collected_ref(name, a.value)  # type: ignore[union-attr]
                     if collecting and _list_ref(a) else
                     self.value(a, want_list=True) for a in call.args]
-            if any(isinstance(a, list) for a in args) and not _collecting(name):
+            if fn.unresolved_ok and _nested_call_failed(name, call.args, args):
+                # a call among the arguments could not run: cf-agent's argument list
+                # still holds that call, so it is unresolved and this one fails too
+                # (ifelse(isvariable("x"), "$(x)", "default") excepted)
+                self.unresolved = True
+                return UNRESOLVED
+            if any(isinstance(a, list) for a in args) and not collecting:
                 # a list given to a function that does not collect is spread into its
                 # arguments: not(splitstring("x", ",", 9)) is not("x"), as in cf-agent
                 spread: list[Any] = []
@@ -243,6 +249,19 @@ class RvalEvaluator:
         if isinstance(rval, ast.FnCall):
             return rval
         return self.value(rval, want_list=True)
+
+
+def _nested_call_failed(name: str, written: tuple[ast.Rval, ...], args: list[Any]) -> bool:
+    """Whether a function call written among ``written`` gave no value (``args`` are
+    their values), outside cf-agent 3.21's one exception: ifelse() whose condition is
+    false and whose third argument resolved."""
+    failed = [isinstance(w, ast.FnCall) and a is UNRESOLVED for w, a in zip(written, args)]
+    if not any(failed):
+        return False
+    if name == "ifelse" and len(args) == 3 and not failed[0] and not failed[2] \
+            and args[0] in (False, "!any"):
+        return False
+    return True
 
 
 # function name -> the (position, range) of its ranged int parameters
