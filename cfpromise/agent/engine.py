@@ -41,7 +41,7 @@ from cfpromise.agent.output import Output
 from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, parameter_value
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, parameter_value, refers_to
 from cfpromise.promises.api import THIS_ATTRIBUTES, BundleCall, PromiseRun, handler_for
 from cfpromise.promises.evaluators import Step, load as _load_evaluators
 from cfpromise.schema import schema
@@ -377,7 +377,15 @@ class Agent:
             if with_c is not None:
                 value = ev.value(with_c.rval)
                 if value is not UNRESOLVED:
-                    frame.extra = {"with": Variable("string", as_text(value))}
+                    text = as_text(value)
+                    if refers_to(text, "with"):     # cf-agent refuses it (EvalContextVariablePut)
+                        said = self.__dict__.setdefault("with_self_refs", set())
+                        if (id(promise), text) not in said:
+                            said.add((id(promise), text))
+                            self.out.log("error", "The value of variable 'default:this.with' "
+                                                  f"contains a reference to itself, '{text}'")
+                    else:
+                        frame.extra = {"with": Variable("string", text)}
             promiser = ev.text(promise.promiser)
             frame.this["promiser"] = promiser
             frame.promiser = promiser

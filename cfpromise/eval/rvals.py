@@ -44,6 +44,15 @@ def parameter_value(value: Any) -> tuple[str, Any]:
     return "string", value if isinstance(value, str) else as_text(value)
 
 
+def refers_to(text: str, name: str) -> bool:
+    """cf-agent's StringContainsVar: ``text`` holds ``$(name)``, ``${name}``,
+    ``@(name)`` or ``@{name}`` (cf-agent refuses to store a variable whose value
+    refers to itself so)."""
+    if "$" not in text and "@" not in text:
+        return False
+    return any(f"{sigil}{o}{name}{c}" in text for sigil in "$@" for o, c in ("()", "{}"))
+
+
 def as_text(value: Any) -> str:
     """A function result where a string is wanted (class results become any/!any)."""
     if isinstance(value, bool):
@@ -253,15 +262,12 @@ class RvalEvaluator:
 
 def _nested_call_failed(name: str, written: tuple[ast.Rval, ...], args: list[Any]) -> bool:
     """Whether a function call written among ``written`` gave no value (``args`` are
-    their values), outside cf-agent 3.21's one exception: ifelse() whose condition is
-    false and whose third argument resolved."""
+    their values), outside cf-agent 3.21's one exception (FnCallEvaluate): an ifelse()
+    of three arguments whose first is not such a call."""
     failed = [isinstance(w, ast.FnCall) and a is UNRESOLVED for w, a in zip(written, args)]
     if not any(failed):
         return False
-    if name == "ifelse" and len(args) == 3 and not failed[0] and not failed[2] \
-            and args[0] in (False, "!any"):
-        return False
-    return True
+    return not (name == "ifelse" and len(args) == 3 and not failed[0])
 
 
 # function name -> the (position, range) of its ranged int parameters

@@ -87,7 +87,7 @@ def ifelse(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     return values[-1]
 
 
-@builtin("isvariable", unresolved_ok=True)
+@builtin("isvariable")      # an unresolved name: cf-agent does not call it
 def isvariable(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     (name,) = argv("isvariable", args, 1)
     return ctx.lookup(name) is not None
