@@ -257,6 +257,14 @@ def order_policy(seed: int) -> tuple[str, list[str]]:
             classes.append(f'    "cl{n}_{re.sub(r"[^A-Za-z0-9]", "_", key)}" expression => "any";\n')
         cases.append((f"cm_cl{n}", "l", f'slist => classesmatching("cl{n}_.*")'))
     cases.append(("cm_cl_all", "l", 'slist => classesmatching("cl[0-9]_.*")'))
+    # the hard classes and sys variables (names only: their values vary by the minute)
+    cases += [("cm_hard", "l", 'slist => classesmatching("[a-z].*")'),
+              ("vm_sys", "l", 'slist => variablesmatching("default:sys\\..*")'),
+              ("vm_fill", "l", 'slist => variablesmatching("default:main\\.fill.*")')]
+    # "last iteration wins": a scalar defined once per index keeps the last one's value
+    for n in range(min(3, len(sizes))):
+        cases.append((f"last_a{n}", "s", f'string => "$(a{n}[$(idx_a{n})])"'))
+        setup.append(f'    "idx_a{n}" slist => getindices("a{n}");\n')
     setup_text = "".join(setup)
     cases_sorted = cases
     extra = _local_bundle(rng)
