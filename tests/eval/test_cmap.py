@@ -22,7 +22,9 @@ def test_hashes() -> None:
     assert signed != unsigned
     assert varref_hash("default", "main", "e") == _oat_final(
         _oat_step(_oat_step(1195645448, b"main", False), b"e", False))
-    assert varref_hash("default", "main", "a", ("b",)) != varref_hash("default", "main", "a]b")
+    assert varref_hash("default", "main", "a", ("b",)) == varref_hash("default", "main", "a]b")
+    assert varref_hash("default", "main", "v", ("te", "st")) != \
+        varref_hash("default", "main", "v", ("t", "e", "s", "t"))
 
 
 def test_array_map_keeps_insertion_order_up_to_14() -> None:
