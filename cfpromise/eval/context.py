@@ -133,7 +133,10 @@ class EvalContext:
             self.class_changes += 1
         table[key] = tags
         if table is self.class_table and key not in self.class_map:
-            self._class_order()
+            if len(self.class_map) == len(table) - 1:
+                self.class_map.insert(key, string_hash(key if ":" in key else "default:" + key))
+            else:
+                self._class_order()
         self.last_defined = key
         self.defined_log.append(key)
         return True
