@@ -370,5 +370,31 @@ def undef_policy() -> str:
     keys += ('    "k_ok[$(l)]" string => "v";\n    "k_empty[$(el)]" string => "v";\n'
              '    "k_num[$(nosuchnum)]" int => "$(nosuchnum)";\n')
     late = '    "late" string => "7";\n'
+    classes = "".join(f'    "{name}" {promise};\n' for name, _probe, promise in UNDEF_CLASSES)
+    probes = "".join(f'    "@@cls_{i}@@{probe}@@" if => "{probe}";\n'
+                     for i, (_name, probe, _promise) in enumerate(UNDEF_CLASSES))
     return render(UNDEF_SETUP + keys, UNDEF_CASES).replace(
-        "\n  reports:\n", "\n" + late + "\n  reports:\n")
+        "\n  reports:\n", "\n" + late + "\n  classes:\n" + classes + "\n  reports:\n" + probes)
+
+
+# classes promises given unresolved references: (promiser, class to look for, body)
+UNDEF_CLASSES = [
+    ("uc_$(nosuch)", "uc___nosuch_", 'expression => "any"'),
+    ("ud_$(nosuch)", "ud___nosuch_", 'and => { "any", "cfengine" }'),
+    ("ue_${nosuch}", "ue___nosuch_", 'or => { "any" }'),
+    ("uf_$(l)_$(nosuch)", "uf_x___nosuch_", 'expression => "any"'),
+    ("ug", "ug", 'expression => "$(nosuch)"'),
+    ("uh", "uh", 'expression => strcmp("$(nosuch)", "$(nosuch)")'),
+    ("ui", "ui", 'not => "$(nosuch)"'),
+    ("uj", "uj", 'and => { "any", "$(nosuch)" }'),
+    ("uk", "uk", 'or => { "any", "$(nosuch)" }'),
+    ("ul", "ul", 'expression => isvariable("$(nosuch)")'),
+    ("um", "um", 'expression => not(isvariable("$(nosuch)"))'),
+    ("un_$(el)", "un_", 'expression => "any"'),
+    ("uo", "uo", 'expression => "!$(nosuch)"'),
+    ("up", "up", 'expression => "any|$(nosuch)"'),
+    ("uq", "uq", 'expression => "any.$(nosuch)"'),
+    ("ur", "ur", 'not => "any.$(nosuch)"'),
+    ("us", "us", 'not => strcmp("$(nosuch)", "a")'),
+    ("ut", "ut", 'xor => { "any", "$(nosuch)" }'),
+]

@@ -79,6 +79,14 @@ def test_undefined_values(results: dict, name: str, kind: str, promise: str) -> 
     _compare(results, "undef", name, promise)
 
 
+@pytest.mark.parametrize("index", range(len(evalforms.UNDEF_CLASSES)),
+                         ids=[c[1] for c in evalforms.UNDEF_CLASSES])
+def test_classes_from_undefined_values(results: dict, index: int) -> None:
+    reference, ours = results["undef"]
+    name = f"cls_{index}"
+    assert ours.get(name) == reference.get(name), evalforms.UNDEF_CLASSES[index]
+
+
 _ORDER_CASES = [(seed, name) for seed in ORDER_SEEDS
                 for name in evalforms.order_policy(seed)[1]]
 
@@ -93,4 +101,6 @@ def test_every_case_is_reported_once_by_both(results: dict) -> None:
         assert reference, f"cf-agent printed no case of {policy}"
         for name, lines in reference.items():
             assert len(lines) == 1, (policy, name, lines)
+        if policy == "undef":       # (the class probes print only when it is defined)
+            assert any(name.startswith("cls_") for name in reference), "no class probe"
         assert sorted(ours) == sorted(reference), policy
