@@ -217,13 +217,15 @@ class Agent:
         # which each call starts afresh (a methods call; not the bundlesequence's,
         # ``keep_arrays``: cf-agent clears them in verify_methods only).  Its parameters
         # are bound for the call and gone after it (restored for a recursive call).
-        if bundle.type != "common" and not keep_arrays:
-            ctx.vars.clear_arrays(bundle.namespace, bundle.name)
         saved = {param: ctx.vars.get(bundle.namespace, bundle.name, param)
                  for param in bundle.args}
         for param, value in zip(bundle.args, args):
             type_, value = parameter_value(value)
             ctx.set_var(bundle.namespace, bundle.name, param, type_, value)
+        if bundle.type != "common" and not keep_arrays:
+            # after the parameters are bound, as cf-agent (its table's size decides
+            # which elements its clearing walk misses: VariableStore.clear_arrays)
+            ctx.vars.clear_arrays(bundle.namespace, bundle.name)
         ctx.push(frame)
         started = time.perf_counter()
         for observer in self.observers:
@@ -310,7 +312,7 @@ class Agent:
         for bundle in self.policy.bundles if bundles is None else bundles:
             if bundle.type == "common":
                 continue
-            types = ("meta",) if bundle.args else ("meta", "vars")
+            types = ("meta", "vars")
             sections = [sec for sec in map(bundle.section, types) if sec is not None]
             if not sections:
                 continue

@@ -157,6 +157,42 @@ class CMap:
             for key in chain:
                 buckets[hashes[key] & mask].insert(0, key)
 
+    def sweep(self, doomed: set[Hashable]) -> list[Hashable]:
+        """Remove the keys of ``doomed`` as cf-agent does when it clears a called bundle's
+        arrays: walking the map with an iterator and removing each key it returns.  A
+        removal that shrinks the map moves the chains under the iterator, which then
+        goes on from the next key it had saved and the same bucket number in the
+        smaller map, so some keys are never met (and stay); in an array map, a removal
+        moves the next pair into the slot the iterator has passed.  Returns the keys
+        removed."""
+        removed: list[Hashable] = []
+        if self.array is not None:
+            pos = 0
+            while self.array is not None and pos < len(self.array):
+                key = self.array[pos]
+                pos += 1
+                if key in doomed:
+                    self.remove(key)
+                    removed.append(key)
+            return removed
+        bucket = 0
+        chain = self.buckets[0]
+        cur: Hashable | None = chain[0] if chain else None
+        while True:
+            while cur is None:
+                bucket += 1
+                if bucket >= self.size:
+                    return removed
+                chain = self.buckets[bucket]
+                cur = chain[0] if chain else None
+            key = cur
+            chain = self.buckets[self.hashes[key] & (self.size - 1)]
+            at = chain.index(key)
+            cur = chain[at + 1] if at + 1 < len(chain) else None
+            if key in doomed:
+                self.remove(key)
+                removed.append(key)
+
     def __iter__(self) -> Iterator[Hashable]:
         if self.array is not None:
             return iter(list(self.array))

@@ -219,19 +219,29 @@ class VariableStore:
 
     def clear_arrays(self, ns: str, scope: str) -> None:
         """Forget the classic array elements (``name[k]``) of a scope: cf-agent does this
-        each time a bundle is called; its other variables stay."""
+        each time a bundle is called (a methods call); its other variables stay.  It
+        removes them as it walks its table, and a removal that shrinks the table makes
+        the walk miss some, which stay defined (:meth:`CMap.sweep`): so here too."""
         prefix = f"{ns}:{scope}."
-        doomed: list[str] = []
+        doomed: dict[str, tuple[str, tuple[str, ...]]] = {}
         for base in [k for k in self.arrays if k.startswith(prefix)]:
-            short = base[len(prefix):]
-            for path in self.arrays.pop(base):
-                key = self.key(ns, scope, join_indices(short, list(path)))
-                if self.vars.pop(key, None) is not None:
-                    self.changes += 1
-                    doomed.append(key)
-        # cf-agent removes them as it walks its table (a removal may shrink the map)
-        for key in self.table_order(doomed):
-            self.table.remove(key)
+            for path in self.arrays[base]:
+                doomed[self.key(ns, scope, join_indices(base[len(prefix):], list(path)))] = \
+                    (base, path)
+        if not doomed:
+            return
+        held = {k for k in doomed if k in self.table}
+        gone = self.table.sweep(held) if held else []   # type: ignore[arg-type]
+        gone += [k for k in doomed if k not in held]
+        for key in gone:
+            base, path = doomed[key]  # type: ignore[index]
+            if self.vars.pop(key, None) is not None:  # type: ignore[arg-type]
+                self.changes += 1
+            paths = self.arrays.get(base)
+            if paths is not None:
+                paths.pop(path, None)
+                if not paths:
+                    del self.arrays[base]
 
     def get(self, ns: str, scope: str, name: str) -> Variable | None:
         """A variable or an element reached through array elements / data indices."""

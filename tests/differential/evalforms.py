@@ -37,11 +37,13 @@ def _report(name: str, kind: str) -> str:
     return f'    {shown}\n    "@@{name}@@UNDEF@@" unless => isvariable("{var}");\n'
 
 
-def render(setup: str, cases: list[tuple[str, str, str]], extra: str = "") -> str:
-    """One policy: bundle main defines ``setup`` then each case's variable and reports
+def render(setup: str, cases: list[tuple[str, str, str]], extra: str = "",
+           bundle: str = "main") -> str:
+    """One policy: ``bundle`` defines ``setup`` then each case's variable and reports
     them all."""
-    out = ["body common control\n{\n  bundlesequence => { \"main\" };\n}\n\n",
-           "bundle agent main\n{\n  vars:\n", setup]
+    # (no body common control: cf-agent would add control_common.bundlesequence to its
+    # variable table, which cf-lite does not keep, and shift where the table resizes)
+    out = [f"bundle agent {bundle}\n{{\n  vars:\n", setup]
     for name, _kind, promise in cases:
         out.append(f'    "c_{name}" {promise};\n')
     out.append("\n  reports:\n")
@@ -231,7 +233,7 @@ def order_policy(seed: int) -> tuple[str, list[str]]:
                   (f"ma_{arr}", "l", f'slist => maparray("$(this.k)", {arr})'),
                   (f"md_{arr}", "l", f'data => mapdata("none", "$(this.v)", {arr})'),
                   (f"mg_{arr}", "l", f"data => mergedata({arr})"),
-                  (f"vm_{arr}", "l", f'slist => variablesmatching("default:main\\.{arr}\\[.*")')]
+                  (f"vm_{arr}", "l", f'slist => variablesmatching("default:cases\\.{arr}\\[.*")')]
     for n in range(rng.randint(1, 3)):
         arr = f"t{n}"
         outer = _keys(rng, rng.choice([2, 3, 15, 40]))
@@ -260,7 +262,7 @@ def order_policy(seed: int) -> tuple[str, list[str]]:
     # the hard classes and sys variables (names only: their values vary by the minute)
     cases += [("cm_hard", "l", 'slist => classesmatching("[a-z].*")'),
               ("vm_sys", "l", 'slist => variablesmatching("default:sys\\..*")'),
-              ("vm_fill", "l", 'slist => variablesmatching("default:main\\.fill.*")')]
+              ("vm_fill", "l", 'slist => variablesmatching("default:cases\\.fill.*")')]
     # "last iteration wins": a scalar defined once per index keeps the last one's value
     for n in range(min(3, len(sizes))):
         cases.append((f"last_a{n}", "s", f'string => "$(a{n}[$(idx_a{n})])"'))
@@ -268,32 +270,45 @@ def order_policy(seed: int) -> tuple[str, list[str]]:
     setup_text = "".join(setup)
     cases_sorted = cases
     extra = _local_bundle(rng)
-    text = render(setup_text, cases_sorted).replace(
-        "\n  reports:\n", "\n  classes:\n" + "".join(classes) + "\n  methods:\n"
-        '    "local" usebundle => local;\n\n  reports:\n') + extra
-    return text, [c[0] for c in cases] + [f"local_{k}" for k in ("cm", "cmall", "gi", "vm")]
+    # main's cases report before the local calls change the table (when an agent
+    # prints a report is not what this test is about)
+    # (a methods call of "cases": cf-agent clears its arrays, defined when the policy
+    # was loaded, and defines them again)
+    text = render(setup_text, cases_sorted, bundle="cases").replace(
+        "\n  reports:\n", "\n  classes:\n" + "".join(classes) + "\n  reports:\n") + \
+        'bundle agent main\n{\n  methods:\n    "cases" usebundle => cases;\n' \
+        '    "local1" usebundle => local("1");\n    "local2" usebundle => local("2");\n}\n' + \
+        extra
+    return text, [c[0] for c in cases] + [f"local_{k}_{n}" for k in LOCAL_CASES for n in "12"]
 
 
 def _local_bundle(rng: random.Random) -> str:
     """Bundle-scoped classes (a bundle's own class table) and an array made anew at
-    each call (cf-agent clears a methods-called bundle's arrays)."""
-    lines = ["\nbundle agent local\n{\n  classes:\n"]
+    each call (cf-agent clears a methods-called bundle's arrays, as it walks its table:
+    a removal may shrink the map), called twice with different keys."""
+    lines = ["\nbundle agent local(n)\n{\n  classes:\n"]
     for key in _keys(rng, rng.choice([3, 14, 15, 30])):
         lines.append(f'    "lc_{re.sub(r"[^A-Za-z0-9]", "_", key)}" expression => "any", '
                      'scope => "bundle";\n')
     lines.append('    "lc_global_one" expression => "any";\n')
     lines.append("  vars:\n")
-    for key in _keys(rng, rng.choice([5, 16, 60])):
-        lines.append(f'    "la[{key}]" string => "{key}";\n')
-    lines.append('    "cm" slist => classesmatching("lc_.*");\n')
-    lines.append('    "cmall" slist => classesmatching("(lc|cl0)_.*");\n')
-    lines.append('    "gi" slist => getindices("la");\n')
-    lines.append('    "vm" slist => variablesmatching("default:local\\.la\\[.*");\n')
+    for call in ("1", "2"):
+        for key in _keys(rng, rng.choice([5, 16, 60, 150])):
+            lines.append(f'    "la[{key}]" string => "{key}", if => strcmp("$(n)", "{call}");\n')
+    # each value needs $(n), so that none is defined before the call (cf-agent resolves
+    # the vars of every bundle when it loads the policy, cf-lite those without parameters)
+    lines.append('    "cm" slist => classesmatching("lc_.*|never$(n)");\n')
+    lines.append('    "cmall" slist => classesmatching("(lc|cl0)_.*|never$(n)");\n')
+    lines.append('    "gi" slist => getindices(regex_replace("la$(n)", "[0-9]+$", "", ""));\n')
+    lines.append('    "vm" slist => variablesmatching("default:local\\.la\\[.*|never$(n)");\n')
     lines.append("  reports:\n")
-    for k in ("cm", "cmall", "gi", "vm"):
-        lines.append(f'    "@@local_{k}@@$(with)@@" with => format("%S", {k});\n')
+    for k in LOCAL_CASES:
+        lines.append(f'    "@@local_{k}_$(n)@@$(with)@@" with => format("%S", {k});\n')
     lines.append("}\n")
     return "".join(lines)
+
+
+LOCAL_CASES = ("cm", "cmall", "gi", "vm")
 
 
 # ---------------------------------------------------------------------------
