@@ -306,9 +306,9 @@ class Agent:
     def pre_evaluate_vars(self, bundles: Any = None) -> None:
         """cf-agent resolves the meta tags and vars of every bundle before the run
         ("pass 0"), so a bundle's variables can be read, and bundlesmatching() sees its
-        tags, before it runs; unresolved values wait.  The vars of a bundle with
-        parameters wait for its call (the parameters are only known then); its meta
-        tags do not."""
+        tags, before it runs; unresolved values wait.  A bundle with parameters too
+        (PolicyResolve), with its parameters unbound: what needs them waits for the
+        call, the rest is defined at once."""
         for bundle in self.policy.bundles if bundles is None else bundles:
             if bundle.type == "common":
                 continue
