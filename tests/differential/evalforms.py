@@ -157,6 +157,9 @@ def _form_cases() -> list[tuple[str, str, str]]:
         "ifelse": 'ifelse(strcmp("$(this)", "a-a"), "A", "$(this)")',
         "length": 'string_length("$(this)")',
         "head": 'string_head("$(this)", "1")',
+        "downcase": 'string_downcase("$(this)")',
+        "reverse": 'string_reverse("$(this)")',
+        "hash": 'hash("$(this)", "md5")',
     }
     for label, call in calls.items():
         for src in ("l", "da", "el", "arr", "nosuch"):
@@ -166,6 +169,15 @@ def _form_cases() -> list[tuple[str, str, str]]:
         "canonify": 'canonify("$(this.k)_$(this.v)")',
         "concat": 'concat("$(this.k)", "=", string_upcase("$(this.v)"))',
         "regex_replace": 'regex_replace("$(this.k)$(this.v)", "[0-9]", "#", "g")',
+        "upcase": 'string_upcase("$(this.v)")',
+        "upcase_k": 'string_upcase("$(this.k)")',
+        "downcase": 'string_downcase("$(this.k)$(this.v)")',
+        "reverse": 'string_reverse("$(this.v)")',
+        "length": 'string_length("$(this.v)")',
+        "hash": 'hash("$(this.v)", "md5")',
+        "ifelse": 'ifelse("any", "$(this.k)", "n")',
+        "format": 'format("%s-%s", "$(this.k)", "$(this.v)")',
+        "nested_upcase": 'concat("<", string_upcase(string_downcase("x$(this.v)")), ">")',
     }
     for label, call in kv_calls.items():
         for src in ("arr", "deep", "d", "l", "nosuch"):
