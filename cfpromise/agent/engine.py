@@ -41,7 +41,7 @@ from cfpromise.agent.output import Output
 from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, parameter_value
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, parameter_value, refers_to
 from cfpromise.promises.api import THIS_ATTRIBUTES, BundleCall, PromiseRun, handler_for
 from cfpromise.promises.evaluators import Step, load as _load_evaluators
 from cfpromise.schema import schema
@@ -210,21 +210,25 @@ class Agent:
 
     # -- running bundles ----------------------------------------------------------
     def run_bundle(self, bundle: ast.Bundle, args: list[Any], *, inherit: Frame | None = None,
-                   types: tuple[str, ...] | None = None, edit: Any = None) -> BundleRun:
+                   types: tuple[str, ...] | None = None, edit: Any = None,
+                   keep_arrays: bool = False) -> BundleRun:
         frame = Frame(bundle.namespace, bundle.name, bundle, inherits=inherit, edit=edit)
         run = BundleRun(bundle, frame, types=types)
         ctx = self.ctx
         # A bundle's variables outlive its call, as in cf-agent: a later call (or another
         # bundle) still sees what an earlier call defined -- except its classic arrays,
-        # which each call starts afresh.  Its parameters are bound for the call and gone
-        # after it (restored for a recursive call).
-        if bundle.type != "common":
-            ctx.vars.clear_arrays(bundle.namespace, bundle.name)
+        # which each call starts afresh (a methods call; not the bundlesequence's,
+        # ``keep_arrays``: cf-agent clears them in verify_methods only).  Its parameters
+        # are bound for the call and gone after it (restored for a recursive call).
         saved = {param: ctx.vars.get(bundle.namespace, bundle.name, param)
                  for param in bundle.args}
         for param, value in zip(bundle.args, args):
             type_, value = parameter_value(value)
             ctx.set_var(bundle.namespace, bundle.name, param, type_, value)
+        if bundle.type != "common" and not keep_arrays:
+            # after the parameters are bound, as cf-agent (its table's size decides
+            # which elements its clearing walk misses: VariableStore.clear_arrays)
+            ctx.vars.clear_arrays(bundle.namespace, bundle.name)
         ctx.push(frame)
         started = time.perf_counter()
         for observer in self.observers:
@@ -305,13 +309,13 @@ class Agent:
     def pre_evaluate_vars(self, bundles: Any = None) -> None:
         """cf-agent resolves the meta tags and vars of every bundle before the run
         ("pass 0"), so a bundle's variables can be read, and bundlesmatching() sees its
-        tags, before it runs; unresolved values wait.  The vars of a bundle with
-        parameters wait for its call (the parameters are only known then); its meta
-        tags do not."""
+        tags, before it runs; unresolved values wait.  A bundle with parameters too
+        (PolicyResolve), with its parameters unbound: what needs them waits for the
+        call, the rest is defined at once."""
         for bundle in self.policy.bundles if bundles is None else bundles:
             if bundle.type == "common":
                 continue
-            types = ("meta",) if bundle.args else ("meta", "vars")
+            types = ("meta", "vars")
             sections = [sec for sec in map(bundle.section, types) if sec is not None]
             if not sections:
                 continue
@@ -388,7 +392,15 @@ class Agent:
             if with_c is not None:
                 value = ev.value(with_c.rval)
                 if value is not UNRESOLVED:
-                    frame.extra = {"with": Variable("string", as_text(value))}
+                    text = as_text(value)
+                    if refers_to(text, "with"):     # cf-agent refuses it (EvalContextVariablePut)
+                        said = self.__dict__.setdefault("with_self_refs", set())
+                        if (id(promise), text) not in said:
+                            said.add((id(promise), text))
+                            self.out.log("error", "The value of variable 'default:this.with' "
+                                                  f"contains a reference to itself, '{text}'")
+                    else:
+                        frame.extra = {"with": Variable("string", text)}
             # $(this.handle) may be used in the promiser (cf-agent defines it first)
             handle = ev.text(handle_c.rval.value) if handle_c is not None else None
             if handle:

@@ -461,7 +461,7 @@ def _run(agent: Any) -> int:
             agent.out.log("error", f"Bundle '{name}' expects {len(bundle.args)} argument(s), "
                                    f"{len(args)} given in the bundlesequence")
             continue
-        agent.run_bundle(bundle, args)
+        agent.run_bundle(bundle, args, keep_arrays=True)
     return finish(agent, EXIT_OK)
 
 

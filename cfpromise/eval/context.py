@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 from cfpromise import precompiled
+from cfpromise.eval.cmap import CMap, string_hash
 from cfpromise.eval.expand import Expander
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.variables import VariableStore, parse_ref
@@ -78,6 +79,9 @@ class EvalContext:
                  log: Callable[[str, str], None] | None = None, simulate: bool = False) -> None:
         self.vars = VariableStore()
         self.class_table: dict[str, tuple[str, ...]] = {}
+        # cf-agent's global class table as a libntech map of "ns:name" keys: the order
+        # classesmatching() walks it in (kept in step with class_table, see _class_order)
+        self.class_map = CMap()
         self.negated: set[str] = set()
         self.frames: list[Frame] = [Frame("default", "")]
         self._workdir = workdir
@@ -128,6 +132,11 @@ class EvalContext:
         if table.get(key) != tags:
             self.class_changes += 1
         table[key] = tags
+        if table is self.class_table and key not in self.class_map:
+            if len(self.class_map) == len(table) - 1:
+                self.class_map.insert(key, string_hash(key if ":" in key else "default:" + key))
+            else:
+                self._class_order()
         self.last_defined = key
         self.defined_log.append(key)
         return True
@@ -140,6 +149,7 @@ class EvalContext:
             return
         if self.class_table.pop(key, None) is not None:
             self.class_changes += 1
+            self.class_map.remove(key)
         for frame in self.frames:
             if frame.local_classes.pop(key, None) is not None:
                 self.class_changes += 1
@@ -239,7 +249,8 @@ class EvalContext:
         return found[1] if found else None
 
     def variables(self) -> Iterable[tuple[str, Variable]]:
-        return self.vars.items()
+        """Every variable, in cf-agent's variable table order (variablesmatching())."""
+        return self.vars.ordered_items()
 
     def array_entries(self, qualified: str) -> list[tuple[str, Variable]] | None:
         """The variables under ``qualified[`` (see VariableStore.array_entries)."""
@@ -276,7 +287,7 @@ class EvalContext:
             return arg
         saved = self._bind_extra(extra)
         try:
-            ev = RvalEvaluator(self)
+            ev = RvalEvaluator(self, self.current_bindings)
             value = ev.value(arg, want_list=True)
         finally:
             self.frame.extra = saved
@@ -302,6 +313,35 @@ class EvalContext:
 
     def classes(self) -> Iterable[tuple[str, tuple[str, ...]]]:
         return self.classes_items()
+
+    def _class_order(self) -> CMap:
+        """The class map, given the classes class_table got without define_class (the
+        hard classes, in one go) in the table's order."""
+        order = self.class_map
+        if len(order) != len(self.class_table):
+            for key in [k for k in order if k not in self.class_table]:
+                order.remove(key)
+            for key in self.class_table:
+                if key not in order:
+                    order.insert(key, string_hash(key if ":" in key else "default:" + key))
+        return order
+
+    def classes_by_table(self) -> tuple[list[tuple[str, tuple[str, ...]]],
+                                        list[tuple[str, tuple[str, ...]]]]:
+        """(the bundle's local classes, the global ones), each in cf-agent's class table
+        order (a bundle's own table is a map too, of the classes in definition order)."""
+        local: dict[str, tuple[str, ...]] = {}
+        walker: Frame | None = self.frame
+        while walker is not None:
+            for key, tags in walker.local_classes.items():
+                local.setdefault(key, tags)
+            walker = walker.inherits
+        shadow = CMap()
+        for key in local:
+            shadow.insert(key, string_hash(key if ":" in key else "default:" + key))
+        table = self.class_table
+        return ([(k, local[k]) for k in shadow],  # type: ignore[index]
+                [(k, table[k]) for k in self._class_order()])  # type: ignore[index]
 
     @property
     def namespace(self) -> str:

@@ -44,6 +44,15 @@ def parameter_value(value: Any) -> tuple[str, Any]:
     return "string", value if isinstance(value, str) else as_text(value)
 
 
+def refers_to(text: str, name: str) -> bool:
+    """cf-agent's StringContainsVar: ``text`` holds ``$(name)``, ``${name}``,
+    ``@(name)`` or ``@{name}`` (cf-agent refuses to store a variable whose value
+    refers to itself so)."""
+    if "$" not in text and "@" not in text:
+        return False
+    return any(f"{sigil}{o}{name}{c}" in text for sigil in "$@" for o, c in ("()", "{}"))
+
+
 def as_text(value: Any) -> str:
     """A function result where a string is wanted (class results become any/!any)."""
     if isinstance(value, bool):
@@ -162,9 +171,18 @@ class RvalEvaluator:
         if fn.lazy:
             args = [self._raw(a) for a in call.args]
         else:
+            collecting = _collecting(name)
             args = [None if name in _LIST_REFS_KEPT and _list_ref(a) else
+                    self.collected_ref(name, a.value)  # type: ignore[union-attr]
+                    if collecting and _list_ref(a) else
                     self.value(a, want_list=True) for a in call.args]
-            if any(isinstance(a, list) for a in args) and not _collecting(name):
+            if fn.unresolved_ok and _nested_call_failed(name, call.args, args):
+                # a call among the arguments could not run: cf-agent's argument list
+                # still holds that call, so it is unresolved and this one fails too
+                # (ifelse(isvariable("x"), "$(x)", "default") excepted)
+                self.unresolved = True
+                return UNRESOLVED
+            if any(isinstance(a, list) for a in args) and not collecting:
                 # a list given to a function that does not collect is spread into its
                 # arguments: not(splitstring("x", ",", 9)) is not("x"), as in cf-agent
                 spread: list[Any] = []
@@ -201,12 +219,55 @@ class RvalEvaluator:
             self.ctx.cache[key] = result
         return result
 
+    def collected_ref(self, fn: str, text: str) -> Any:
+        """``@(name)`` given to a collecting function (cf-agent's VarNameOrInlineToJson):
+        the variable's value; for a name that is no variable, its classic array
+        ``name[...]`` gathered into an object, else the reference as written, for the
+        function to look up (getvalues() gives nothing, length() fails).  getindices()
+        of ``@(name)`` has the keys of a data container only (cf-agent 3.21 gives
+        nothing for a list, a classic array or an undefined name)."""
+        before = self.unresolved
+        var = self.whole_list(text)
+        if var is not None:
+            if fn == "getindices" and var.type != "data":
+                return []
+            if var.type == "data" and isinstance(var.value, list):
+                return DataArray(var.value)
+            return var.value
+        self.unresolved = False
+        inner = naked_reference(text)
+        name = self.text(inner) if inner is not None else text
+        if self.unresolved:          # @($(x)) with x not yet known: wait
+            self.unresolved = True
+            return UNRESOLVED
+        self.unresolved = before
+        if fn == "getindices":
+            return []
+        from cfpromise.eval.functions.common import gather_array
+        found = gather_array(self.ctx, name)
+        return text if found is None else found
+
     def _raw(self, rval: ast.Rval) -> Any:
+        """A lazy function's argument as written; a function call stays a call, which
+        the function evaluates with its own bindings (``maplist(canonify("$(this)"),
+        @(l))`` calls canonify() once per element, as cf-agent does)."""
         if isinstance(rval, ast.Scalar):
             return rval.value
         if isinstance(rval, ast.List):
             return [self._raw(i) for i in rval.items]
+        if isinstance(rval, ast.FnCall):
+            return rval
         return self.value(rval, want_list=True)
+
+
+def _nested_call_failed(name: str, written: tuple[ast.Rval, ...], args: list[Any]) -> bool:
+    """Whether a function call written among ``written`` gave no value (``args`` are
+    their values), outside cf-agent 3.21's one exception (FnCallEvaluate): an ifelse()
+    of three arguments whose first is not such a call."""
+    failed = [isinstance(w, ast.FnCall) and a is UNRESOLVED for w, a in zip(written, args)]
+    if not any(failed):
+        return False
+    return not (name == "ifelse" and len(args) == 3 and not failed[0])
 
 
 # function name -> the (position, range) of its ranged int parameters

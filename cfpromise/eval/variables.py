@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from cfpromise.eval.cmap import CMap, varref_hash
 from cfpromise.eval.functions.api import Variable
 
 TYPE_CHECKING = False
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from typing import Any, Iterator, Sequence
 
 SPECIAL_SCOPES = frozenset({"sys", "const", "this", "match", "mon", "def", "edit", "connection"})
+# scopes cf-agent keeps out of its global variable table (a promise's, a bundle's or a
+# body's own table, or the match table): they take no part in its order
+_LOCAL_SCOPES = frozenset({"this", "match", "edit", "body", "connection"})
 
 
 def split_indices(name: str) -> tuple[str, list[str]]:
@@ -133,6 +137,28 @@ class VariableStore:
         # bumped by every change (a new variable, a different value, type or tags, one
         # removed): the engine's fixed-point test (cfpromise.agent.settle) compares it
         self.changes = 0
+        # cf-agent's global variable table as a libntech map of the same keys, inserted
+        # and removed in the same order: the order functions walking it return
+        self.table = CMap()
+
+    def _table_insert(self, key: str, ns: str, scope: str, name: str) -> None:
+        if scope in _LOCAL_SCOPES:
+            return
+        base, indices = split_index_tuple(name)
+        self.table.insert(key, varref_hash(ns, scope, base, indices))
+
+    def table_order(self, keys: Sequence[str]) -> list[str]:
+        """``keys`` (qualified names) in cf-agent's variable table order; keys it does not
+        hold keep their order, after the others."""
+        held = [k for k in keys if k in self.table]
+        if len(held) == len(keys):
+            return self.table.order(keys)  # type: ignore[return-value]
+        rest = [k for k in keys if k not in self.table]
+        return self.table.order(held) + rest  # type: ignore[operator]
+
+    def table_keys(self) -> list[str]:
+        """Every variable of cf-agent's global table, in its order."""
+        return list(self.table)  # type: ignore[arg-type]
 
     @staticmethod
     def key(ns: str, scope: str, name: str) -> str:
@@ -143,6 +169,8 @@ class VariableStore:
         old = self.vars.get(key)
         if old is None or not same_variable(old, var):
             self.changes += 1
+            if old is None:
+                self._table_insert(key, ns, scope, name)
         self.vars[key] = var
         if "[" in name:
             base, indices = split_index_tuple(name)
@@ -166,21 +194,22 @@ class VariableStore:
         if not paths:
             return []
         n = len(lead)
-        out: list[tuple[str, Variable]] = []
+        found: list[str] = []
         lead_t = tuple(lead)
         for path in paths:
             if len(path) > n and path[:n] == lead_t:
                 full = base + "".join([f"[{i}]" for i in path])
-                var = self.vars.get(full)
-                if var is not None:
-                    out.append((full, var))
-        return out
+                if full in self.vars:
+                    found.append(full)
+        # in cf-agent's table order (the order its functions walk an array in)
+        return [(full, self.vars[full]) for full in self.table_order(found)]
 
     def remove(self, ns: str, scope: str, name: str) -> None:
         key = self.key(ns, scope, name)
         removed = self.vars.pop(key, None) is not None
         if removed:
             self.changes += 1
+            self.table.remove(key)
         if removed and "[" in name:
             base, indices = split_indices(name)
             if indices:
@@ -190,14 +219,29 @@ class VariableStore:
 
     def clear_arrays(self, ns: str, scope: str) -> None:
         """Forget the classic array elements (``name[k]``) of a scope: cf-agent does this
-        each time a bundle is called; its other variables stay."""
+        each time a bundle is called (a methods call); its other variables stay.  It
+        removes them as it walks its table, and a removal that shrinks the table makes
+        the walk miss some, which stay defined (:meth:`CMap.sweep`): so here too."""
         prefix = f"{ns}:{scope}."
+        doomed: dict[str, tuple[str, tuple[str, ...]]] = {}
         for base in [k for k in self.arrays if k.startswith(prefix)]:
-            short = base[len(prefix):]
-            for path in self.arrays.pop(base):
-                if self.vars.pop(self.key(ns, scope, join_indices(short, list(path))),
-                                 None) is not None:
-                    self.changes += 1
+            for path in self.arrays[base]:
+                doomed[self.key(ns, scope, join_indices(base[len(prefix):], list(path)))] = \
+                    (base, path)
+        if not doomed:
+            return
+        held = {k for k in doomed if k in self.table}
+        gone = self.table.sweep(held) if held else []   # type: ignore[arg-type]
+        gone += [k for k in doomed if k not in held]
+        for key in gone:
+            base, path = doomed[key]  # type: ignore[index]
+            if self.vars.pop(key, None) is not None:  # type: ignore[arg-type]
+                self.changes += 1
+            paths = self.arrays.get(base)
+            if paths is not None:
+                paths.pop(path, None)
+                if not paths:
+                    del self.arrays[base]
 
     def get(self, ns: str, scope: str, name: str) -> Variable | None:
         """A variable or an element reached through array elements / data indices."""
@@ -235,6 +279,14 @@ class VariableStore:
 
     def items(self) -> Iterator[tuple[str, Variable]]:
         return iter(self.vars.items())
+
+    def ordered_items(self) -> list[tuple[str, Variable]]:
+        """Every variable, those of cf-agent's global table first in its order."""
+        vars_ = self.vars
+        out = [(k, vars_[k]) for k in self.table]  # type: ignore[index]
+        if len(out) < len(vars_):
+            out.extend((k, v) for k, v in vars_.items() if k not in self.table)
+        return out  # type: ignore[return-value]
 
     def scope_items(self, ns: str, scope: str) -> Iterator[tuple[str, Variable]]:
         prefix = f"{ns}:{scope}."

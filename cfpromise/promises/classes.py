@@ -161,12 +161,20 @@ def evaluate(step: Step) -> Outcome | None:
             return Outcome.SKIPPED
         defined = [name]
     else:
+        # (a promiser left unexpanded does not hold the value back: cf-agent defines
+        # the canonified name, "c_$(x)" as c___x_)
+        ev.unresolved = False
         value = ev.value(combinator.rval, want_list=combinator.lval != "expression"
                          and combinator.lval != "not")
         for message in ev.errors:
             if step.last:
                 step.log("verbose", f"{message} (in {step.where()})")
         ev.errors.clear()
+        if value is not UNRESOLVED and ev.unresolved and combinator.lval == "not" \
+                and isinstance(value, str):
+            # cf-agent reads an expression still holding a reference as a class that is
+            # not defined: ``not => "$(x)"`` holds at once (``expression`` does not)
+            value, ev.unresolved = False, False
         if value is UNRESOLVED or ev.unresolved:
             return None if not step.last else Outcome.SKIPPED
         kind = combinator.lval

@@ -2,7 +2,9 @@
 
 A value still holding unresolved references is defined as written at once, so
 promises later in the same pass see the variable, and is evaluated again in the
-next pass, where it may resolve (cf-agent 3.21's behaviour).  A function that
+next pass, where it may resolve (cf-agent 3.21's behaviour) -- but not a name
+still holding a reference, nor an int or real that cannot be read as a number
+yet: cf-agent defines nothing for those.  A function that
 cannot run yet leaves the variable undefined.  ``policy => "ifdefined"``
 leaves out of a list the ``@(name)`` items that do not resolve (cf-agent's
 ``drop_undefined``); ``meta`` gives the variable its tags.
@@ -83,6 +85,14 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         raise FatalError(f"Variable '{step.run.bundle.namespace}:{scope}.{step.promiser}' expected a "
                          f"variable of type '{type_c.lval}', but was given incompatible value "
                          f"'{as_text(value)}'")
+    if _unexpanded(step.promiser):
+        # a name still holding a reference (keys from a list that is not defined):
+        # cf-agent makes no variable of it
+        return None if not step.last else Outcome.SKIPPED
+    if type_c.lval in ("int", "real") and not isinstance(value, (list, dict)) \
+            and _unexpanded(as_text(value)):
+        # cf-agent cannot read a number from it: no variable (yet)
+        return None if not step.last else Outcome.SKIPPED
     converted = convert(type_c.lval, value)
     if converted is None:
         step.log("error", f"Variable '{step.promiser}': '{as_text(value)}' is not a valid "
@@ -99,6 +109,11 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     # still holding unresolved references: defined as written now (promises later in
     # this pass see it, as in cf-agent), and evaluated again in the next pass
     return None if waiting else Outcome.KEPT
+
+
+def _unexpanded(text: str) -> bool:
+    """cf-agent's IsCf3VarString, near enough: a ``$(``/``${`` reference is left."""
+    return "$(" in text or "${" in text
 
 
 @evaluator("vars")

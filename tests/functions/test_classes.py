@@ -51,7 +51,8 @@ CASES: list[tuple[str, tuple[Any, ...], Any]] = [
     ("classmatch", ("x86_.*",), True),
     ("classmatch", ("x86",), False),
     ("countclassesmatching", (".*",), "5"),
-    ("variablesmatching", ("default:t\\.[sl]",), ["default:t.s", "default:t.l"]),
+    # cf-agent prepends each match found walking its table: the last one comes first
+    ("variablesmatching", ("default:t\\.[sl]",), ["default:t.l", "default:t.s"]),
     ("variablesmatching", (".*", "k=.*"), ["default:t.s"]),
     ("variablesmatching", (".*\\[.*",), ["default:t.a[x]"]),
     ("variablesmatching_as_data", ("default:t\\.[sdl]",),
@@ -152,9 +153,9 @@ def test_tag_matches_are_remembered_per_tags_tuple_never_across_different_tags()
     c.set("c", "3", tags=shared)
     c.set("d", "4", tags=("source=promise", "inventory=x"))
     c.set("e", "5")
-    assert _call(c, "variablesmatching", (".*", "inventory")) == ["default:t.a", "default:t.c"]
+    assert _call(c, "variablesmatching", (".*", "inventory")) == ["default:t.c", "default:t.a"]
     assert _call(c, "variablesmatching", (".*", "inventory.*")) == [
-        "default:t.a", "default:t.c", "default:t.d"]
+        "default:t.d", "default:t.c", "default:t.a"]
     match = _TagsMatcher(["inv.*"])
     for tags in (shared, ("x",), shared, ["inventory"], (), ["x"]):
         assert match(tags) == _tags_match(tags, ["inv.*"])

@@ -15,6 +15,7 @@ class that is not defined and the chosen value returned as written.
 from __future__ import annotations
 
 from cfpromise.eval.canon import canonify
+from cfpromise.eval.cmap import string_set_order
 from cfpromise.eval.functions import jsondata, pcre
 from cfpromise.eval.functions.api import FatalFunctionError, FunctionError, builtin
 from cfpromise.eval.functions.common import (
@@ -23,7 +24,7 @@ from cfpromise.eval.functions.lists import string_hash
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Sequence
+    from typing import Any, Iterable, Sequence
 
     from cfpromise.eval.functions.api import FunctionContext, Value
 
@@ -86,7 +87,7 @@ def ifelse(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     return values[-1]
 
 
-@builtin("isvariable", unresolved_ok=True)
+@builtin("isvariable")      # an unresolved name: cf-agent does not call it
 def isvariable(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     (name,) = argv("isvariable", args, 1)
     return ctx.lookup(name) is not None
@@ -145,14 +146,23 @@ def matching_classes(ctx: FunctionContext, fn: str, args: Sequence[Value]) -> li
         raise FunctionError(f"Function '{fn}' requires at least one argument")
     rx = pcre.compile_regex(values[0])
     prefix = pcre.literal_prefix(values[0])
-    out: list[str] = []
     tags_match = _TagsMatcher(values[1:])
-    for name, tags in ctx.classes():
-        shown = _class_display(name)
-        if shown.startswith(prefix) and pcre.full_match(rx, shown) \
-                and tags_match(tags):
-            out.append(shown)
-    return out
+
+    def select(items: Iterable[tuple[str, tuple[str, ...]]]) -> list[str]:
+        out: list[str] = []
+        for name, tags in items:
+            shown = _class_display(name)
+            if (shown == values[0] or shown.startswith(prefix) and pcre.full_match(rx, shown)) \
+                    and tags_match(tags):
+                out.append(shown)
+        return out
+    by_table = getattr(ctx, "classes_by_table", None)
+    if by_table is None:
+        return select(ctx.classes())
+    # cf-agent 3.21: the global matches, then the bundle's, each gathered in its class
+    # table's order into a string set, and each set's members prepended to the result
+    local, global_ = by_table()
+    return string_set_order(select(local))[::-1] + string_set_order(select(global_))[::-1]
 
 
 @builtin("classesmatching")
@@ -188,7 +198,8 @@ def _matching_variables(ctx: FunctionContext, fn: str, args: Sequence[Value]) ->
 
 @builtin("variablesmatching")
 def variablesmatching(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _matching_variables(ctx, "variablesmatching", args)
+    # cf-agent 3.21 prepends each match found walking its variable table
+    return _matching_variables(ctx, "variablesmatching", args)[::-1]
 
 
 @builtin("variablesmatching_as_data")

@@ -379,6 +379,15 @@ def lazy_value(ctx: FunctionContext, arg: Any, extra: dict[str, Value] | None = 
     does not resolve."""
     if isinstance(arg, str):
         result: Value = ctx.expand(arg, extra)
+    elif isinstance(arg, dict):
+        result = arg
+    elif isinstance(arg, list):
+        # a list written in the call: its items, calls among them evaluated
+        items: list[Value] = []
+        for item in arg:
+            value = lazy_value(ctx, item, extra)
+            items.extend(value if isinstance(value, list) else [value])
+        result = items
     else:
         result = ctx.evaluate(arg, extra)
     if result is None:

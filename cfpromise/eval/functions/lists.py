@@ -14,6 +14,8 @@ string hash, so results match cf-agent element for element.
 """
 from __future__ import annotations
 
+import re
+
 from cfpromise.eval.functions import jsondata, pcre
 from cfpromise.eval.functions.api import FunctionError, Unresolved, builtin
 from cfpromise.eval.functions.common import (
@@ -514,11 +516,33 @@ def map_container(ctx: FunctionContext, fn: str, pattern: Any, data: Any,
     return out
 
 
+_THIS_REFS = frozenset(("this", "this.k", "this.v", "this.k[1]"))
+_REF = re.compile(r"\$(?:\(([^()]*)\)|\{([^{}]*)\})")
+
+
+def _unbound_pattern_ok(ctx: FunctionContext, pattern: Any) -> bool:
+    """cf-agent 3.21 expands maparray()'s arguments before binding this.k/this.v (it is
+    not a delayed-evaluation function there): a call in the pattern runs once on the
+    references as written, and if what it gives holds any other reference
+    (string_upcase("$(this.v)") gives "$(THIS.V)") the function does not run."""
+    literal = {name: f"$({name})" for name in ("this.k", "this.v", "this.k[1]")}
+    try:
+        text = lazy_value(ctx, pattern, literal)
+    except Unresolved:
+        return False
+    if not isinstance(text, str):
+        return True
+    return all((m.group(1) if m.group(1) is not None else m.group(2)) in _THIS_REFS
+               for m in _REF.finditer(text))
+
+
 @builtin("maparray", lazy=True)
 def maparray(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     if len(args) != 2:
         raise FunctionError(f"Arguments to function 'maparray' do not tally. "
                             f"Expected 2 not {len(args)}")
+    if not isinstance(args[0], str) and not _unbound_pattern_ok(ctx, args[0]):
+        raise FunctionError("maparray: its pattern does not resolve before binding this.k")
     source = lazy_value(ctx, args[1])
     data = collect_container(ctx, "maparray", source)
     return map_container(ctx, "maparray", args[0], data)
