@@ -517,42 +517,13 @@ def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
     return exit_code
 
 
-def _matcher(pattern: str) -> Any:
-    import re
-    try:
-        return re.compile(pattern).search
-    except re.error:
-        return lambda text: pattern in text
-
-
 def show_classes(agent: Any, pattern: str) -> None:
-    """The table cf-agent prints for --show-evaluated-classes."""
-    match = _matcher(pattern)
-    rows = sorted((name, tags) for name, tags in agent.ctx.classes_items() if match(name))
-    write = agent.out.stream.write
-    write(f"{'Class name':<60} {'Meta tags':<40} {'Comment':<40}\n")
-    comments = agent.ctx.comments
-    for name, tags in rows:
-        write(f"{name:<60} {','.join(tags):<40} {comments.get(name, ''):<40}\n")
+    """The table cf-agent prints for --show-evaluated-classes (cfpromise.agent.showeval)."""
+    from cfpromise.agent.showeval import show_classes as show
+    show(agent, pattern)
 
 
 def show_vars(agent: Any, pattern: str) -> None:
-    """The table cf-agent prints for --show-evaluated-vars."""
-    import json
-    match = _matcher(pattern)
-    write = agent.out.stream.write
-    write(f"{'Variable name':<40} {'Variable value':<60} {'Meta tags':<40} {'Comment':<40}\n")
-    for key, var in sorted(agent.ctx.vars.items()):
-        if not match(key):
-            continue
-        value = var.value
-        if var.type in ("slist", "ilist", "rlist"):
-            text = " {" + ",".join(json.dumps(v) for v in value) + "}"
-        elif var.type == "data":
-            text = json.dumps(value, separators=(",", ":"), sort_keys=True)
-        else:
-            text = str(value)
-            if not all(" " <= c <= "~" for c in text):
-                text = "<non-printable>"
-        write(f"{key:<40} {text:<60} {','.join(var.tags):<40} "
-              f"{agent.ctx.comments.get(key, ''):<40}\n")
+    """The table cf-agent prints for --show-evaluated-vars (cfpromise.agent.showeval)."""
+    from cfpromise.agent.showeval import show_vars as show
+    show(agent, pattern)
