@@ -408,11 +408,14 @@ def run_agent(agent: Any) -> int:
         agent.out.log("verbose", f"Aborted on defined class '{exc}'")
         return finish(agent, EXIT_OK)
     except FatalError as exc:
-        agent.out.log("error", f"Fatal error: {exc}")
-        return finish(agent, EXIT_FATAL)
+        # cf-agent logs the cause, then FatalError(ctx, ...) exits: no --show-evaluated-*
+        # tables after it.  The final words are the exception's ``final`` when it has them.
+        agent.out.log("error", str(exc))
+        agent.out.log("error", "Fatal CFEngine error: " + getattr(exc, "final", "Cannot continue"))
+        return finish(agent, EXIT_FATAL, tables=False)
     except FatalFunctionError as exc:
         agent.out.log("error", f"Fatal CFEngine error: {exc}")
-        return finish(agent, EXIT_ABORTED)
+        return finish(agent, EXIT_ABORTED, tables=False)
 
 
 def _run(agent: Any) -> int:
@@ -430,6 +433,8 @@ def _run(agent: Any) -> int:
               "   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     control_bodies(agent)
+    from cfpromise.promises.methods import apparent_bundle_errors
+    apparent_bundle_errors(agent)
     if agent.options.simulate:
         start_simulation(agent)
     if agent.trace is not None:
@@ -480,7 +485,9 @@ def failsafe(agent: Any) -> int:
     return fall_back(agent)
 
 
-def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
+def finish(agent: Any, exit_code: int = EXIT_OK, tables: bool = True) -> int:
+    """The end of a run; ``tables`` False after a fatal error, where cf-agent exits
+    without printing --show-evaluated-classes/vars."""
     import importlib
     from cfpromise.promises.api import END_OF_RUN_MODULES
     for name in END_OF_RUN_MODULES:
@@ -507,9 +514,9 @@ def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
             counts.get(Outcome.REPAIRED, 0),
             sum(n for o, n in counts.items()
                 if o not in (Outcome.KEPT, Outcome.REPAIRED, Outcome.SKIPPED))))
-    if agent.options.show_classes is not None:
+    if tables and agent.options.show_classes is not None:
         show_classes(agent, agent.options.show_classes)
-    if agent.options.show_vars is not None:
+    if tables and agent.options.show_vars is not None:
         show_vars(agent, agent.options.show_vars)
     for observer in agent.observers:
         exit_code = observer.run_finished(agent, exit_code)
