@@ -293,14 +293,43 @@ def report_errors(diags: list[Diagnostic]) -> None:
         print(d.render() if d.coord.line > 0 else f"   error: {d.message}", file=sys.stderr)
 
 
+# the control bodies whose attributes cf-agent publishes as $(control_TYPE.attribute)
+CONTROL_BODY_TYPES = ("common", "agent", "server", "monitor", "runagent", "executor", "hub")
+_SCALAR_TYPES = frozenset({"string", "int", "real", "slist", "ilist", "rlist"})
+
+
+def control_variables(agent: Any, body_type: str, values: dict[str, Any]) -> None:
+    """ResolveControlBody: each attribute of ``body TYPE control`` whose class guard holds
+    becomes the variable ``control_TYPE.attribute``, of the attribute's declared type
+    (tagged source=promise), so that ``$(control_agent.ifelapsed)`` and
+    ``@(control_common.bundlesequence)`` read what the control body says."""
+    from cfpromise.schema import schema
+    attrs = schema().body_types.get(body_type, {})
+    scope = f"control_{body_type}"
+    for lval, value in values.items():
+        attr = attrs.get(lval)
+        if attr is None or value is None or not isinstance(value, (str, list)):
+            continue
+        type_ = attr.type if attr.type in _SCALAR_TYPES else "string"
+        if isinstance(value, list) != type_.endswith("list"):
+            continue            # cf-agent: "Attribute ... is of wrong type, skipping"
+        agent.ctx.set_var("default", scope, lval, type_, value, ("source=promise",))
+
+
 def control_bodies(agent: Any) -> None:
-    """Read body common control and body agent control."""
+    """Read the control bodies: common and agent settle the run, and every one's
+    attributes become control_TYPE variables."""
     frame = Frame("default", "control")
     agent.ctx.push(frame)
     try:
-        for body_type, target in (("common", agent.control), ("agent", agent.agent_control)):
-            if agent.bodies.get(("default", "control", body_type)) is not None:
-                target.update(agent.resolver.resolve(body_type, "control", [], "default", {}))
+        for body_type in CONTROL_BODY_TYPES:
+            if agent.bodies.get(("default", "control", body_type)) is None:
+                continue
+            values = agent.resolver.resolve(body_type, "control", [], "default", {})
+            target = {"common": agent.control, "agent": agent.agent_control}.get(body_type)
+            if target is not None:
+                target.update(values)
+            control_variables(agent, body_type, values)
     finally:
         agent.ctx.pop()
     domain = agent.control.get("domain")
