@@ -92,6 +92,8 @@ def default_policy(workdir: str | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = OPTIONS.parse(sys.argv[1:] if argv is None else argv)
+    from cfpromise.cli.options import sanitize_environment
+    sanitize_environment()
     if args.policy and not args.file:
         args.file = args.policy
     if args.version:
