@@ -418,7 +418,7 @@ def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
                 out += [(v, []) for v in (value if isinstance(value, list) else [])]
         elif isinstance(item, ast.Scalar):
             out.append((ev.text(item.value), []))
-    return out
+    return out or [("main", [])]       # an empty bundlesequence: cf-agent runs main
 
 
 def run_agent(agent: Any) -> int:
@@ -477,6 +477,8 @@ def _run(agent: Any) -> int:
         for name in missing:       # cf-promises -c refuses it: the policy fails validation
             print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
                   file=sys.stderr)
+        print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
+              "bundlesequence", file=sys.stderr)
         print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     for observer in agent.observers:
