@@ -97,8 +97,8 @@ def value_text(var: Any) -> str:
     """The Variable value column for one variable (RvalWrite / JsonWriteCompact)."""
     value = var.value
     if var.type == "data":
-        from cfpromise.eval.functions.jsondata import dumps
-        text = dumps(value, pretty=False)
+        from cfpromise.eval.functions.jsondata import copy, dumps
+        text = dumps(copy(value), pretty=False)      # what cf-agent holds: a copy
     elif var.type in _LISTS or isinstance(value, (list, tuple)):
         members = list(value)
         text = (" {" + ",".join(_scalar(str(v), True) for v in members) + "}") if members else ""
