@@ -24,7 +24,6 @@ from cfpromise.schema.check import policy_diagnostics
 from cfpromise.schema.validate import diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, PolicyError, source_line_of
-from cfpromise.syntax.loader import input_rvals
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -195,6 +194,19 @@ def _load(agent: Any) -> None:
     agent.resolver.missing = autoloader.body_hook
 
 
+def _guarded_inputs(agent: Any, policy: ast.Policy) -> list[ast.Rval]:
+    """The ``inputs`` of the file's control bodies whose class guard holds now
+    (``!linux:: inputs => { "x.cf" }`` reads nothing on Linux, as in cf-agent)."""
+    out = []
+    for body in policy.bodies:
+        if body.name == "control" and body.type in ("common", "file"):
+            for c in body.constraints:
+                if c.lval == "inputs" and (c.classes == "any"
+                                           or agent.ctx.eval_class_expr(c.classes)):
+                    out.append(c.rval)
+    return out
+
+
 def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                  pending: list[tuple[ast.Rval, str]], missing: list[Diagnostic],
                  progress: bool) -> None:
@@ -207,7 +219,7 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 if bundle.type == "common":
                     agent.run_bundle(bundle, [], types=PRE_EVALUATION)
             agent.pre_evaluate_vars(policy.bundles)
-            for rval in input_rvals(policy):
+            for rval in _guarded_inputs(agent, policy):
                 items = rval.items if isinstance(rval, ast.List) else (rval,)
                 pending += [(item, policy.path) for item in items]
         still: list[tuple[ast.Rval, str]] = []

@@ -163,6 +163,44 @@ def _signal_all(run: PromiseRun, matches: list[table.Process],
     return killed, results
 
 
+def _promise_ref(run: PromiseRun, level: str) -> None:
+    c = run.promise.coord
+    run.agent.log(level, f"Promise belongs to bundle '{run.bundle}' in file '{c.file}' "
+                         f"near line {c.line}")
+
+
+def sanity_checks(run: PromiseRun, bounds: tuple[int, int] | None) -> None:
+    """ProcessSanityChecks: warnings and errors only (3.21 goes on whatever they say)."""
+    log = run.agent.log
+    restart = run.attributes.get("restart_class")
+    signals = _list(run.attributes.get("signals"))
+    count = run.body("process_count")
+    have_count = bool(count)
+    if restart:
+        if "term" in signals or "kill" in signals:
+            log("warning", f"Promise '{run.promiser}' kills then restarts - never strictly "
+                           "converges")
+            _promise_ref(run, "info")
+        if have_count:
+            log("verbose", "Note both process_count and restart_class define classes. Please "
+                           "exercises caution that there is not a logic error. Review "
+                           "process_count match_range, in_range_define, and out_of_range_define "
+                           "with respect to restart_class.")
+            _promise_ref(run, "verbose")
+    if bounds == (0, 0) and restart:
+        log("error", f"Promise constraint conflicts - '{run.promiser}' processes cannot have "
+                     "zero count if restarted")
+        _promise_ref(run, "error")
+    if have_count and count.get("match_range") is None:
+        log("error", "process_count used without match_range, this promise will not define a "
+                     "class based on a count of matching promises.")
+        _promise_ref(run, "error")
+    if have_count and not (count.get("in_range_define") or count.get("out_of_range_define")):
+        log("error", "process_count body is insufficiently defined. process_count must specify "
+                     "at least one of in_range_define or out_of_range_define. ")
+        _promise_ref(run, "error")
+
+
 @handler("processes")
 def verify_processes(run: PromiseRun) -> Outcome:
     agent = run.agent
@@ -172,6 +210,7 @@ def verify_processes(run: PromiseRun) -> Outcome:
     dontdo = agent.dry_run
     try:
         bounds = _range(run)
+        sanity_checks(run, bounds)
         matches = find_matches(run, table.snapshot(), bounds, warn)
     except SelectError as exc:
         agent.log("error", f"{exc} in {run.where()}")
