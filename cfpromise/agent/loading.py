@@ -451,7 +451,8 @@ def run_agent(agent: Any) -> int:
     except FatalError as exc:
         # cf-agent logs the cause, then FatalError(ctx, ...) exits: no --show-evaluated-*
         # tables after it.  The final words are the exception's ``final`` when it has them.
-        agent.out.log("error", str(exc))
+        if str(exc):
+            agent.out.log("error", str(exc))
         agent.out.log("error", "Fatal CFEngine error: " + getattr(exc, "final", "Cannot continue"))
         return finish(agent, EXIT_FATAL, tables=False)
     except FatalFunctionError as exc:
@@ -505,10 +506,17 @@ def _run(agent: Any) -> int:
         bundle = agent.find_bundle(name, "default")
         if bundle is None:
             continue
-        if len(bundle.args) != len(args):
-            agent.out.log("error", f"Bundle '{name}' expects {len(bundle.args)} argument(s), "
-                                   f"{len(args)} given in the bundlesequence")
-            continue
+        if args and len(bundle.args) != len(args):
+            # ScopeAugment: a parameter mismatch is fatal (none given at all: the bundle
+            # runs with its parameters undefined, as cf-agent runs it)
+            from cfpromise.agent.engine import FatalError
+            agent.out.log("error", f"While constructing scope '{bundle.name}'")
+            from cfpromise.agent.showeval import list_text      # RlistWrite
+            formal, actual = list_text(list(bundle.args)), list_text([str(a) for a in args])
+            print(f"Formal = {formal}, Actual = {actual}", file=sys.stderr)
+            fatal = FatalError("")
+            fatal.final = "Augment scope, formal and actual parameter mismatch is fatal"
+            raise fatal
         agent.run_bundle(bundle, args)
     return finish(agent, EXIT_OK)
 

@@ -93,6 +93,11 @@ def _scalar(text: str, quote: bool = False) -> str:
     return f'"{text}"' if quote else text
 
 
+def list_text(members: list[str]) -> str:
+    """RlistWrite: `` {"a","b"}`` (nothing for an empty list)."""
+    return (" {" + ",".join(_scalar(str(v), True) for v in members) + "}") if members else ""
+
+
 def value_text(var: Any) -> str:
     """The Variable value column for one variable (RvalWrite / JsonWriteCompact)."""
     value = var.value
@@ -100,8 +105,7 @@ def value_text(var: Any) -> str:
         from cfpromise.eval.functions.jsondata import copy, dumps
         text = dumps(copy(value), pretty=False)      # what cf-agent holds: a copy
     elif var.type in _LISTS or isinstance(value, (list, tuple)):
-        members = list(value)
-        text = (" {" + ",".join(_scalar(str(v), True) for v in members) + "}") if members else ""
+        text = list_text(list(value))
     else:
         text = _scalar(str(value))
     return text if _printable(text) else "<non-printable>"
