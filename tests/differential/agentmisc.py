@@ -202,6 +202,79 @@ case("processes_kill_restart", _PROCESSES, "-n")
 case("processes_warn", _PROCESSES.replace('signals => { "term" }, ', "")
      .replace('process_stop => "/bin/false"', 'process_stop => "/bin/false", action => warn'))
 
+# -- printfile ---------------------------------------------------------------------------
+case("printfile", """
+bundle agent main {
+vars:
+  "f" string => "$(sys.workdir)/pf.txt";
+files:
+  "$(f)" create => "true", content => "l1
+l2$(const.r)
+l3
+l4
+l5
+l6
+l7";
+reports:
+  "inf" printfile => pf("inf", "$(f)");
+  "two" printfile => pf("2", "$(f)");
+  "zero" printfile => pf("0", "$(f)");
+  "neg" printfile => pf("-2", "$(f)");
+  "k" printfile => pf("1k", "$(f)");
+  "default" printfile => d("$(f)");
+  "missing" printfile => pf("3", "$(sys.workdir)/nope.txt"), classes => c("missing");
+  "tofile" printfile => pf("2", "$(f)"), report_to_file => "$(sys.workdir)/out.txt";
+  "missing failed" if => "missing_failed";
+}
+body printfile pf(n, f) { file_to_print => "$(f)"; number_of_lines => "$(n)"; }
+body printfile d(f) { file_to_print => "$(f)"; }
+body classes c(p) { repair_failed => { "$(p)_failed" }; promise_kept => { "$(p)_kept" }; }
+""")
+
+# -- a bundle with parameters in the bundlesequence ----------------------------------------
+case("seq_params_missing", """
+body common control { bundlesequence => { "test", t2("a") }; }
+bundle agent test(f) { vars: "v" string => "x$(f)"; reports: "f=$(f) v=$(v)"; }
+bundle agent t2(a) { reports: "a=$(a)"; }
+""")
+case("seq_params_mismatch", """
+body common control { bundlesequence => { t2("a"), t3("x", "y") }; }
+bundle agent t2(a) { reports: "a=$(a)"; }
+bundle agent t3(a) { reports: "t3 a=$(a)"; }
+""")
+
+# -- augments: the order variables are defined in (nested files override) ------------------
+case("augments_order", {
+    "promises.cf": """
+bundle agent main {
+reports:
+  "b=$(def.b) e=$(def.e)";
+  "cls" if => "augclass";
+}
+""",
+    "def.json": '{ "vars": { "a": "$(def.b)", "b": "B", "d": "$(sys.uqhost)-$(def.c)" },\n'
+                '  "augments": [ "$(sys.policy_entry_dirname)/more.json" ],\n'
+                '  "classes": { "augclass": [ "$(def.b)::" ] } }',
+    "more.json": '{ "vars": { "b": "B2", "c": "$(def.a)", "e": "$(def.b)" } }'},
+    "--show-evaluated-vars=^default:def\\.[a-z]$")
+
+# -- packagesmatching() without an inventory ------------------------------------------------
+_PACKAGES = """
+%s
+bundle agent main {
+vars:
+  "p" data => packagesmatching(".*", ".*", ".*", ".*");
+  "u" data => packageupdatesmatching(".*", ".*", ".*", ".*");
+reports:
+  "p=$(with)" with => storejson(p);
+  "has p" if => isvariable("p");
+  "has u" if => isvariable("u");
+}
+"""
+case("packages_legacy_none", _PACKAGES % "", "--show-evaluated-vars=^default:main\\.")
+# (package_inventory naming a module: cf-lite ships its own apt_get module where
+# cf-agent finds none in WORKDIR/modules/packages, so the two runs differ by design)
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)
