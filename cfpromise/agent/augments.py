@@ -36,18 +36,18 @@ _REFERENCE = precompiled.compile(r"\$[({]")
 
 
 def _var_type_value(value: Any) -> tuple[str, Any]:
-    """A JSON value as a CFEngine variable: string, slist of scalars, else data."""
-    if isinstance(value, str):
-        return "string", value
-    if isinstance(value, bool):
-        return "string", "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return "string", str(value)
-    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
-        return "slist", [v if isinstance(v, str) else
-                         ("true" if v is True else "false" if v is False else str(v))
-                         for v in value]
-    return "data", value
+    """A JSON value as cf-agent's LoadAugmentsData installs it: a primitive as a
+    string (JsonPrimitiveToString: reals as %.2f, null as nothing), an array of
+    primitives as an slist (RlistFromContainer: nulls dropped, reals as %.2f), anything
+    else as a data container (copied: reals lose their source text)."""
+    from cfpromise.eval.functions.jsondata import copy, prim_str
+    if value is None:
+        return "none", None
+    if not isinstance(value, (dict, list)):
+        return "string", prim_str(value)
+    if isinstance(value, list) and not any(isinstance(v, (dict, list)) for v in value):
+        return "slist", [prim_str(v) for v in value if v is not None]
+    return "data", copy(value)
 
 
 def _strings(value: Any) -> Any:
@@ -87,13 +87,18 @@ def _expanded(agent: Any, value: Any) -> Any:
 
 
 def _read_json(agent: Any, path: str) -> Any:
-    import json         # only when there is a file to read: not on every start
+    """ReadJsonFile: libntech's lenient parser (a trailing comma, a bare-word key and
+    the like are accepted, as cf-agent accepts them in def.json)."""
+    from cfpromise.eval.functions.jsondata import JsonError, loads
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8", "surrogateescape")
     except OSError as exc:
         agent.out.log("error", f"Could not read JSON file {path}: {exc.strerror}")
-    except ValueError as exc:
+        return None
+    try:
+        return loads(text)
+    except JsonError as exc:
         agent.out.log("error", f"Could not parse JSON file {path}: {exc}")
     return None
 
@@ -144,6 +149,8 @@ class _Loader:
                                     "from host-specific data")
                 return
         type_, value = _var_type_value(value)
+        if value is None:
+            return
         self.ctx.set_var(ns, scope, short, type_, value, tags + (self.tag,))
         if comment:
             self.ctx.comments[key] = comment
@@ -282,7 +289,42 @@ def _augments_file(agent: Any, path: str) -> list[str]:
 
 
 def load(agent: Any, entry: str) -> None:
-    """Host-specific data, then the augments found in ``entry``'s directory."""
+    """Host-specific data, then the augments found in ``entry``'s directory.
+
+    cf-agent reads them again in the cf-promises it runs to validate the policy
+    (when the policy needs validation), whose errors reach the agent's output: each
+    error of this reading is repeated then, right after it."""
+    errors: list[str] = []
+    log = agent.out.log
+
+    def logged(level: str, message: str, *args: Any, **kwargs: Any) -> Any:
+        if level == "error":
+            errors.append(message)
+        return log(level, message, *args, **kwargs)
+
+    agent.out.log = logged
+    try:
+        _load(agent, entry)
+    finally:
+        del agent.out.log
+    if errors and _validating(agent):
+        for message in errors:
+            log("error", message)
+
+
+def _validating(agent: Any) -> bool:
+    from cfpromise.agent.validated import VALIDATED, autotag_dir, needs_validation
+    if agent.options.file is None:
+        return False
+    tagger = next((o for o in agent.observers if hasattr(o, "explicit_file")), None)
+    if tagger is None:
+        return False
+    workdir = agent.options.workdir
+    return needs_validation(workdir, agent.options.file,
+                            os.path.join(autotag_dir(workdir, tagger.explicit_file), VALIDATED))
+
+
+def _load(agent: Any, entry: str) -> None:
     load_host_specific(agent)
     directory = os.path.dirname(entry) or "."
     path = os.path.join(directory, "def_preferred.json")

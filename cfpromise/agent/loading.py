@@ -24,7 +24,6 @@ from cfpromise.schema.check import policy_diagnostics
 from cfpromise.schema.validate import diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, PolicyError, source_line_of
-from cfpromise.syntax.loader import input_rvals
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -195,6 +194,19 @@ def _load(agent: Any) -> None:
     agent.resolver.missing = autoloader.body_hook
 
 
+def _guarded_inputs(agent: Any, policy: ast.Policy) -> list[ast.Rval]:
+    """The ``inputs`` of the file's control bodies whose class guard holds now
+    (``!linux:: inputs => { "x.cf" }`` reads nothing on Linux, as in cf-agent)."""
+    out = []
+    for body in policy.bodies:
+        if body.name == "control" and body.type in ("common", "file"):
+            for c in body.constraints:
+                if c.lval == "inputs" and (c.classes == "any"
+                                           or agent.ctx.eval_class_expr(c.classes)):
+                    out.append(c.rval)
+    return out
+
+
 def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                  pending: list[tuple[ast.Rval, str]], missing: list[Diagnostic],
                  progress: bool) -> None:
@@ -207,7 +219,7 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 if bundle.type == "common":
                     agent.run_bundle(bundle, [], types=PRE_EVALUATION)
             agent.pre_evaluate_vars(policy.bundles)
-            for rval in input_rvals(policy):
+            for rval in _guarded_inputs(agent, policy):
                 items = rval.items if isinstance(rval, ast.List) else (rval,)
                 pending += [(item, policy.path) for item in items]
         still: list[tuple[ast.Rval, str]] = []
@@ -293,14 +305,43 @@ def report_errors(diags: list[Diagnostic]) -> None:
         print(d.render() if d.coord.line > 0 else f"   error: {d.message}", file=sys.stderr)
 
 
+# the control bodies whose attributes cf-agent publishes as $(control_TYPE.attribute)
+CONTROL_BODY_TYPES = ("common", "agent", "server", "monitor", "runagent", "executor", "hub")
+_SCALAR_TYPES = frozenset({"string", "int", "real", "slist", "ilist", "rlist"})
+
+
+def control_variables(agent: Any, body_type: str, values: dict[str, Any]) -> None:
+    """ResolveControlBody: each attribute of ``body TYPE control`` whose class guard holds
+    becomes the variable ``control_TYPE.attribute``, of the attribute's declared type
+    (tagged source=promise), so that ``$(control_agent.ifelapsed)`` and
+    ``@(control_common.bundlesequence)`` read what the control body says."""
+    from cfpromise.schema import schema
+    attrs = schema().body_types.get(body_type, {})
+    scope = f"control_{body_type}"
+    for lval, value in values.items():
+        attr = attrs.get(lval)
+        if attr is None or value is None or not isinstance(value, (str, list)):
+            continue
+        type_ = attr.type if attr.type in _SCALAR_TYPES else "string"
+        if isinstance(value, list) != type_.endswith("list"):
+            continue            # cf-agent: "Attribute ... is of wrong type, skipping"
+        agent.ctx.set_var("default", scope, lval, type_, value, ("source=promise",))
+
+
 def control_bodies(agent: Any) -> None:
-    """Read body common control and body agent control."""
+    """Read the control bodies: common and agent settle the run, and every one's
+    attributes become control_TYPE variables."""
     frame = Frame("default", "control")
     agent.ctx.push(frame)
     try:
-        for body_type, target in (("common", agent.control), ("agent", agent.agent_control)):
-            if agent.bodies.get(("default", "control", body_type)) is not None:
-                target.update(agent.resolver.resolve(body_type, "control", [], "default", {}))
+        for body_type in CONTROL_BODY_TYPES:
+            if agent.bodies.get(("default", "control", body_type)) is None:
+                continue
+            values = agent.resolver.resolve(body_type, "control", [], "default", {})
+            target = {"common": agent.control, "agent": agent.agent_control}.get(body_type)
+            if target is not None:
+                target.update(values)
+            control_variables(agent, body_type, values)
     finally:
         agent.ctx.pop()
     domain = agent.control.get("domain")
@@ -389,7 +430,7 @@ def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
                 out += [(v, []) for v in (value if isinstance(value, list) else [])]
         elif isinstance(item, ast.Scalar):
             out.append((ev.text(item.value), []))
-    return out
+    return out or [("main", [])]       # an empty bundlesequence: cf-agent runs main
 
 
 def run_agent(agent: Any) -> int:
@@ -408,11 +449,15 @@ def run_agent(agent: Any) -> int:
         agent.out.log("verbose", f"Aborted on defined class '{exc}'")
         return finish(agent, EXIT_OK)
     except FatalError as exc:
-        agent.out.log("error", f"Fatal error: {exc}")
-        return finish(agent, EXIT_FATAL)
+        # cf-agent logs the cause, then FatalError(ctx, ...) exits: no --show-evaluated-*
+        # tables after it.  The final words are the exception's ``final`` when it has them.
+        if str(exc):
+            agent.out.log("error", str(exc))
+        agent.out.log("error", "Fatal CFEngine error: " + getattr(exc, "final", "Cannot continue"))
+        return finish(agent, EXIT_FATAL, tables=False)
     except FatalFunctionError as exc:
         agent.out.log("error", f"Fatal CFEngine error: {exc}")
-        return finish(agent, EXIT_ABORTED)
+        return finish(agent, EXIT_ABORTED, tables=False)
 
 
 def _run(agent: Any) -> int:
@@ -430,6 +475,8 @@ def _run(agent: Any) -> int:
               "   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     control_bodies(agent)
+    from cfpromise.promises.methods import apparent_bundle_errors
+    apparent_bundle_errors(agent)
     if agent.options.simulate:
         start_simulation(agent)
     if agent.trace is not None:
@@ -443,6 +490,8 @@ def _run(agent: Any) -> int:
         for name in missing:       # cf-promises -c refuses it: the policy fails validation
             print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
                   file=sys.stderr)
+        print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
+              "bundlesequence", file=sys.stderr)
         print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     for observer in agent.observers:
@@ -457,10 +506,17 @@ def _run(agent: Any) -> int:
         bundle = agent.find_bundle(name, "default")
         if bundle is None:
             continue
-        if len(bundle.args) != len(args):
-            agent.out.log("error", f"Bundle '{name}' expects {len(bundle.args)} argument(s), "
-                                   f"{len(args)} given in the bundlesequence")
-            continue
+        if args and len(bundle.args) != len(args):
+            # ScopeAugment: a parameter mismatch is fatal (none given at all: the bundle
+            # runs with its parameters undefined, as cf-agent runs it)
+            from cfpromise.agent.engine import FatalError
+            agent.out.log("error", f"While constructing scope '{bundle.name}'")
+            from cfpromise.agent.showeval import list_text      # RlistWrite
+            formal, actual = list_text(list(bundle.args)), list_text([str(a) for a in args])
+            print(f"Formal = {formal}, Actual = {actual}", file=sys.stderr)
+            fatal = FatalError("")
+            fatal.final = "Augment scope, formal and actual parameter mismatch is fatal"
+            raise fatal
         agent.run_bundle(bundle, args, keep_arrays=True)
     return finish(agent, EXIT_OK)
 
@@ -480,7 +536,9 @@ def failsafe(agent: Any) -> int:
     return fall_back(agent)
 
 
-def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
+def finish(agent: Any, exit_code: int = EXIT_OK, tables: bool = True) -> int:
+    """The end of a run; ``tables`` False after a fatal error, where cf-agent exits
+    without printing --show-evaluated-classes/vars."""
     import importlib
     from cfpromise.promises.api import END_OF_RUN_MODULES
     for name in END_OF_RUN_MODULES:
@@ -507,9 +565,9 @@ def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
             counts.get(Outcome.REPAIRED, 0),
             sum(n for o, n in counts.items()
                 if o not in (Outcome.KEPT, Outcome.REPAIRED, Outcome.SKIPPED))))
-    if agent.options.show_classes is not None:
+    if tables and agent.options.show_classes is not None:
         show_classes(agent, agent.options.show_classes)
-    if agent.options.show_vars is not None:
+    if tables and agent.options.show_vars is not None:
         show_vars(agent, agent.options.show_vars)
     for observer in agent.observers:
         exit_code = observer.run_finished(agent, exit_code)
@@ -517,42 +575,13 @@ def finish(agent: Any, exit_code: int = EXIT_OK) -> int:
     return exit_code
 
 
-def _matcher(pattern: str) -> Any:
-    import re
-    try:
-        return re.compile(pattern).search
-    except re.error:
-        return lambda text: pattern in text
-
-
 def show_classes(agent: Any, pattern: str) -> None:
-    """The table cf-agent prints for --show-evaluated-classes."""
-    match = _matcher(pattern)
-    rows = sorted((name, tags) for name, tags in agent.ctx.classes_items() if match(name))
-    write = agent.out.stream.write
-    write(f"{'Class name':<60} {'Meta tags':<40} {'Comment':<40}\n")
-    comments = agent.ctx.comments
-    for name, tags in rows:
-        write(f"{name:<60} {','.join(tags):<40} {comments.get(name, ''):<40}\n")
+    """The table cf-agent prints for --show-evaluated-classes (cfpromise.agent.showeval)."""
+    from cfpromise.agent.showeval import show_classes as show
+    show(agent, pattern)
 
 
 def show_vars(agent: Any, pattern: str) -> None:
-    """The table cf-agent prints for --show-evaluated-vars."""
-    import json
-    match = _matcher(pattern)
-    write = agent.out.stream.write
-    write(f"{'Variable name':<40} {'Variable value':<60} {'Meta tags':<40} {'Comment':<40}\n")
-    for key, var in sorted(agent.ctx.vars.items()):
-        if not match(key):
-            continue
-        value = var.value
-        if var.type in ("slist", "ilist", "rlist"):
-            text = " {" + ",".join(json.dumps(v) for v in value) + "}"
-        elif var.type == "data":
-            text = json.dumps(value, separators=(",", ":"), sort_keys=True)
-        else:
-            text = str(value)
-            if not all(" " <= c <= "~" for c in text):
-                text = "<non-printable>"
-        write(f"{key:<40} {text:<60} {','.join(var.tags):<40} "
-              f"{agent.ctx.comments.get(key, ''):<40}\n")
+    """The table cf-agent prints for --show-evaluated-vars (cfpromise.agent.showeval)."""
+    from cfpromise.agent.showeval import show_vars as show
+    show(agent, pattern)

@@ -166,6 +166,8 @@ def resolve_file(name: str | None, workdir: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = OPTIONS.parse(_getopt_values(sys.argv[1:] if argv is None else argv))
+    from cfpromise.cli.options import sanitize_environment
+    sanitize_environment()
     if args.policy:
         args.file = args.policy
     if args.version:

@@ -46,6 +46,8 @@ def _seconds(text: str | None, default: float) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from cfpromise.cli.options import sanitize_environment
+    sanitize_environment()
     if args.version:
         from cfpromise import CFENGINE_COMPAT_VERSION, __version__
         print(f"cf-lite-monitord {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")

@@ -177,3 +177,15 @@ class Options:
             else:
                 values[option.dest] = value
         return SimpleNamespace(**values)
+
+
+# What cf-agent 3.21's SanitizeEnvironment removes when any of its programs starts, so
+# that the programs it runs (commands, execresult, returnszero, modules, ps) print
+# unlocalized, unwrapped output; LC_ALL, LC_CTYPE and the other LC_* stay.
+UNSET_AT_START = ("COLUMNS", "LANG", "LANGUAGE", "LC_MESSAGES")
+
+
+def sanitize_environment() -> None:
+    import os
+    for name in UNSET_AT_START:
+        os.environ.pop(name, None)

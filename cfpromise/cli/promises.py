@@ -1,7 +1,8 @@
 """cf-lite-promises: check policy, print it parsed (JSON or canonical CFEngine), print the syntax.
 
     cf-lite-promises [-f] FILE          syntax and parse-time checks (exit 0 or 1)
-    cf-lite-promises -c -f FILE         the full check (references, arity, duplicates, types)
+    cf-lite-promises -c -f FILE         the full check, as cf-promises -c
+    cf-lite-promises --lint -f FILE     -c and the references cf-agent only checks at run time
     cf-lite-promises -p json -f FILE    the parsed file as cf-promises -p json prints it
     cf-lite-promises -p cf -f FILE      the canonical layout (a formatter)
     cf-lite-promises -s json            the language description
@@ -36,7 +37,11 @@ OPTIONS = Options((
     (("policy",), dict(nargs="?", help="policy file, as with -f (cf-promises accepts both)")),
     (("-c", "--check", "--full-check"), dict(
         action="store_true", dest="full",
-        help="full check: undefined bodies and bundles, arity, argument types")),
+        help="full check, as cf-promises -c: undefined bodies, arity, the bundlesequence")),
+    (("--lint",), dict(
+        action="store_true",
+        help="-c and what cf-agent only finds at run time, or never: undefined bundles, "
+             "bodies given the wrong number of arguments, depends_on problems")),
     (("-p", "--policy-output-format"), dict(choices=("none", "cf", "json"),
                                             help="print the parsed policy file")),
     (("-s", "--syntax-description"), dict(choices=("json",),
@@ -96,6 +101,8 @@ def default_policy(workdir: str | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = OPTIONS.parse(sys.argv[1:] if argv is None else argv)
+    from cfpromise.cli.options import sanitize_environment
+    sanitize_environment()
     if args.policy and not args.file:
         args.file = args.policy
     if args.version:
@@ -120,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     # Nothing is actuated.
     try:
         agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args),
-                                define=args.define, full_check=args.full, cache=True,
+                                define=args.define, full_check=args.full or args.lint, cache=True,
                                 bundle_path=args.bundle_path)
         if not os.path.exists(path):
             print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or "
@@ -139,6 +146,17 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     policy = agent.policy
     if args.full:
+        from cfpromise.agent.loading import bundlesequence
+        missing = [name for name, _ in bundlesequence(agent)
+                   if agent.find_bundle(name, "default") is None]
+        if missing and not agent.control_flag("ignore_missing_bundles"):
+            for name in missing:
+                print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined "
+                      "bundle", file=sys.stderr)
+            print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
+                  "bundlesequence", file=sys.stderr)
+            return EXIT_ERROR
+    if args.lint:
         from cfpromise.schema.check import lint_diagnostics
         from cfpromise.schema.depends import check_dependencies
         errors = [d for d in lint_diagnostics(policy)] + check_dependencies(policy)

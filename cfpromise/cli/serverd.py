@@ -11,6 +11,8 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     from cfpromise.daemon import add_arguments, options_from_args
+    from cfpromise.cli.options import sanitize_environment
+    sanitize_environment()
     ap = argparse.ArgumentParser(prog="cf-lite-serverd",
                                  description="cf-lite's server daemon (cf-serverd 3.21)")
     add_arguments(ap)

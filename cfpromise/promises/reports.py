@@ -80,37 +80,52 @@ def evaluate(step: Step) -> Outcome | None:
 
 
 def _report(step: Step, attributes: dict, text: str) -> Outcome:
+    """VerifyReportPromise: the text to report_to_file or the output, then the
+    printfile lines, always to the output (as cf-agent's ReportToLog)."""
     target = attributes.get("report_to_file")
-    lines = [text]
-    printfile = attributes.get("printfile") or {}
-    if printfile.get("file_to_print"):
-        lines += _file_lines(step, printfile["file_to_print"], printfile.get("number_of_lines"))
     if isinstance(target, str) and target:
         try:
-            with open(target, "a", encoding="utf-8") as fh:
-                for line in lines:
-                    fh.write(line + "\n")
+            with open(target, "a", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(text + "\n")
         except OSError as exc:
-            step.log("error", f"Could not write report to '{target}': {exc.strerror}")
+            step.log("error", f"Could not open log file '{target}', message '{text}'. "
+                              f"(fopen: {exc.strerror})")
+    else:
+        step.agent.out.report(text)
+    printfile = attributes.get("printfile") or {}
+    if printfile:
+        lines = _file_lines(step, printfile.get("file_to_print"),
+                            printfile.get("number_of_lines"))
+        if lines is None:
             return Outcome.FAILED
-        return Outcome.KEPT
-    for line in lines:
-        step.agent.out.report(line)
+        for line in lines:
+            step.agent.out.report(line)
     return Outcome.KEPT
 
 
-def _file_lines(step: Step, path: str, count: object) -> list[str]:
-    # cf-agent reads it with IntFromString: "inf" (the stdlib's body printfile cat),
-    # k/m/g multipliers; anything else is the default, 5 lines
+def _file_lines(step: Step, path: object, count: object) -> list[str] | None:
+    """PrintFile: the first ``number_of_lines`` lines (``inf`` and the integer suffixes
+    as CFEngine reads them; 5 when not given), or the last ones when it is negative;
+    lines split at newlines only.  None when the file cannot be read (the promise fails)."""
     from cfpromise.schema.values import ValueError_, parse_int
+    if not isinstance(path, str) or not path:
+        step.log("verbose", "Printfile promise was incomplete, with no filename.")
+        return None
+    limit = 5
+    if isinstance(count, str) and count:
+        try:
+            limit = parse_int(count)
+        except ValueError_:
+            limit = 5
     try:
-        limit = parse_int(count.strip()) if isinstance(count, str) and count else 5
-    except ValueError_:
-        limit = 5
-    if not os.path.isfile(path):
-        step.log("error", f"Printfile '{path}' could not be opened")
-        return []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        if limit < 0:                     # the last lines of the file
-            return [line.rstrip("\n") for line in fh.readlines()[limit:]]
-        return [line.rstrip("\n") for _, line in zip(range(limit), fh)]
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        step.log("error", f"Printing of file '{path}' was not possible. (fopen: {exc.strerror})")
+        return None
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if limit < 0:
+        return lines[max(len(lines) + limit, 0):]
+    return lines[:limit]

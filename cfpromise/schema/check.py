@@ -177,6 +177,7 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
                 out.append(Diagnostic(ref.coord, f"Conflicting arity in calling bundle {ref.name}, "
                                                  f"expected {len(target.args)} arguments, "
                                                  f"{ref.nargs} given"))
+    out += duplicate_control_bodies(policy)
     for call in _calls(policy, sch):
         sig = sch.functions.get(call.name)
         if call.name == "ifelse" and len(call.args) % 2 == 0 and not any(
@@ -187,6 +188,17 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
             out.append(Diagnostic(call.coord, f"Arguments to function '{call.name}' do not "
                                               f"tally. Expected {len(sig.params)} not {len(call.args)}"))
     return out
+
+
+def duplicate_control_bodies(policy: ast.Policy) -> list[Diagnostic]:
+    """cf-promises 3.21 refuses a second ``body TYPE control`` (but for ``body file
+    control``, one per file) anywhere in the policy, naming every one of them."""
+    seen: dict[tuple[str, str], list[ast.Body]] = {}
+    for body in policy.bodies:
+        if body.name == "control" and body.type != "file":
+            seen.setdefault((body.namespace, body.type), []).append(body)
+    return [Diagnostic(b.coord, f"Duplicate definition of body control with type {b.type}")
+            for bodies in seen.values() if len(bodies) > 1 for b in bodies]
 
 
 def lint_diagnostics(policy: ast.Policy, sch: Schema | None = None) -> list[Diagnostic]:

@@ -105,7 +105,7 @@ def test_promises_full_check_sees_autoloaded_bundles(tmp_path: Path,
     path = write_policy(tmp_path, ENTRY)
     assert promises_main(["-c", "-f", str(path), "-w", str(tmp_path / "wd")]) == 0
     (tmp_path / "bundles/nagios/main.cf").unlink()
-    assert promises_main(["-c", "-f", str(path), "-w", str(tmp_path / "wd")]) == 1
+    assert promises_main(["--lint", "-f", str(path), "-w", str(tmp_path / "wd")]) == 1
     assert "Undefined bundle nagios:main" in capsys.readouterr().err
 
 

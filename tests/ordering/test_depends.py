@@ -127,7 +127,7 @@ bundle agent other
 
 def test_full_check_reports_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_policy(tmp_path, CYCLE + MISSING.replace("main", "second"))
-    assert promises_main(["-c", "-f", str(path)]) == 1
+    assert promises_main(["--lint", "-f", str(path)]) == 1
     err = capsys.readouterr().err
     assert "depends_on cycle: ha" in err
     assert "handle 'nosuch', which no promise defines" in err

@@ -108,7 +108,7 @@ body classes flag(c) {{ promise_repaired => {{ "$(c)" }}; }}
 def test_full_check_warns_about_a_guard_that_can_never_hold(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_policy(tmp_path, LATE.format(tmp=tmp_path))
-    assert promises_main(["-c", "-f", str(path), "-w", str(tmp_path / "wd")]) == 0
+    assert promises_main(["--lint", "-f", str(path), "-w", str(tmp_path / "wd")]) == 0
     err = capsys.readouterr().err
     assert f"{path}:6:7: warning: reports promise 'would restart' is guarded by class " \
            "'made_repaired', which only files promise" in err
@@ -116,7 +116,7 @@ def test_full_check_warns_about_a_guard_that_can_never_hold(
     assert "same bundle" not in err
     swapped = LATE.replace('"consumer", "producer"', '"producer", "consumer"')
     path = write_policy(tmp_path, swapped.format(tmp=tmp_path))
-    assert promises_main(["-c", "-f", str(path), "-w", str(tmp_path / "wd")]) == 0
+    assert promises_main(["--lint", "-f", str(path), "-w", str(tmp_path / "wd")]) == 0
     assert "warning" not in capsys.readouterr().err
 
 
@@ -127,7 +127,7 @@ def test_a_guard_of_a_bundle_calling_the_definer_holds_in_a_later_pass(
         "  reports:\n    made_repaired::\n      \"would restart\";\n"
         "  methods:\n      \"p\" usebundle => producer;", 1)
     path = write_policy(tmp_path, nested.format(tmp=tmp_path))
-    assert promises_main(["-c", "-f", str(path), "-w", str(tmp_path / "wd")]) == 0
+    assert promises_main(["--lint", "-f", str(path), "-w", str(tmp_path / "wd")]) == 0
     assert "warning" not in capsys.readouterr().err
     proc = agent(tmp_path, nested.format(tmp=tmp_path))
     assert "R: would restart" in proc.stdout

@@ -73,9 +73,13 @@ def test_count_out_of_range_is_repaired() -> None:
     assert outcome is Outcome.REPAIRED and "default:some_found" in agent.classes
 
 
-def test_no_attributes_is_kept_and_init_is_never_counted() -> None:
+def test_no_attributes_is_kept_and_init_counts_only_without_signals() -> None:
+    # cf-agent 3.21's FindPidMatches leaves pids 1-3 out only when signals are promised
     outcome, agent = verify("init", process_count={"match_range": "0,0",
-                                                   "in_range_define": ["none"]})
+                                                   "out_of_range_define": ["found"]})
+    assert outcome is Outcome.REPAIRED and "default:found" in agent.classes
+    outcome, agent = verify("init", signals=["term"], process_count={
+        "match_range": "0,0", "in_range_define": ["none"]})
     assert outcome is Outcome.KEPT and "default:none" in agent.classes
     assert verify("/bin/true")[0] is Outcome.KEPT
 
@@ -100,6 +104,24 @@ def test_warn_only_restart_is_a_warning() -> None:
     assert outcome is Outcome.WARN and not agent.classes
     assert agent.messages("warning") == [
         "Need to keep restart promise for 'nosuchprocess', but only a warning is promised"]
+
+
+def test_dry_run_defines_restart_class_and_only_logs_signals(
+        fixed_table: list[tuple[int, int]]) -> None:
+    # -n is not action_policy warn in cf-agent 3.21: the class is defined (kept), what
+    # would be stopped or signalled is logged as an error and nothing is sent or run
+    agent = FakeAgent(dry_run=True)
+    outcome, agent = verify("nosuchprocess", agent, restart_class="start_it")
+    assert outcome is Outcome.KEPT and "default:start_it" in agent.classes
+    agent = FakeAgent(dry_run=True)
+    outcome, agent = verify("sleep 600", agent, signals=["term"], process_stop="/bin/false",
+                            restart_class="again")
+    assert fixed_table == [] and "default:again" not in agent.classes
+    assert outcome is Outcome.WARN
+    errors = agent.messages("error")
+    assert errors[0] == ("Need to keep process-stop promise for 'sleep 600', but only a "
+                         "warning is promised")
+    assert errors[1].startswith("Need to keep signal promise 'term' in process entry '")
 
 
 def test_process_stop() -> None:

@@ -34,12 +34,12 @@ def _entry(tmp_path: Path, inputs: list[Path]) -> Path:
 
 
 def test_stdlib_entry_passes_full_check() -> None:
-    assert promises_main(["-c", "-f", str(STDLIB)]) == 0
+    assert promises_main(["--lint", "-f", str(STDLIB)]) == 0   # a library alone: no main
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in BUNDLES.glob("*.cf")))
 def test_each_file_passes_full_check_alone(name: str) -> None:
-    assert promises_main(["-c", "-f", str(BUNDLES / name)]) == 0
+    assert promises_main(["--lint", "-f", str(BUNDLES / name)]) == 0
 
 
 def test_stdlib_lists_every_family_file() -> None:
@@ -66,6 +66,7 @@ def _full_check(entry: Path) -> list[str]:
 def test_whole_library_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     entry = _entry(tmp_path, family_files())
     assert promises_main(["-c", "-f", str(entry)]) == 0
+    assert promises_main(["--lint", "-f", str(entry)]) == 0
     assert "error" not in capsys.readouterr().err
     assert _full_check(entry) == []
 

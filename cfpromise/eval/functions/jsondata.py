@@ -379,13 +379,16 @@ def _real4(value: float) -> str:
 
 
 def copy(value: Any) -> Any:
-    """JsonCopy: a deep copy; reals lose their source text."""
+    """JsonCopy: a deep copy; reals lose their source text, integers wrap to 32 bits."""
     if isinstance(value, dict):
         return {k: copy(v) for k, v in value.items()}
     if isinstance(value, list):
         return [copy(v) for v in value]
     if isinstance(value, Real):
         return float(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        # JsonIntegerCreate(int): the copy keeps 32 bits, as 3.21 does
+        return (value + 2**31) % 2**32 - 2**31
     return value
 
 

@@ -125,8 +125,9 @@ class FileRun:
         return self.fail(message, level, Outcome.DENIED)
 
     def should(self, message: str) -> Outcome:
-        """RecordWarning: what would be done."""
-        if self.dry_run:
+        """MakingChanges: what would be done (with ", but only warning promised" under
+        action_policy warn/nop, with -n or without)."""
+        if not self.a.action_warn:
             self.log("warning", message)
         else:
             self.log("warning", f"{message}, but only warning promised")

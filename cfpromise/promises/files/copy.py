@@ -120,13 +120,12 @@ def copy_file_sources(fr: FileRun, destination: str) -> None:
     vbuff = destination
     if stat.S_ISDIR(ssb.st_mode):
         vbuff = os.path.join(destination, ".")
-    if not fr.warn_only:
-        missing = not os.path.isdir(os.path.dirname(vbuff))
-        if not make_parent_directory(fr, vbuff, fr.a.move_obstructions):
-            fr.fail(f"Can't make directories for '{vbuff}' in files.copy_from promise")
-            return
-        if missing:
-            fr.log("info", f"Created parent directory for '{destination}'")
+    missing = not os.path.isdir(os.path.dirname(vbuff))
+    if not make_parent_directory(fr, vbuff, fr.a.move_obstructions):     # (warns under -n)
+        fr.fail(f"Can't make directories for '{vbuff}' in files.copy_from promise")
+        return
+    if missing and not fr.warn_only:
+        fr.log("info", f"Created parent directory for '{destination}'")
     inodes: dict[int, str] = {}
     if stat.S_ISDIR(ssb.st_mode):
         if copy.purge:
@@ -366,8 +365,8 @@ def cf_copy_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                     return
                 fr.log("verbose", f"Removing old symbolic link '{dest}' to make way for copy")
                 dsb = None
-    elif not fr.warn_only:
-        make_parent_directory(fr, dest, True)
+    else:
+        make_parent_directory(fr, dest, True)       # (says what it would make under -n)
     if copy.min_size is not None and copy.max_size is not None:
         if ssb.st_size < copy.min_size or ssb.st_size > copy.max_size:
             fr.kept(f"Source file '{source}' size is not in the permitted safety range")

@@ -40,6 +40,10 @@ def make_parent_directory(fr: FileRun | None, path: str, force: bool) -> bool:
         try:
             st = os.lstat(current)
         except FileNotFoundError:
+            if fr is not None and fr.warn_only:
+                # MakingChanges: -n or action_policy warn says what it would make
+                fr.should(f"Should make directory '{current}' for '{path}'")
+                continue
             try:
                 os.mkdir(current, DIR_MODE)
                 os.chmod(current, DIR_MODE)
@@ -105,10 +109,11 @@ def create_file(fr: FileRun, path: str) -> bool:
         return True
     mode = creation_mode(fr.a.perms)
     if fr.a.file_type == "fifo":
+        # the parents first, as cf-agent (under -n: "Should make directory", then this)
+        make_parent_directory(fr, path, fr.a.move_obstructions)
         if fr.warn_only:
             fr.should(f"Should create fifo '{path}'")
             return False
-        make_parent_directory(fr, path, fr.a.move_obstructions)
         try:
             os.mkfifo(path, mode)
             os.chmod(path, mode)
@@ -117,11 +122,11 @@ def create_file(fr: FileRun, path: str) -> bool:
             return False
         fr.change(f"Created fifo '{path}', mode {mode:04o}")
         return True
-    if fr.warn_only:
-        fr.should(f"Should create file '{path}', mode '{mode:04o}'")
-        return False
     parent_missing = not os.path.isdir(os.path.dirname(path))
     if not make_parent_directory(fr, path, fr.a.move_obstructions):
+        return False
+    if fr.warn_only:
+        fr.should(f"Should create file '{path}', mode '{mode:04o}'")
         return False
     if parent_missing and os.path.isdir(os.path.dirname(path)):
         fr.log("info", f"Created directory for '{path}'")

@@ -431,6 +431,22 @@ def _simulated(fr: FileRun, path: str) -> None:
         sim.record_kept(final)
 
 
+def _check_parent_directory(fr: FileRun, path: str) -> None:
+    """cf-agent 3.21 changes into the directory of a file promised without depth_search
+    before it goes on, and logs an error (nothing more) when it cannot: a copy or perms
+    promise on a file whose directory does not exist yet says so first."""
+    basedir = os.path.dirname(path) if os.path.basename(path) == "." else path
+    basedir = os.path.dirname(basedir.rstrip("/") or "/")
+    st = fr.stat(basedir)
+    if st is None:
+        problem = "No such file or directory"
+    elif not stat.S_ISDIR(st.st_mode):
+        problem = "Not a directory"
+    else:
+        return
+    fr.log("error", f"Failed to chdir into '{basedir}'. (chdir: '{problem}')")
+
+
 def _verify_file_promise(fr: FileRun, path: str) -> None:
     a = fr.a
     fr.path = path
@@ -470,6 +486,8 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
     if a.delete is not None and not exists:
         fr.kept(f"File '{path}' does not exist as promised")
         return
+    if a.depth is None:
+        _check_parent_directory(fr, path)
     if a.depth is None and os.path.basename(path) == ".":
         path = os.path.dirname(path)
     if a.depth is None and path.endswith("/") and len(path) > 1:

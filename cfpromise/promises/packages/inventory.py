@@ -163,6 +163,10 @@ def update_packages_cache(services: Any) -> None:
         body = ModuleBody.from_attributes(name, attributes)
         try:
             module = locate(body, services.workdir)
+        except ModuleError as exc:
+            _no_wrapper(services, name, str(exc))
+            continue
+        try:
             module.api_version()
             for kind in (INSTALLED, UPDATES):
                 if (module.name, kind) in caches.taken:
@@ -173,3 +177,20 @@ def update_packages_cache(services: Any) -> None:
                 caches.get(module, body, kind, repairs=services.repairs, local=kind == UPDATES)
         except ModuleError as exc:
             services.log("error", f"Can not update the packages inventory: {exc}")
+
+
+def _no_wrapper(services: Any, name: str, problem: str) -> None:
+    """NewPackageModuleWrapper's failure, in cf-agent 3.21's words: the module's path
+    and errno, then "Can not set up wrapper for module"."""
+    import re
+    found = re.match(r"Cannot find package module at location '(.*)' or access to file is "
+                     r"restricted", problem)
+    if found:
+        path = found.group(1)
+        errno_text = "No such file or directory" if not os.path.exists(path) else \
+            "Permission denied"
+        services.log("error", f"Cannot find package module at location '{path}' or access to "
+                              f"file is restricted: {errno_text}")
+    else:
+        services.log("error", problem)
+    services.log("error", f"Can not set up wrapper for module: {name}")

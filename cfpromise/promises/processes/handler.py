@@ -12,11 +12,13 @@
 3. With matches and not under warn: ``process_stop`` runs (repaired when it
    returns zero, failed otherwise or when it cannot run), then every
    ``signals`` entry is sent to each match (repaired; failed if a kill fails).
-4. ``restart_class`` is defined (repaired) when a ``term``/``kill`` signal was
-   sent or nothing matched; under warn that is a warning instead.
+4. ``restart_class`` is defined when a ``term``/``kill`` signal was sent
+   (repaired) or nothing matched (kept); under warn that is a warning instead.
 
-Classes set here live in the promise's namespace.  ``-n`` and
-``action_policy => "warn"``/``"nop"`` only report what would be done.
+Classes set here live in the promise's namespace.  ``action_policy =>
+"warn"``/``"nop"`` only reports what would be done; under ``-n`` the stop command and
+the signals are logged as errors instead of being run or sent, and ``restart_class``
+is defined as without ``-n`` (cf-agent 3.21 tells the two apart).
 """
 from __future__ import annotations
 
@@ -75,22 +77,23 @@ def find_matches(run: PromiseRun, processes: list[table.Process],
             continue
         if select and not selected(select, process):
             continue
-        if process.pid == 1:
-            if [s.lower() for s in signals] != ["hup"]:
+        if signals:             # processes cf-agent will not signal (none without signals)
+            if process.pid == 1:
+                if signals != ["hup"]:
+                    continue
+                run.agent.log("verbose", "Okay to send only HUP to init")
+            elif process.pid < 4:
+                run.agent.log("verbose", "Will not signal or restart processes 0,1,2,3 (occurred "
+                                         f"while looking for {run.promiser})")
                 continue
-            run.agent.log("verbose", "Okay to send only HUP to init")
-        elif process.pid < 4 and signals:
-            run.agent.log("verbose", "Will not signal or restart processes 0,1,2,3 (occurred "
-                                     f"while looking for {run.promiser})")
-            continue
+            if process.pid == own:
+                run.agent.log("verbose", "cf-agent will not signal itself!")
+                continue
         if warn and promised_zero:
             run.agent.log("warning", f"Process alert '{table.legend()}'")
             run.agent.log("warning", f"Process alert '{table.describe(process)}'")
             continue
-        if process.pid == own and signals:
-            run.agent.log("verbose", "cf-agent will not signal itself!")
-            continue
-        run.agent.log("verbose", f"Matched '{table.describe(process)}'")
+        run.agent.log("warning" if warn else "verbose", f"Matched '{table.describe(process)}'")
         out.append(process)
     return out
 
@@ -116,8 +119,10 @@ def _stop(run: PromiseRun, command: str) -> Outcome:
     return Outcome.FAILED
 
 
-def _signal_all(run: PromiseRun, matches: list[table.Process]) -> tuple[bool, list[Outcome]]:
-    """DoAllSignals: (whether a term/kill was sent, the results)."""
+def _signal_all(run: PromiseRun, matches: list[table.Process],
+                dontdo: bool = False) -> tuple[bool, list[Outcome]]:
+    """DoAllSignals: (whether a term/kill was sent, the results); under -n each signal
+    that would be sent is logged instead."""
     signals = _list(run.attributes.get("signals"))
     if not matches:
         return False, []
@@ -127,8 +132,17 @@ def _signal_all(run: PromiseRun, matches: list[table.Process]) -> tuple[bool, li
     killed, failure, results = False, False, []
     for process in matches:
         for name in signals:
+            text = name.strip()
+            if (text[:-1] if text.endswith("s") else text).isdigit():
+                import time      # "5" or "5s" between signals: cf-agent sleeps that long
+                time.sleep(int(text.rstrip("s")))
+                continue
             number = signal_number(name)
             if number is None:
+                continue
+            if dontdo:
+                run.agent.log("error", f"Need to keep signal promise '{name}' in process entry "
+                                       f"'{table.describe(process)}'")
                 continue
             if number in (signal.SIGKILL, signal.SIGTERM):
                 killed = True
@@ -149,12 +163,54 @@ def _signal_all(run: PromiseRun, matches: list[table.Process]) -> tuple[bool, li
     return killed, results
 
 
+def _promise_ref(run: PromiseRun, level: str) -> None:
+    c = run.promise.coord
+    run.agent.log(level, f"Promise belongs to bundle '{run.bundle}' in file '{c.file}' "
+                         f"near line {c.line}")
+
+
+def sanity_checks(run: PromiseRun, bounds: tuple[int, int] | None) -> None:
+    """ProcessSanityChecks: warnings and errors only (3.21 goes on whatever they say)."""
+    log = run.agent.log
+    restart = run.attributes.get("restart_class")
+    signals = _list(run.attributes.get("signals"))
+    count = run.body("process_count")
+    have_count = bool(count)
+    if restart:
+        if "term" in signals or "kill" in signals:
+            log("warning", f"Promise '{run.promiser}' kills then restarts - never strictly "
+                           "converges")
+            _promise_ref(run, "info")
+        if have_count:
+            log("verbose", "Note both process_count and restart_class define classes. Please "
+                           "exercises caution that there is not a logic error. Review "
+                           "process_count match_range, in_range_define, and out_of_range_define "
+                           "with respect to restart_class.")
+            _promise_ref(run, "verbose")
+    if bounds == (0, 0) and restart:
+        log("error", f"Promise constraint conflicts - '{run.promiser}' processes cannot have "
+                     "zero count if restarted")
+        _promise_ref(run, "error")
+    if have_count and count.get("match_range") is None:
+        log("error", "process_count used without match_range, this promise will not define a "
+                     "class based on a count of matching promises.")
+        _promise_ref(run, "error")
+    if have_count and not (count.get("in_range_define") or count.get("out_of_range_define")):
+        log("error", "process_count body is insufficiently defined. process_count must specify "
+                     "at least one of in_range_define or out_of_range_define. ")
+        _promise_ref(run, "error")
+
+
 @handler("processes")
 def verify_processes(run: PromiseRun) -> Outcome:
     agent = run.agent
-    warn = run.warn_only
+    # cf-agent tells action_policy warn/nop (nothing is done, warnings) from -n (DONTDO:
+    # what would be signalled or stopped is logged, the restart_class is still defined)
+    warn = run.body("action").get("action_policy", "fix") in ("warn", "nop")
+    dontdo = agent.dry_run
     try:
         bounds = _range(run)
+        sanity_checks(run, bounds)
         matches = find_matches(run, table.snapshot(), bounds, warn)
     except SelectError as exc:
         agent.log("error", f"{exc} in {run.where()}")
@@ -178,12 +234,16 @@ def verify_processes(run: PromiseRun) -> Outcome:
         results.append(Outcome.WARN)
     elif matches:
         stop = run.attributes.get("process_stop")
-        if isinstance(stop, str) and stop:
+        if isinstance(stop, str) and stop and dontdo:
+            agent.log("error", f"Need to keep process-stop promise for '{run.promiser}', but "
+                               "only a warning is promised")
+            results.append(Outcome.WARN)
+        elif isinstance(stop, str) and stop:
             outcome = _stop(run, stop)
             results.append(outcome)
             if outcome is Outcome.FAILED and not os.access(stop.split()[0], os.X_OK):
                 return merge(results)
-        killed, signalled = _signal_all(run, matches)
+        killed, signalled = _signal_all(run, matches, dontdo)
         results += signalled
     restart = run.attributes.get("restart_class")
     if not (isinstance(restart, str) and restart and (killed or not matches)):
@@ -194,9 +254,9 @@ def verify_processes(run: PromiseRun) -> Outcome:
                              "warning is promised")
         results.append(Outcome.WARN)
     else:
-        agent.log("info", f"Making a one-time restart promise for '{run.promiser}'")
+        agent.log("verbose", f"C:     +  Global class: {restart} ")
         agent.define_class(restart, namespace=run.namespace)
-        results.append(Outcome.REPAIRED)
+        results.append(Outcome.REPAIRED if killed else Outcome.KEPT)
     return _overall(results)
 
 
