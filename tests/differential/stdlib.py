@@ -511,9 +511,9 @@ def agent_family() -> Family:
     m("rm_rf_missing", 'rm_rf("@D@/nothing")', "rm_rf")
     for depth in ("0", "1", "inf"):
         m(f"rm_rf_depth_{depth}", f'rm_rf_depth("@D@/src", "{depth}")', "rm_rf_depth")
-    for days in ("0", "1", "3650"):
+    for days in ("0", "1", "900"):
         m(f"prunedir_{days}", f'prunedir("@D@/src", "{days}")', "prunedir")
-    for depth, days in (("inf", "0"), ("1", "0"), ("inf", "3650")):
+    for depth, days in (("inf", "0"), ("1", "0"), ("inf", "900")):
         m(f"prunetree_{depth}_{days}", f'prunetree("@D@/src", "{depth}", "{days}")', "prunetree")
     for size, keep in (("1", "2"), ("1000", "2"), ("1", "0")):
         m(f"logrotate_{size}_{keep}", f'logrotate("@D@/log", "{size}", "{keep}")', "logrotate",

@@ -136,3 +136,82 @@ def test_same_reports(runs: dict, fam_name: str) -> None:
         if "ref-mf" in res:
             assert res["ref-ours"]["runs"][run]["reports"] == \
                 res["ref-mf"]["runs"][run]["reports"], f"run {run + 1}"
+
+
+# -- services: a SysV init script in /etc/init.d (root only; removed afterwards) ---------------
+INIT_SCRIPT = """#!/bin/sh
+# no LSB header on purpose: update-rc.d refuses such a script
+STATE={state}
+echo "$1" >> {calls}
+case "$1" in
+  start|restart) touch "$STATE" ;;
+  stop) rm -f "$STATE" ;;
+  status) [ -f "$STATE" ] ;;
+  reload) [ -f "$STATE" ] ;;
+  *) exit 3 ;;
+esac
+"""
+SERVICE_STEPS = ("start", "start", "reload", "stop", "stop", "reload", "restart", "disable",
+                 "rotate", "start")
+SERVICE_METHODS = ("", "standard_services", "bootstart", "force_deps")
+
+
+@pytest.fixture
+def init_script(tmp_path: Path):  # type: ignore[no-untyped-def]
+    if os.geteuid() != 0:
+        pytest.skip("unsafe: needs root to put a uniquely named script in /etc/init.d")
+    if not Path("/etc/init.d").is_dir():
+        pytest.skip("needs /etc/init.d (SysV init scripts)")
+    name = f"sdiff_{uuid.uuid4().hex[:8]}"
+    script = Path("/etc/init.d") / name
+    script.write_text(INIT_SCRIPT.format(state=tmp_path / "running", calls=tmp_path / "calls"))
+    script.chmod(0o755)
+    yield name, tmp_path
+    script.unlink(missing_ok=True)
+    if shutil.which("update-rc.d"):
+        subprocess.run(["update-rc.d", "-f", name, "remove"], capture_output=True, check=False)
+    for link in Path("/etc").glob(f"rc?.d/[SK][0-9][0-9]{name}"):
+        link.unlink()
+
+
+def _service_sequence(pair: str, name: str, scratch: Path, method: str) -> list:
+    agent, lib = pair.split("-")
+    root = scratch / f"{pair}-{method or 'default'}"
+    root.mkdir()
+    (scratch / "running").unlink(missing_ok=True)
+    seen = []
+    for i, state in enumerate(SERVICE_STEPS):
+        attr = f", service_method => {method}" if method else ""
+        policy = harness.write_policy(root / f"p{i}.cf", f"""
+body common control {{ bundlesequence => {{ "main", "sdiff_report" }};
+  inputs => {{ "{sd.OURS if lib == 'ours' else sd.MASTERFILES}" }}; }}
+bundle agent main
+{{
+  services:
+      "{name}" service_policy => "{state}"{attr}, classes => sdiff_o("svc");
+      "{name}_absent" service_policy => "{state}"{attr}, classes => sdiff_o("absent");
+}}
+""" + sd.COMMON)
+        calls = scratch / "calls"
+        calls.unlink(missing_ok=True)
+        if agent == "ref":
+            proc = harness.run_reference(policy, [], harness.reference_workdir(root, "wd"))
+        else:
+            proc = harness.run_lite(policy, [], root / "wd")
+        seen.append((state, sorted(sd.outcomes(proc.stdout)[""]),
+                     calls.read_text().split() if calls.exists() else [],
+                     (scratch / "running").exists(),
+                     sorted(p.name for p in Path("/etc").glob(f"rc?.d/*{name}"))))
+    return seen
+
+
+@pytest.mark.unsafe
+@pytest.mark.parametrize("method", SERVICE_METHODS, ids=lambda m: m or "default")
+def test_services_sysv_script_as_masterfiles(init_script, method: str) -> None:
+    """The issue's case and its neighbours: a SysV script without LSB headers, every
+    state in turn, under our library and masterfiles' (and cf-agent with masterfiles')."""
+    name, scratch = init_script
+    ours = _service_sequence("lite-ours", name, scratch, method)
+    assert ours == _service_sequence("lite-mf", name, scratch, method)
+    if harness.HAVE_CF_AGENT:
+        assert ours == _service_sequence("ref-mf", name, scratch, method)
