@@ -91,7 +91,7 @@ ENGINE_DIFFERENCES: dict[str, str] = {
         "set_variable_values_0_kvsame"}}
 
 
-def _run(pair: str, fam: sd.Family, base: Path) -> dict:
+def _run(pair: str, fam: sd.Family, base: Path, args: tuple[str, ...] = ()) -> dict:
     agent, lib = pair.split("-")
     root = base / pair
     sd.prepare(fam, root / "t")
@@ -100,13 +100,13 @@ def _run(pair: str, fam: sd.Family, base: Path) -> dict:
     out = {"runs": []}
     for _ in range(2):
         if agent == "ref":
-            proc = harness.run_reference(policy, [], harness.reference_workdir(root, "wd"))
+            proc = harness.run_reference(policy, args, harness.reference_workdir(root, "wd"))
         else:
-            proc = harness.run_lite(policy, [], root / "wd")
+            proc = harness.run_lite(policy, args, root / "wd")
         out["runs"].append({
             "stdout": proc.stdout + proc.stderr,
             "classes": sd.outcomes(proc.stdout)[""],
-            "reports": sd.report_lines(proc.stdout),
+            "reports": sd.report_lines(proc.stdout.replace(str(root / "t"), "@T@")),
             "files": {c.name: sd.snapshot(root / "t", c.name) for c in fam.cases},
         })
     return out
@@ -266,6 +266,21 @@ def test_services_sysv_script_as_masterfiles(init_script, method: str) -> None:
     assert ours == _service_sequence("lite-mf", name, scratch, method)
     if harness.HAVE_CF_AGENT:
         assert ours == _service_sequence("ref-mf", name, scratch, method)
+
+
+@pytest.mark.parametrize("agent", ["lite", "ref"])
+def test_debug_reports_as_masterfiles(tmp_path: Path, agent: str) -> None:
+    """With the DEBUG class the agent bundles report what they do: the same words."""
+    if agent == "ref" and not harness.HAVE_CF_AGENT:
+        pytest.skip("needs the reference cf-agent 3.21")
+    fam = FAMILIES["agent_bundles"]
+    ours = _run(f"{agent}-ours", fam, tmp_path, ("-D", "DEBUG"))
+    theirs = _run(f"{agent}-mf", fam, tmp_path, ("-D", "DEBUG"))
+    debug = [[line for line in run["reports"] if line.startswith("R: DEBUG ")]
+             for run in ours["runs"]]
+    assert len(debug[0]) > 10
+    assert debug == [[line for line in run["reports"] if line.startswith("R: DEBUG ")]
+                     for run in theirs["runs"]]
 
 
 REPORT_DIFFERENCES = {"printfile": "engine: printfile number_of_lines => \"inf\" (the cat body) "
