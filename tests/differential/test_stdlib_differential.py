@@ -299,3 +299,59 @@ def test_reports_as_cf_agent(runs: dict, fam_name: str) -> None:
         assert not same, "now agrees: drop it from REPORT_DIFFERENCES"
         pytest.xfail(REPORT_DIFFERENCES[fam_name])
     assert same
+
+
+# -- common bundles: the variables and classes they define ------------------------------------
+COMMON_BUNDLES = ("paths", "common_knowledge", "debian_knowledge", "rpm_knowledge",
+                  "redhat_knowledge", "redhat_no_locking_knowledge", "suse_knowledge",
+                  "darwin_knowledge", "npm_knowledge", "pip_knowledge", "solaris_knowledge",
+                  "package_module_knowledge")
+# what the libraries' own file lists hold differs by nature (each names its own files)
+OWN_INPUTS = ("stdlib_common", "files_common", "bundles_common", "packages_common")
+
+
+def _common_state(pair: str, root: Path) -> tuple[dict[str, str], set[str]]:
+    agent, lib = pair.split("-")
+    root.mkdir()
+    names = ", ".join(f'"{b}"' for b in COMMON_BUNDLES)
+    policy = harness.write_policy(root / "p.cf", f"""
+body common control {{ bundlesequence => {{ "main" }};
+  inputs => {{ "{sd.OURS if lib == 'ours' else sd.MASTERFILES}" }}; }}
+bundle agent main
+{{
+  vars:
+      "b" slist => {{ {names} }};
+      "v_$(b)" slist => variablesmatching("default:$(b)\\..*");
+      "cl" slist => classesmatching("_stdlib_.*");
+  reports:
+      "var $(v_$(b))=$($(v_$(b)))";
+      "class $(cl)";
+}}
+""")
+    proc = harness.run_reference(policy, [], harness.reference_workdir(root, "wd")) \
+        if agent == "ref" else harness.run_lite(policy, [], root / "wd")
+    lines = [line[2:].strip() for line in proc.stdout.replace(str(root / "wd"), "@WD@")
+             .splitlines() if line.startswith("R: ")]
+    variables = dict(line[4:].split("=", 1) for line in lines if line.startswith("var "))
+    return variables, {line[6:] for line in lines if line.startswith("class ")}
+
+
+@pytest.mark.parametrize("agent", ["lite", "ref"])
+def test_common_bundles_as_masterfiles(tmp_path: Path, agent: str) -> None:
+    """The knowledge bundles define what masterfiles' define; `paths` defines a part of
+    masterfiles' table (the package tools and commands the library itself uses), each
+    with masterfiles' value on this platform, and no path masterfiles does not define."""
+    if agent == "ref" and not harness.HAVE_CF_AGENT:
+        pytest.skip("needs the reference cf-agent 3.21")
+    ours_vars, ours_classes = _common_state(f"{agent}-ours", tmp_path / "ours")
+    mf_vars, mf_classes = _common_state(f"{agent}-mf", tmp_path / "mf")
+    knowledge = [k for k in mf_vars if not k.startswith("default:paths.")]
+    assert {k: ours_vars.get(k) for k in knowledge} == {k: mf_vars[k] for k in knowledge}
+    paths = {k: v for k, v in ours_vars.items()      # all_paths: the list of our names
+             if k.startswith("default:paths.") and k != "default:paths.all_paths"}
+    assert paths, "no paths variable at all"
+    assert {k: mf_vars.get(k) for k in paths} == paths
+    assert ours_classes <= mf_classes
+    for name in ("service", "chkconfig", "systemctl", "grep", "svcadm", "dpkg", "apt_get",
+                 "rpm", "yum", "zypper", "npm", "pip", "git", "env", "sudo"):
+        assert (f"default:paths.{name}" in ours_vars) == (f"default:paths.{name}" in mf_vars), name
