@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -558,8 +560,61 @@ def printfile_family() -> Family:
     return fam
 
 
+# -- processes: a sleeper of the test's own per case, found by its unique command line -------
+STARTED: list[subprocess.Popen] = []
+
+
+def _sleeper(d: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", f"{d}/proc"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    STARTED.append(proc)
+    (d / "pid").write_text(str(proc.pid))
+
+
+def stop_processes() -> None:
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] != "Z"
+
+
+def process_family() -> Family:
+    fam = Family("processes")
+    counts = {"any": 'any_count("sdiff_@C@_any")',
+              "range1": 'check_range("sdiff_@C@_r", "1", "1")',
+              "range2": 'check_range("sdiff_@C@_r", "2", "5")'}
+    selects = {"none": "", "root": 'by_owner("root")', "nobody": 'by_owner("nobody")',
+               "exclude": 'exclude_procs(".*time.*")', "old": 'days_older_than("1")',
+               "pid": 'by_pid(readfile("@D@/pid", "20"))'}
+    for cname, count in counts.items():
+        for sname, sel in selects.items():
+            attrs = f"process_count => {count}" + (f", process_select => {sel}" if sel else "")
+            fam.add(f"proc_{cname}_{sname}", f'"@D@/proc" {attrs}',
+                    (f"process_count:{count.split('(')[0]}",)
+                    + ((f"process_select:{sel.split('(')[0]}",) if sel else ()),
+                    _sleeper, section="processes")
+    fam.add("process_kill", '"process_kill" usebundle => process_kill("@D@/proc")',
+            ("agent:process_kill",), _sleeper, section="methods")
+    fam.add("process_kill_none", '"process_kill_none" usebundle => process_kill("@D@/nothing")',
+            ("agent:process_kill",), _sleeper, section="methods")
+    fam.add("daemonize", '"daemonize" usebundle => daemonize("/bin/true")', ("agent:daemonize",),
+            None, section="methods")
+    return fam
+
+
 def families() -> list[Family]:
-    return [edit_family(), body_family(), command_family(), agent_family(), printfile_family()]
+    return [edit_family(), body_family(), command_family(), agent_family(), printfile_family(),
+            process_family()]
 
 
 # -- the policy ------------------------------------------------------------------------------
@@ -602,6 +657,9 @@ def snapshot(root: Path, case: str) -> dict[str, tuple]:
             rel = _STAMP.sub("_STAMP", str(path.relative_to(base)))
             st = path.lstat()
             own = (st.st_uid, st.st_gid)
+            if rel == "pid":                # a sleeper's: is it still running?
+                out[rel] = ("process", _alive(int(path.read_text())))
+                continue
             if stat.S_ISLNK(st.st_mode):
                 out[rel] = ("link", os.readlink(path).replace(str(root), "@ROOT@"))
             elif stat.S_ISDIR(st.st_mode):
