@@ -3,19 +3,16 @@
 * the promise type: which bundle is called with what (service_bundle or
   default:standard_services(promiser, policy)), ``$(this.service_policy)``,
   outcomes, warn-only and dry run, the 3.21 checks (self dependency, windows);
-* standard_services on SysV init: a tiny daemon of the test's own with its init
-  script in a scratch directory (``def.services_init_dir``), really started,
-  reloaded, stopped; boot start through update-rc.d with a uniquely named script
-  in /etc/init.d (root only, removed afterwards);
-* standard_services on systemd: the command lines, against a fake systemctl
-  (``def.services_systemctl``) that keeps unit state in files (systemd is not
-  PID 1 here).
+* standard_services on SysV init as CFEngine 3.21's library does it (through the
+  ``service`` command on a host without systemd and chkconfig): a tiny daemon of
+  the test's own with a uniquely named init script in /etc/init.d (root only,
+  removed afterwards), really started, reloaded, stopped.  The same against
+  cf-agent 3.21 and masterfiles: tests/differential/test_stdlib_differential.py.
 """
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +22,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SERVICES_CF = REPO / "bundles" / "services.cf"
 
 
 def agent(tmp_path: Path, policy: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -229,27 +225,28 @@ class Daemon:
 
 
 @pytest.fixture
-def daemon(tmp_path: Path):  # type: ignore[no-untyped-def]
-    init_dir = tmp_path / "init.d"
-    init_dir.mkdir()
-    d = Daemon(tmp_path, init_dir, "cflt_svc")
+def etc_init_d_daemon(tmp_path: Path):  # type: ignore[no-untyped-def]
+    if os.geteuid() != 0:
+        pytest.skip("needs root (writes a uniquely named script in /etc/init.d)")
+    if not Path("/etc/init.d").is_dir():
+        pytest.skip("needs /etc/init.d (SysV init scripts)")
+    d = Daemon(tmp_path, Path("/etc/init.d"), f"cflt_{uuid.uuid4().hex[:8]}")
     yield d
     d.kill()
+    d.script.unlink(missing_ok=True)
 
 
-def sysv_policy(init_dir: Path, state: str) -> str:
+def _links(name: str) -> list[Path]:
+    return sorted(Path("/etc").glob(f"rc[0-6S].d/[SK][0-9][0-9]{name}"))
+
+
+def std_policy(name: str, state: str) -> str:
     return f"""
-body common control {{ inputs => {{ "{SERVICES_CF}" }}; }}
-bundle common def
-{{
-  vars:
-      "services_manager" string => "sysvinit";
-      "services_init_dir" string => "{init_dir}";
-}}
+body common control {{ inputs => {{ "{REPO / 'bundles' / 'stdlib.cf'}" }}; }}
 bundle agent main
 {{
   services:
-      "cflt_svc" service_policy => "{state}", classes => c("svc");
+      "{name}" service_policy => "{state}", classes => c("svc");
   reports:
       "outcome $(cl)";
   vars:
@@ -258,193 +255,36 @@ bundle agent main
 """ + CLASSES
 
 
-def test_sysv_start_reload_custom_stop_converge(tmp_path: Path, daemon: Daemon) -> None:
-    run = lambda state, *a: agent(tmp_path, sysv_policy(daemon.init_dir, state), *a)  # noqa: E731
-    proc = run("start", "-n")
-    assert daemon.pid is None and "Would execute" in proc.stdout + proc.stderr
-    proc = run("start")
-    assert reports(proc) == ["outcome svc_repaired"], proc.stdout
-    assert daemon.pid is not None
-    first = daemon.pid
-    assert reports(run("start")) == ["outcome svc_kept"]      # second run: nothing to do
-    assert daemon.pid == first
-    assert reports(run("reload")) == ["outcome svc_repaired"]
-    assert reports(run("rotate")) == ["outcome svc_repaired"]  # a custom word
-    assert daemon.log() == ["start", "reload", "rotate"]
-    assert reports(run("stop")) == ["outcome svc_repaired"]
-    assert daemon.pid is None
-    assert reports(run("stop")) == ["outcome svc_kept"]
-    assert reports(run("reload")) == ["outcome svc_kept"]      # not running: nothing to reload
-    assert daemon.log() == ["start", "reload", "rotate", "stop"]
+SERVICE_CMD = Path("/usr/sbin/service")
+
+
+def test_sysv_through_the_service_command(tmp_path: Path, etc_init_d_daemon: Daemon) -> None:
+    """As CFEngine 3.21's library on a host without systemd and chkconfig: the `service`
+    command, start only when `status` fails (counted kept when it exits 0), reload and
+    stop only when it succeeds, and boot links never touched."""
+    if not SERVICE_CMD.exists():
+        pytest.skip("needs /usr/sbin/service (Debian's init-system-helpers)")
+    if Path("/sbin/chkconfig").exists() or Path("/run/systemd/system").exists():
+        pytest.skip("this host has chkconfig or systemd: another layer is used")
+    d = etc_init_d_daemon
+    run = lambda state: reports(agent(tmp_path, std_policy(d.name, state)))  # noqa: E731
+    assert run("start") == ["outcome svc_kept"]
+    assert d.pid is not None
+    first = d.pid
+    assert run("start") == ["outcome svc_kept"] and d.pid == first
+    assert run("reload") == ["outcome svc_kept"]
+    assert run("stop") == ["outcome svc_kept"] and d.pid is None
+    assert run("reload") == ["outcome svc_kept"]           # not running: nothing to reload
+    assert run("restart") == ["outcome svc_kept"] and d.pid is not None
+    assert run("disable") == ["outcome svc_kept"] and d.pid is None
+    assert d.log() == ["start", "reload", "stop", "stop", "start", "stop"]
+    assert _links(d.name) == []
 
 
 def test_sysv_missing_init_script_is_not_kept(tmp_path: Path) -> None:
-    (tmp_path / "empty").mkdir()
-    proc = agent(tmp_path, sysv_policy(tmp_path / "empty", "start"))
-    assert reports(proc) == ["outcome svc_failed"], proc.stdout
-    proc = agent(tmp_path, sysv_policy(tmp_path / "empty", "stop"))
-    assert reports(proc) == ["outcome svc_kept"], proc.stdout
-
-
-@pytest.fixture
-def etc_init_d_daemon(tmp_path: Path):  # type: ignore[no-untyped-def]
-    if os.geteuid() != 0:
-        pytest.skip("needs root (writes /etc/init.d and /etc/rc?.d)")
-    updatercd = shutil.which("update-rc.d") or "/usr/sbin/update-rc.d"
-    if not os.access(updatercd, os.X_OK) or not Path("/etc/init.d").is_dir():
-        pytest.skip("needs update-rc.d and /etc/init.d (Debian SysV tools)")
-    d = Daemon(tmp_path, Path("/etc/init.d"), f"cflt_{uuid.uuid4().hex[:8]}")
-    yield d
-    d.kill()
-    subprocess.run([updatercd, "-f", d.name, "remove"], capture_output=True)
-    d.script.unlink(missing_ok=True)
-
-
-def _links(name: str, kind: str) -> list[Path]:
-    return sorted(Path("/etc").glob(f"rc[2345].d/{kind}[0-9][0-9]{name}"))
-
-
-def test_sysv_boot_start_through_update_rc_d(tmp_path: Path, etc_init_d_daemon: Daemon) -> None:
-    d = etc_init_d_daemon
-    policy = lambda state: f"""
-body common control {{ inputs => {{ "{SERVICES_CF}" }}; }}
-bundle common def {{ vars: "services_manager" string => "sysvinit"; }}
-bundle agent main
-{{
-  services:
-      "{d.name}" service_policy => "{state}", classes => c("svc");
-  reports:
-      "outcome $(cl)";
-  vars:
-      "cl" slist => classesmatching("svc_(kept|repaired|failed)");
-}}
-""" + CLASSES  # noqa: E731
-    assert reports(agent(tmp_path, policy("enable"))) == ["outcome svc_repaired"]
-    assert len(_links(d.name, "S")) == 4 and d.pid is None    # enable: boot only
-    assert reports(agent(tmp_path, policy("enable"))) == ["outcome svc_kept"]
-    assert reports(agent(tmp_path, policy("disable"))) == ["outcome svc_repaired"]
-    assert _links(d.name, "S") == [] and len(_links(d.name, "K")) == 4
-    assert reports(agent(tmp_path, policy("disable"))) == ["outcome svc_kept"]
-    assert reports(agent(tmp_path, policy("start"))) == ["outcome svc_repaired"]
-    assert len(_links(d.name, "S")) == 4 and d.pid is not None
-    assert reports(agent(tmp_path, policy("start"))) == ["outcome svc_kept"]
-    assert reports(agent(tmp_path, policy("stop"))) == ["outcome svc_repaired"]
-    assert _links(d.name, "S") == [] and d.pid is None
-
-
-# -- standard_services on systemd (a fake systemctl) -------------------------------------------
-FAKE_SYSTEMCTL = """#!/bin/sh
-D={state}
-echo "$*" >> "$D/calls"
-set -- $(echo "$*" | sed -e 's/--quiet//g' -e 's/--property=[^ ]*//' -e 's/--value//')
-case "$1" in
-  is-active) [ -f "$D/active" ] ;;
-  is-enabled) if [ -f "$D/masked" ]; then echo masked; exit 1; fi
-              if [ -f "$D/enabled" ]; then echo enabled; exit 0; fi
-              echo disabled; exit 1 ;;
-  show) if [ -f "$D/needreload" ]; then echo yes; else echo no; fi ;;
-  start|restart|reload-or-restart)
-        if [ -f "$D/masked" ]; then echo "Failed to start $2.service: Unit $2.service is masked." >&2; exit 1; fi
-        touch "$D/active" ;;
-  stop) rm -f "$D/active" ;;
-  enable) touch "$D/enabled" ;;
-  disable) rm -f "$D/enabled" ;;
-  daemon-reload) rm -f "$D/needreload" ;;
-esac
-"""
-
-
-@pytest.fixture
-def systemctl(tmp_path: Path) -> Path:
-    state = tmp_path / "unit"
-    state.mkdir()
-    fake = tmp_path / "systemctl"
-    fake.write_text(FAKE_SYSTEMCTL.format(state=state))
-    fake.chmod(0o755)
-    return state
-
-
-def systemd_run(tmp_path: Path, state: str) -> tuple[list[str], list[str]]:
-    calls = tmp_path / "unit" / "calls"
-    calls.unlink(missing_ok=True)
-    proc = agent(tmp_path, f"""
-body common control {{ inputs => {{ "{SERVICES_CF}" }}; }}
-bundle common def
-{{
-  vars:
-      "services_manager" string => "systemd";
-      "services_systemctl" string => "{tmp_path / 'systemctl'}";
-}}
-bundle agent main
-{{
-  services:
-      "web" service_policy => "{state}", classes => c("svc");
-  reports:
-      "outcome $(cl)";
-  vars:
-      "cl" slist => classesmatching("svc_(kept|repaired|failed)");
-}}
-""" + CLASSES)
-    made = [c for c in calls.read_text().splitlines()
-            if not c.split()[0 if not c.startswith("--") else 1].startswith(("is-", "show"))] \
-        if calls.exists() else []
-    return reports(proc), [" ".join(w for w in c.split() if w != "--quiet") for c in made]
-
-
-def test_systemd_start_means_active_and_enabled(tmp_path: Path, systemctl: Path) -> None:
-    assert systemd_run(tmp_path, "start") == (["outcome svc_repaired"],
-                                              ["start web", "enable web"])
-    assert systemd_run(tmp_path, "start") == (["outcome svc_kept"], [])
-    assert systemd_run(tmp_path, "stop") == (["outcome svc_repaired"], ["stop web", "disable web"])
-    assert systemd_run(tmp_path, "stop") == (["outcome svc_kept"], [])
-
-
-def test_systemd_enable_disable_restart_reload_custom(tmp_path: Path, systemctl: Path) -> None:
-    assert systemd_run(tmp_path, "enable") == (["outcome svc_repaired"], ["enable web"])
-    assert systemd_run(tmp_path, "enabled") == (["outcome svc_kept"], [])
-    assert systemd_run(tmp_path, "reload") == (["outcome svc_kept"], [])   # not active
-    assert systemd_run(tmp_path, "restart") == (["outcome svc_repaired"], ["restart web"])
-    assert systemd_run(tmp_path, "reload") == (["outcome svc_repaired"],
-                                               ["reload-or-restart web"])
-    assert systemd_run(tmp_path, "try-restart") == (["outcome svc_repaired"],
-                                                    ["try-restart web"])
-    assert systemd_run(tmp_path, "disable") == (["outcome svc_repaired"], ["disable web"])
-    assert (systemctl / "active").exists()                               # disable: boot only
-
-
-def test_systemd_daemon_reload_first_and_masked_unit(tmp_path: Path, systemctl: Path) -> None:
-    (systemctl / "needreload").touch()
-    assert systemd_run(tmp_path, "start") == (["outcome svc_repaired"],
-                                              ["daemon-reload", "start web", "enable web"])
-    (systemctl / "active").unlink()
-    (systemctl / "enabled").unlink()
-    (systemctl / "masked").touch()
-    outcome, made = systemd_run(tmp_path, "start")
-    assert outcome == ["outcome svc_failed"] and "start web" in made
-    assert systemd_run(tmp_path, "stop") == (["outcome svc_kept"], [])   # masked: nothing to undo
-
-
-def test_systemd_missing_systemctl_is_not_kept_naming_it(tmp_path: Path, systemctl: Path) -> None:
-    (tmp_path / "systemctl").unlink()
-    proc = agent(tmp_path, f"""
-body common control {{ inputs => {{ "{SERVICES_CF}" }}; }}
-bundle common def
-{{
-  vars:
-      "services_manager" string => "systemd";
-      "services_systemctl" string => "{tmp_path / 'systemctl'}";
-}}
-bundle agent main
-{{
-  services:
-      "web" service_policy => "stop", classes => c("svc");
-  reports:
-      "outcome $(cl)";
-  vars:
-      "cl" slist => classesmatching("svc_(kept|repaired|failed)");
-}}
-""" + CLASSES)
-    assert reports(proc) == ["outcome svc_failed"]
-    errors = [line for line in proc.stdout.splitlines() if "error:" in line]
-    assert f"Proposed executable file '{tmp_path / 'systemctl'}' doesn't exist" in errors[0]
-    assert "services promise 'web'" in errors[-1]
+    if not SERVICE_CMD.exists() or Path("/sbin/chkconfig").exists() \
+            or Path("/run/systemd/system").exists():
+        pytest.skip("needs the `service` layer (no systemd, no chkconfig)")
+    name = f"cflt_absent_{uuid.uuid4().hex[:8]}"
+    assert reports(agent(tmp_path, std_policy(name, "start"))) == ["outcome svc_failed"]
+    assert reports(agent(tmp_path, std_policy(name, "stop"))) == ["outcome svc_kept"]
