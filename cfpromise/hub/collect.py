@@ -10,9 +10,8 @@ The host's access rules (``resource_type => "query"``) decide whether it answers
 * Network work runs in a pool of threads (``workers``), at most twice that many answers
   ahead of the store (memory stays bounded however large the fleet); the answers are
   stored by the calling thread one host at a time, each in its own transaction, so a
-  host's data is
-  acknowledged (its sequence number recorded, and asked past in the next round) only
-  once it is stored.
+  host's data is acknowledged (its sequence number recorded, and asked past in the next
+  round) only once it is stored.
 * A host that cannot be reached, is not trusted, refuses, answers garbage, too much or
   too slowly is logged and skipped; the round goes on.  A database error stops the
   round (nothing is acknowledged that was not stored; the next round catches up).
