@@ -7,10 +7,11 @@ The host's access rules (``resource_type => "query"``) decide whether it answers
 
 * A host is identified by the key it proved in the TLS handshake, never by anything in
   its answer: no host can report for another.
-* Network work runs in a pool of threads (``workers``); the answers are stored by the
-  calling thread one host at a time, each in its own transaction, so a host's data is
-  acknowledged (its sequence number recorded, and asked past in the next round) only
-  once it is stored.
+* Network work runs in a pool of threads (``workers``), at most twice that many answers
+  ahead of the store (memory stays bounded however large the fleet); the answers are
+  stored by the calling thread one host at a time, each in its own transaction, so a
+  host's data is acknowledged (its sequence number recorded, and asked past in the next
+  round) only once it is stored.
 * A host that cannot be reached, is not trusted, refuses, answers garbage, too much or
   too slowly is logged and skipped; the round goes on.  A database error stops the
   round (nothing is acknowledged that was not stored; the next round catches up).
@@ -121,22 +122,35 @@ def collect_round(store: hubstore.Store, workdir: str, addresses: list[str], *,
         log("error", f"Cannot collect: {exc}")
         result.failed = [(a, str(exc)) for a in addresses]
         return result
+    window = max(1, workers) * 2          # answers fetched ahead of the store, at most
+    pending = iter(addresses)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {pool.submit(fetch, workdir, a, cursors, port=port, timeout=timeout,
-                               trust_new=trust_new, context=context): a for a in addresses}
-        for future in concurrent.futures.as_completed(futures):
-            address = futures[future]
-            try:
-                hostkey, peer_address, answer = future.result()
-            except (NetError, PermissionError, wire.AnswerError, OSError) as exc:
-                log("error", f"Collecting from '{address}' failed: {exc}")
-                result.failed.append((address, str(exc)))
-                continue
-            added = hubstore.ingest(store, hostkey, peer_address, hub_id, answer)
-            result.collected += 1
-            result.runs += added["runs"]
-            result.events += added["events"]
-            log("verbose", f"Collected from '{address}' ({hostkey}): {answer['kind']}, "
-                           f"{added['runs']} runs, {added['events']} events")
+        running: dict[concurrent.futures.Future, str] = {}
+        while True:
+            while len(running) < window:
+                address = next(pending, None)
+                if address is None:
+                    break
+                running[pool.submit(fetch, workdir, address, cursors, port=port,
+                                    timeout=timeout, trust_new=trust_new,
+                                    context=context)] = address
+            if not running:
+                break
+            done, _ = concurrent.futures.wait(running, return_when="FIRST_COMPLETED")
+            for future in done:
+                address = running.pop(future)
+                try:
+                    hostkey, peer_address, answer = future.result()
+                except (NetError, PermissionError, wire.AnswerError, OSError) as exc:
+                    log("error", f"Collecting from '{address}' failed: {exc}")
+                    result.failed.append((address, str(exc)))
+                    continue
+                added = hubstore.ingest(store, hostkey, peer_address, hub_id, answer)
+                del answer
+                result.collected += 1
+                result.runs += added["runs"]
+                result.events += added["events"]
+                log("verbose", f"Collected from '{address}' ({hostkey}): {added['runs']} "
+                               f"runs, {added['events']} events")
     result.seconds = time.monotonic() - started
     return result
