@@ -126,8 +126,8 @@ def match_many(pattern: str, texts: Iterable[str], keep: bool = False) -> list[b
     ``max_mem``) goes with the request."""
     subjects = [_b(t) for t in texts]
     pat = _b(pattern)
-    if not pat or len(pat) > MAX_TEXT:
-        return [False] * len(subjects)
+    if not subjects or not pat or len(pat) > MAX_TEXT:
+        return [False] * len(subjects)      # nothing to match: nothing compiled
     rx = _compile(pat, keep)
     if rx is _INVALID:
         return [False] * len(subjects)
