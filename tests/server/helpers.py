@@ -45,7 +45,7 @@ class Server:
                                       "-f", policy, "--port", str(port)],
                                      stdout=self.log, stderr=subprocess.STDOUT, env=environ,
                                      preexec_fn=preexec_fn)
-        deadline = time.time() + 15
+        deadline = time.time() + 60           # a loaded machine starts python slowly
         while time.time() < deadline:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
