@@ -817,7 +817,8 @@ class Agent:
                     self.out.log("info", f"Automatically promoting context scope for '{name}' "
                                          "to namespace visibility, due to persistence")
                 self.out.log("verbose", f"C:    + persistent outcome class '{name}'")
-                self.ctx.define_class(name, ("source=persistent",), "namespace", ns)
+                if not self.ctx.has_class_key(self.ctx.class_key(name, ns)):     # (kept as loaded)
+                    self.ctx.define_class(name, (), "namespace", ns)
                 self.out.log("verbose", f"Updating persistent class '{name}'")
                 self.persistent.remember(name, persist, (), ns)
                 continue

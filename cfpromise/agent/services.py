@@ -33,8 +33,9 @@ class Services:
                      persist_minutes: int = 0) -> None:
         name = canonify(name)
         if persist_minutes > 0:
-            self._agent.ctx.define_class(name, tuple(tags) + ("source=persistent",), "namespace",
-                                         namespace)
+            ctx = self._agent.ctx
+            if not ctx.has_class_key(ctx.class_key(name, namespace)):    # (kept as loaded)
+                ctx.define_class(name, tuple(tags), "namespace", namespace)
             self._agent.persistent.remember(name, persist_minutes, tuple(tags), namespace)
             return
         self._agent.ctx.define_class(name, scope=scope, namespace=namespace, tags=tags)

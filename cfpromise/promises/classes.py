@@ -229,7 +229,8 @@ def evaluate(step: Step) -> Outcome | None:
     for cls in defined:
         if minutes > 0:
             step.log("verbose", f"C:     +  Persistent class: '{cls}' ({minutes} minutes)")
-            ctx.define_class(cls, tags + ("source=persistent",), "namespace", run.bundle.namespace)
+            if not ctx.has_class_key(ctx.class_key(cls, run.bundle.namespace)):   # (kept as loaded)
+                ctx.define_class(cls, tags, "namespace", run.bundle.namespace)
             step.log("verbose", f"Updating persistent class '{cls}'")
             step.agent.persistent.remember(cls, minutes, tags, run.bundle.namespace)
             continue

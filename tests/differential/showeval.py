@@ -91,6 +91,8 @@ CLASSES: tuple[tuple[str, str], ...] = (
     ("cls_long_name", '"cls_' + "l" * 60 + '" expression => "any";'),
     ("cls_bundle", '"cls_bundle" expression => "any", scope => "bundle";'),
     ("cls_and", '"cls_and" and => { "any", "cfengine" };'),
+    ("cls_persist", '"cls_persist" expression => "any", persistence => "5", meta => { "p" };'),
+    ("cls_ns_scope", '"cls_ns_scope" expression => "any", scope => "namespace", meta => { "n" };'),
 )
 
 
@@ -130,7 +132,10 @@ def policy_text() -> str:
     lines.append("  classes:")
     for _name, line in CLASSES:
         lines.append(f"    {line}")
-    lines += ["}", ""]
+    lines += ["  reports:", '    "outcome" classes => persist_outcome;', "}",
+              "body classes persist_outcome",
+              '{ promise_kept => { "cls_outcome_persist" }; persist_time => "5"; }',
+              "body classes plain_outcome { promise_kept => { \"cls_outcome\" }; }", ""]
     return "\n".join(lines)
 
 

@@ -143,6 +143,10 @@ def returnszero(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     try:
         _check_command("returnszero", command, shell)
     except FunctionError as exc:
+        arg0 = command_arg0(command)
+        if command.startswith(("/", '"/')) and not os.path.exists(arg0):
+            # IsExecutable's own error comes first in cf-agent 3.21
+            ctx.log("error", f"Proposed executable file '{arg0}' doesn't exist")
         ctx.log("error", str(exc))
         return False
 

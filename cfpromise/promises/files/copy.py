@@ -103,8 +103,14 @@ def copy_file_sources(fr: FileRun, destination: str) -> None:
     assert copy is not None and copy.source is not None
     source = copy.source
     src = _src(fr)
+    if fr.sim is not None and not src.remote:
+        # cf-agent 3.21 reads a local source inside the --simulate chroot too: a source
+        # that no promise of the run made there cannot be stat'ed ("Can't stat file")
+        chrooted = fr.sim.to_chroot(source)
+    else:
+        chrooted = source
     try:
-        ssb = src.stat(source)
+        ssb = src.stat(chrooted)
     except OSError as exc:
         if src.remote:
             import errno
@@ -117,6 +123,7 @@ def copy_file_sources(fr: FileRun, destination: str) -> None:
             return
         fr.fail(f"Can't stat file '{source}' on '{src.host}' in files.copy_from promise")
         return
+    source = chrooted                   # (the copy reads what the simulation made)
     vbuff = destination
     if stat.S_ISDIR(ssb.st_mode):
         vbuff = os.path.join(destination, ".")
