@@ -214,7 +214,9 @@ esac
 """
 SERVICE_STEPS = ("start", "start", "reload", "stop", "stop", "reload", "restart", "disable",
                  "rotate", "start")
-SERVICE_METHODS = ("", "standard_services", "bootstart", "force_deps")
+SERVICE_METHODS = ("", "standard_services", "bootstart", "force_deps", "systemd_services",
+                   "usebundle:standard_services", "usebundle:classic_services",
+                   "usebundle:systemd_services")
 
 
 @pytest.fixture
@@ -237,21 +239,30 @@ def init_script(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def _service_sequence(pair: str, name: str, scratch: Path, method: str) -> list:
     agent, lib = pair.split("-")
-    root = scratch / f"{pair}-{method or 'default'}"
+    root = scratch / f"{pair}-{(method or 'default').replace(':', '-')}"
     root.mkdir()
     (scratch / "running").unlink(missing_ok=True)
     seen = []
     for i, state in enumerate(SERVICE_STEPS):
-        attr = f", service_method => {method}" if method else ""
+        if method.startswith("usebundle:"):
+            bundle = method.split(":")[1]
+            promises = f"""
+  methods:
+      "svc" usebundle => {bundle}("{name}", "{state}"), classes => sdiff_o("svc");
+      "absent" usebundle => {bundle}("{name}_absent", "{state}"), classes => sdiff_o("absent");
+"""
+        else:
+            attr = f", service_method => {method}" if method else ""
+            promises = f"""
+  services:
+      "{name}" service_policy => "{state}"{attr}, classes => sdiff_o("svc");
+      "{name}_absent" service_policy => "{state}"{attr}, classes => sdiff_o("absent");
+"""
         policy = harness.write_policy(root / f"p{i}.cf", f"""
 body common control {{ bundlesequence => {{ "main", "sdiff_report" }};
   inputs => {{ "{sd.OURS if lib == 'ours' else sd.MASTERFILES}" }}; }}
 bundle agent main
-{{
-  services:
-      "{name}" service_policy => "{state}"{attr}, classes => sdiff_o("svc");
-      "{name}_absent" service_policy => "{state}"{attr}, classes => sdiff_o("absent");
-}}
+{{{promises}}}
 """ + sd.COMMON)
         calls = scratch / "calls"
         calls.unlink(missing_ok=True)
@@ -275,7 +286,16 @@ def test_services_sysv_script_as_masterfiles(init_script, method: str) -> None:
     ours = _service_sequence("lite-ours", name, scratch, method)
     assert ours == _service_sequence("lite-mf", name, scratch, method)
     if harness.HAVE_CF_AGENT:
-        assert ours == _service_sequence("ref-mf", name, scratch, method)
+        theirs = _service_sequence("ref-mf", name, scratch, method)
+        if method in SERVICE_ENGINE_DIFFERENCES:
+            assert ours != theirs, "now agrees: drop it from SERVICE_ENGINE_DIFFERENCES"
+            pytest.xfail(SERVICE_ENGINE_DIFFERENCES[method])
+        assert ours == theirs
+
+
+SERVICE_ENGINE_DIFFERENCES = {
+    "usebundle:classic_services": "engine: a processes promise whose restart_class is set "
+                                  "(no process matches) is kept in cf-agent, repaired in cf-lite"}
 
 
 @pytest.mark.parametrize("agent", ["lite", "ref"])
@@ -365,3 +385,4 @@ def test_common_bundles_as_masterfiles(tmp_path: Path, agent: str) -> None:
     for name in ("service", "chkconfig", "systemctl", "grep", "svcadm", "dpkg", "apt_get",
                  "rpm", "yum", "zypper", "npm", "pip", "git", "env", "sudo"):
         assert (f"default:paths.{name}" in ours_vars) == (f"default:paths.{name}" in mf_vars), name
+
