@@ -386,3 +386,64 @@ def test_common_bundles_as_masterfiles(tmp_path: Path, agent: str) -> None:
                  "rpm", "yum", "zypper", "npm", "pip", "git", "env", "sudo"):
         assert (f"default:paths.{name}" in ours_vars) == (f"default:paths.{name}" in mf_vars), name
 
+
+
+# -- which shared names the cases exercise ------------------------------------------------------
+COVERED_ELSEWHERE = {
+    **{f"common:{b}": "test_common_bundles_as_masterfiles" for b in COMMON_BUNDLES},
+    **{f"service_method:{m}": "test_services_sysv_script_as_masterfiles"
+       for m in SERVICE_METHODS if m and ":" not in m},
+    **{f"agent:{m.split(':')[1]}": "test_services_sysv_script_as_masterfiles"
+       for m in SERVICE_METHODS if ":" in m},
+    "action:fresh_systemd_state": "systemd_services (test_services_sysv_script_as_masterfiles)",
+}
+_PKG = ("unsafe: installs or removes real packages through the host's package manager "
+        "(apt-get, dpkg, ...); the bodies are compared attribute by attribute in "
+        "tests/stdlib/test_masterfiles_differential.py")
+NOT_COVERED = {
+    "acl:ntfs": "Windows only", "contain:powershell": "Windows only",
+    "action:bg": "runs the promise in the background: the outcome is a race",
+    "action:ifwin_bg": "background on Windows only", "contain:in_shell_bg": "background: a race",
+    "agent:cronjob": "unsafe: its processes promise sends SIGHUP to every process matching "
+                     "'cron' on the host, and it writes the system crontab directory",
+    "database_server:local_mysql": "needs a MySQL server",
+    "database_server:local_postgresql": "needs a PostgreSQL server of the host's",
+    "environment_resources:kvm": "virtualisation (guest_environments), not implemented",
+    "match_value:line_match_value": "measurements promises (cf-monitord)",
+    "match_value:scan_changing_file": "measurements promises (cf-monitord)",
+    "match_value:scan_log": "measurements promises (cf-monitord)",
+    "match_value:single_value": "measurements promises (cf-monitord)",
+    "mount:nfs": "unsafe: mounts file systems", "mount:nfs_p": "unsafe: mounts file systems",
+    "mount:unmount": "unsafe: unmounts file systems",
+    "password:hashed_password": "unsafe: users promises change the host's accounts",
+    "password:plaintext_password": "unsafe: users promises change the host's accounts",
+    **{f"common:{b}": "holds the list of the library's own files (differs by nature)"
+       for b in OWN_INPUTS},
+    **{f"agent:{b}": _PKG for b in ("package_absent", "package_latest", "package_present",
+                                    "package_specific", "package_specific_absent",
+                                    "package_specific_latest", "package_specific_present")},
+}
+
+
+def _shared_names() -> set[str]:
+    from cfpromise.syntax import ast
+    from tests.stdlib.library import load_library, parsed
+    theirs = ast.Policy()
+    for path in sorted(sd.MASTERFILES_LIB.glob("*.cf")):
+        theirs = theirs.merged(parsed(str(path)))
+    ours = load_library(sd.OURS).policy
+
+    def names(policy: ast.Policy) -> set[str]:
+        return {f"{b.type}:{b.name}" for b in (*policy.bodies, *policy.bundles)
+                if b.name != "control"}
+    return names(ours) & names(theirs)
+
+
+def test_every_shared_name_is_exercised_or_explained() -> None:
+    shared = _shared_names()
+    covered = sd.covered_names() | set(COVERED_ELSEWHERE)
+    pkg = {n for n in shared if n.split(":")[0] in ("package_method", "package_module")}
+    missing = sorted(shared - covered - set(NOT_COVERED) - pkg)
+    assert not missing, f"shared names no case exercises and no reason explains: {missing}"
+    assert not set(NOT_COVERED) & covered, "covered now: drop it from NOT_COVERED"
+    assert set(NOT_COVERED) <= shared and set(COVERED_ELSEWHERE) <= shared
