@@ -337,7 +337,8 @@ COMMON_BUNDLES = ("paths", "common_knowledge", "debian_knowledge", "rpm_knowledg
                   "darwin_knowledge", "npm_knowledge", "pip_knowledge", "solaris_knowledge",
                   "package_module_knowledge")
 # what the libraries' own file lists hold differs by nature (each names its own files)
-OWN_INPUTS = ("stdlib_common", "files_common", "bundles_common", "packages_common")
+OWN_INPUTS = ("stdlib_common", "files_common", "bundles_common", "packages_common",
+              "services_common")
 
 
 def _common_state(pair: str, root: Path) -> tuple[dict[str, str], set[str]]:
