@@ -228,6 +228,8 @@ EDITS: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool]] = {
     "manage_variable_values_ini": (('manage_variable_values_ini("sdiff.ini", "s1")',
                                     'manage_variable_values_ini("sdiff.ini", "s3")'),
                                    ("absent", "empty", "ini", "ini2", "kv"), True),
+    "create_solaris_admin_file": (("create_solaris_admin_file",), ("absent", "empty", "plain"),
+                                  False),
     "insert_ini_section": (('insert_ini_section("new", "sdiff.kv")',
                             'insert_ini_section("s1", "sdiff.kv")'),
                            ("absent", "empty", "ini", "kv"), True),
@@ -397,6 +399,10 @@ def body_family() -> Family:
             ("edit_field:quoted_var",), _files({"f": 'A="a b"\nB="c"\n'}))
     fam.add("field_fstab", '"@D@/f" edit_line => sdiff_fstab("/dev/sda2.*", "noatime", "append")',
             ("edit_field:fstab_options",), _files({"f": CONTENTS["fstab"]}))
+    fam.add("volume_free", '"@D@" volume => min_free_space("1M")', ("volume:min_free_space",),
+            None, section="storage")
+    fam.add("volume_full", '"@D@" volume => min_free_space("99%")',
+            ("volume:min_free_space",), None, section="storage")
     fam.add("acl_generic", '"@D@/f" acl => access_generic(@(sdiff_sel.aces))',
             ("acl:access_generic",), _files({"f": "x\n"}))
     fam.add("acl_strict", '"@D@/f" acl => strict', ("acl:strict",), _files({"f": "x\n"}))
@@ -425,12 +431,14 @@ PROMISES = {  # shape -> (promise text, setup)
 }
 ACTIONS = ('if_elapsed("60")', 'if_elapsed_day', 'immediate', 'warn_only', 'policy("warn")',
            'policy("fix")', 'sample_rate("0")', 'log_verbose', 'measure_performance("5")',
-           'measure_promise_time("sdiff")', 'log_repaired("@D@/log", "logged $(this.promiser)")')
+           'measure_promise_time("sdiff")', 'log_repaired("@D@/log", "logged $(this.promiser)")',
+           'fresh_systemd_state')
 CONTAINS = ('in_shell', 'in_shell_and_silent', 'silent', 'in_dir("@D@/sub")',
             'in_dir_shell("@D@/sub")', 'silent_in_dir("@D@/sub")',
             'in_dir_shell_and_silent("@D@/sub")', 'setuid("nobody")', 'setuid_sh("nobody")',
             'setuidgid_sh("nobody", "nogroup")', 'setuidgid_dir("nobody", "nogroup", "@D@/sub")',
-            'setuid_umask("root", "077")')
+            'setuid_umask("root", "077")', 'setuid_gid_umask("root", "nogroup", "027")',
+            'jail("root", "/", "@D@/sub")')
 CONTAIN_CMD = ('"/bin/sh -c \'exec > @D@/sub/out 2>&1; '
                '[ `pwd` = @D@/sub ] && echo in-sub; id -u; id -g; umask\'"')
 

@@ -2,8 +2,8 @@
 
 * as root where apt can download: cf-lite's ``apt_get`` module installs ``sl``,
   a second run is kept without asking the module to install (its requests are
-  logged by a wrapper), ``package_absent("sl")`` removes it through masterfiles'
-  module;
+  logged by a wrapper), a promise of ``policy => "absent"`` removes it through
+  masterfiles' module;
 * masterfiles' rendered ``apt_get`` module (modules/packages/vendored/
   apt_get.mustache) runs unchanged under cf-lite: it lists the installed
   packages (the cache), keeps an installed package, and removes ``sl``.
@@ -99,10 +99,12 @@ def test_apt_get_installs_keeps_and_removes_sl(tmp_path: Path) -> None:
         requests = log.read_text().split()
         assert "repo-install" not in requests and "list-installed" in requests
 
-        # removed through masterfiles' module, called from the library's package_absent
+        # removed through masterfiles' module (the library's package_absent, as
+        # masterfiles', goes through the legacy package_method apt_get_permissive)
         if VENDORED.is_file():
             logging_module(tmp_path, [sys.executable, str(render_masterfiles_module(tmp_path))])
-        third = agent(tmp_path, '  methods: "rm" usebundle => package_absent("sl");')
+        third = agent(tmp_path, '''  packages:
+      "sl" policy => "absent", package_module => apt_get;''')
         assert "Successfully removed package 'sl'" in third.stdout, third.stdout + third.stderr
         assert not installed("sl")
         assert "remove" in log.read_text().split()

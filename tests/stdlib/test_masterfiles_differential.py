@@ -29,10 +29,6 @@ pytestmark = pytest.mark.skipif(not have_masterfiles(),
 # (body type, name) -> {attribute: why ours differs}.  The test also checks that
 # each listed attribute really differs, so this list stays true.
 DELIBERATE_BODY_DIFFERENCES: dict[tuple[str, str], dict[str, str]] = {
-    ("contain", "setuid_gid_umask"): {
-        "exec_group": "masterfiles sets exec_group to $(uid), a slip: the body's gid parameter "
-                      "is otherwise unused; ours runs the command with group $(gid)",
-    },
     ("package_module", "apt_get"): {
         "interpreter": "masterfiles runs the module with $(sys.bindir)/cfengine-selected-python, "
                        "a wrapper cf-lite does not ship; without it the module runs through "
