@@ -124,3 +124,27 @@ def test_update_expected_keeps_unsafe_only_where_the_profile_allows(tmp_path: Pa
     runner.update_expected(target2 := tmp_path / "core.txt", suite, results, profiles.CORE)
     assert runner.read_list(target2) == ["a/1_normal.cf"]
     assert TestCase("a/unsafe/u.cf").serial
+
+
+def test_host_state_is_put_back_after_unsafe_tests(tmp_path: Path) -> None:
+    """What unsafe tests change outside the temp directories (files, folders, paths that
+    did not exist) is put back as it was; the cleanup commands run after."""
+    f, d, new = tmp_path / "sources.list", tmp_path / "sources.list.d", tmp_path / "test-repos"
+    f.write_text("deb http://deb.debian.org/debian bookworm main\n")
+    d.mkdir()
+    (d / "keep.list").write_text("keep\n")
+    marker = tmp_path / "cleaned"
+    profile = attrs.evolve(profiles.MASTERFILES, unsafe_paths=(str(f), str(d), str(new)),
+                           unsafe_cleanup=(f"touch {marker}",))
+    (tmp_path / "store").mkdir()
+    state = profiles.HostState(profile, tmp_path / "store")
+    state.save()
+    f.unlink()                               # what 001-prepare-repositories.cf does
+    (d / "keep.list").unlink()
+    (d / "testdebian.list").write_text("deb file:///test-repos/deb_repo1 package1 main\n")
+    (new / "deb_repo1").mkdir(parents=True)
+    state.restore()
+    assert f.read_text() == "deb http://deb.debian.org/debian bookworm main\n"
+    assert sorted(p.name for p in d.iterdir()) == ["keep.list"]
+    assert not new.exists()
+    assert marker.exists()
