@@ -29,6 +29,7 @@ combination, so a promise over an empty list does nothing, as in CFEngine.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from cfpromise.eval.functions.api import Variable
@@ -41,6 +42,17 @@ if TYPE_CHECKING:
     Resolver = Callable[[str], tuple[str, Variable] | None]
 
 LIST_TYPES = frozenset({"slist", "ilist", "rlist"})
+
+
+_SPECIAL = re.compile(r"\$[({]this(?:\.k|\.v|\.k\[1\]|\.this)?[)}]")
+
+
+def holds_special(inner: str) -> bool:
+    """Whether a reference's name holds $(this), $(this.k), $(this.v), $(this.k[1]) or
+    $(this.this): the names maplist()/maparray()/mapdata() bind.  cf-agent's iteration
+    engine never skips a promise for such a wheel (VarIsSpecial), so a reference
+    built on one (``$(a[$(this.k)])``) stays as written instead."""
+    return "$" in inner and _SPECIAL.search(inner) is not None
 
 
 class NeedIteration(Exception):
@@ -184,12 +196,12 @@ class Expander:
         before = self.unresolved
         name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
-            if self.iterate:
+            if self.iterate and not holds_special(inner):
                 raise NeedIteration(f"${opening}{inner}{closing}", [])   # no such name
             return f"${opening}{name}{closing}"
         found = self.resolve(name)
         if found is None:
-            if self.iterate and "$" in inner:
+            if self.iterate and "$" in inner and not holds_special(inner):
                 raise NeedIteration(f"${opening}{inner}{closing}", [])   # names no variable
             self.unresolved = True
             return f"${opening}{name}{closing}"
@@ -253,12 +265,12 @@ class Expander:
         before = self.unresolved
         name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
-            if self.iterate:
+            if self.iterate and not holds_special(inner):
                 raise NeedIteration(f"$({inner})", [])      # no such name: skipped
             return
         found = self.resolve(name)
         if found is None:
-            if self.iterate and "$" in inner:
+            if self.iterate and "$" in inner and not holds_special(inner):
                 raise NeedIteration(f"$({inner})", [])      # names no variable: skipped
             self.unresolved = True
             return

@@ -185,6 +185,16 @@ def _form_cases() -> list[tuple[str, str, str]]:
                           f"slist => maparray({call}, @({src}))"))
             cases.append((f"mapdata_fn_{label}_{src}", "l",
                           f'data => mapdata("none", {call}, @({src}))'))
+    # a template naming this.k inside another reference, defined as written and
+    # expanded per element (the acceptance suite's maparray.cf "spec4")
+    cases.append(("spec_nested", "s", 'string => "$(this.k) is $(arr[$(this.k)])"'))
+    cases.append(("spec_nested_v", "s", 'string => "$(arr[$(this.v)]) $(this)"'))
+    for src in ("arr", "d", "l"):
+        cases.append((f"maparray_spec_nested_{src}", "l",
+                      f'slist => maparray("$(c_spec_nested)", {src})'))
+        cases.append((f"mapdata_spec_nested_{src}", "l",
+                      f'data => mapdata("none", "$(c_spec_nested)", {src})'))
+    cases.append(("maplist_spec_nested", "l", 'slist => maplist("$(c_spec_nested_v)", l)'))
     # calls nested in every argument position of ordinary functions
     nested = {
         "join_split": 'join("+", splitstring(canonify("a b,c d"), "_", 9))',
