@@ -44,12 +44,12 @@ conformance-update: $(STAMP)
 
 # Regenerate the generated tables after changing the grammar, the lexer's rules, a
 # start-path regex or the language tables: PLY's (cfpromise/syntax/_parsetab.py,
-# _lextab.py), the precompiled regexes (cfpromise/_sretab.py, which holds the
-# scanner's pattern), and data/syntax.json as Python (cfpromise/schema/_syntaxtab.py).
+# _lextab.py), the precompiled regexes (cfpromise/fast/_sretab.py, which holds the
+# scanner's pattern), and data/syntax.json as Python (cfpromise/fast/_syntaxtab.py).
 tables: $(STAMP)
 	$(BIN)/python -m cfpromise.syntax.parser
-	$(BIN)/python -m cfpromise.precompiled
-	$(BIN)/python -m cfpromise.schema.tables
+	$(BIN)/python -m cfpromise.fast.precompiled
+	$(BIN)/python -m cfpromise.fast.syntaxtab
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py

@@ -48,7 +48,7 @@ class EngineOutput(Output):
 def _agent(path: str, workdir: str, out: Output, define: list[str]) -> Any:
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.loading import install_facts, load, prepare_workdir
-    from cfpromise.agent.policycache import PolicyCache
+    from cfpromise.fast.policycache import PolicyCache
     prepare_workdir(workdir)
     agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
                                ignore_locks=True, level="notice"), out)

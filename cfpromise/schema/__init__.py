@@ -7,7 +7,7 @@ json``); :func:`schema` loads them once, read-only.  Code asks questions of the
 Every program start needs them, and decoding 160 KB of JSON (plus importing json)
 was about 10 M instructions of a 240 M cold ``cf-lite-promises`` check.  So the
 same tables are also generated as Python (``_syntaxtab.py``, by ``python -m
-cfpromise.schema.tables``, ``make tables``), which the interpreter keeps
+cfpromise.fast.syntaxtab``, ``make tables``), which the interpreter keeps
 byte-compiled.  A run uses a small part of them (a cold check of lib/files.cf:
 9 of 30 promise types, 17 of 41 body types, 20 of 186 functions), so each promise
 type, body type and function is kept there as marshal's bytes of its entry and
@@ -24,7 +24,7 @@ from functools import lru_cache
 import marshal
 import os
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ def _tables() -> tuple[dict[str, Any], frozenset[str] | None]:
     """The generated copy of the tables when it is current (with its entries unmarshalled
     on first use, and the data attributes), else the JSON file's tables (and None)."""
     try:
-        from cfpromise.schema import _syntaxtab
+        from cfpromise.fast import _syntaxtab
         if (_syntaxtab.SOURCE_SIZE, _syntaxtab.MARSHAL) == (os.stat(SOURCE).st_size,
                                                            marshal.version):
             raw = dict(_syntaxtab.SYNTAX)

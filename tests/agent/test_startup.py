@@ -34,8 +34,8 @@ NOT_ON_THE_START_PATH = ("attr", "attrs", "ply.yacc", "cfpromise.syntax.parser",
                          "_hashlib",     # OpenSSL: the policy cache digests with BLAKE2
                          "argparse",     # a plain command line is read from the table
                          "typing", "contextlib",
-                         # regexes come precompiled (cfpromise.precompiled), JSON is
-                         # written by json's C core (cfpromise.jsondumps), outcomes are
+                         # regexes come precompiled (cfpromise.fast.precompiled), JSON is
+                         # written by json's C core (cfpromise.fast.jsondumps), outcomes are
                          # plain objects: re, json and enum are 12 M instructions
                          "re", "json", "enum")
 

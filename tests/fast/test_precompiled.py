@@ -1,4 +1,4 @@
-"""The start path's regexes come from the generated SRE table (cfpromise.precompiled)."""
+"""The start path's regexes come from the generated SRE table (cfpromise.fast.precompiled)."""
 from __future__ import annotations
 
 import json
@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from cfpromise import _sretab, precompiled
+from cfpromise.fast import _sretab, precompiled
 
-REGENERATE = "regenerate with `make tables` (python -m cfpromise.precompiled)"
+REGENERATE = "regenerate with `make tables` (python -m cfpromise.fast.precompiled)"
 
 
 def test_table_holds_the_start_path_patterns_as_re_compiles_them() -> None:
     # in a fresh interpreter: the patterns the start path asks for, and their SRE code now
-    script = ("import json, sys\nfrom cfpromise import precompiled\n"
+    script = ("import json, sys\nfrom cfpromise.fast import precompiled\n"
               "rows = [[p, f, precompiled.sre_entry(p, f)] for p, f in "
               "precompiled.requested_on_start()]\n"
               "json.dump(rows, sys.stdout)\n")
@@ -36,7 +36,7 @@ def test_the_start_path_compiles_none_of_its_patterns_at_run_time() -> None:
     script = ("import json, sys\nfrom re import _compiler\nseen = []\nreal = _compiler.compile\n"
               "def watch(p, flags=0):\n    seen.append(p)\n    return real(p, flags)\n"
               "_compiler.compile = watch\n"
-              "from cfpromise import precompiled\nprecompiled.requested_on_start()\n"
+              "from cfpromise.fast import precompiled\nprecompiled.requested_on_start()\n"
               "json.dump([len(precompiled._TABLE), seen], sys.stdout)\n")
     proc = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True,
                           text=True, check=True)
@@ -66,8 +66,8 @@ def test_code_the_engine_rejects_falls_back_to_compiling(monkeypatch: pytest.Mon
 @pytest.mark.parametrize("change", ["MAGIC = _sre.MAGIC + 1", "CODE = (4, 'big')",
                                     "CODE = (8, sys.byteorder)"])
 def test_a_table_for_another_engine_is_not_used(change: str) -> None:
-    script = (f"import _sre, sys\nfrom cfpromise import _sretab\n_sretab.{change}\n"
-              "from cfpromise import precompiled\nprint(len(precompiled._TABLE))\n")
+    script = (f"import _sre, sys\nfrom cfpromise.fast import _sretab\n_sretab.{change}\n"
+              "from cfpromise.fast import precompiled\nprint(len(precompiled._TABLE))\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True)
     assert proc.stdout.strip() == "0"

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from types import CodeType, ModuleType
     from typing import Sequence
 
-_PREFIX = __name__.rpartition(".")[0] + "."          # "cfpromise."
+_PREFIX = "cfpromise."
 _TAG = sys.implementation.cache_tag
 
 

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from cfpromise import schema as schema_module
-from cfpromise.schema import _syntaxtab, tables
+from cfpromise.fast import _syntaxtab, syntaxtab as tables
 
-REGENERATE = "regenerate with `make tables` (python -m cfpromise.schema.tables)"
+REGENERATE = "regenerate with `make tables` (python -m cfpromise.fast.syntaxtab)"
 
 
 def test_generated_tables_are_current() -> None:
@@ -46,7 +46,7 @@ def test_to_json_gives_plain_tables() -> None:
 
 
 def test_the_tables_come_from_the_generated_module_without_json() -> None:
-    script = ("import sys\nfrom cfpromise.schema import schema, _syntaxtab\n"
+    script = ("import sys\nfrom cfpromise.schema import schema\nfrom cfpromise.fast import _syntaxtab\n"
               "s = schema()\nassert s.raw['bundleTypes'] is _syntaxtab.SYNTAX['bundleTypes']\n"
               "assert s.promise_attribute('files', 'perms') is not None\n"
               "print('json' in sys.modules)\n")

@@ -1,5 +1,5 @@
-# _sretab.py: made by `python -m cfpromise.precompiled`, do not edit (see
-# cfpromise/precompiled.py).  SRE code of the start path's regexes.
+# _sretab.py: made by `python -m cfpromise.fast.precompiled`, do not edit (see
+# cfpromise/fast/precompiled.py).  SRE code of the start path's regexes.
 MAGIC = 20220615
 PYTHON = (3, 11)
 CODE = (4, 'little')

@@ -59,5 +59,5 @@ def program(main: Callable[[], int]) -> Callable[[], int]:
     def run() -> int:
         enable()
         return main()
-    run.__doc__ = f"{main.__module__}.main as a one-shot process (cfpromise.oneshot)."
+    run.__doc__ = f"{main.__module__}.main as a one-shot process (cfpromise.fast.oneshot)."
     return run

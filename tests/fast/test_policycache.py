@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from cfpromise.agent import policycache
-from cfpromise.agent.policycache import PolicyCache
+from cfpromise.fast import policycache
+from cfpromise.fast.policycache import PolicyCache
 from cfpromise.syntax.parser import parse_file
 from tests.agent.test_agent_run import agent, reports
 

@@ -1,4 +1,4 @@
-"""One-shot programs load their policy without cyclic collection and freeze it (cfpromise.oneshot)."""
+"""One-shot programs load their policy without cyclic collection and freeze it (cfpromise.fast.oneshot)."""
 from __future__ import annotations
 
 import gc
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cfpromise import oneshot
+from cfpromise.fast import oneshot
 from cfpromise.agent.loading import LoadError, evaluated_agent
 
 POLICY = ('bundle common g { vars: "x" string => "y"; }\n'
@@ -77,14 +77,14 @@ def test_the_programs_are_one_shot(script: str) -> None:
     module = next(line.split()[1] for line in text.splitlines() if line.startswith("from "))
     assert f"from {module} import program\n" in text and "sys.exit(program())" in text
     probe = (f"import gc, sys\nfrom {module} import program\n"
-             "from cfpromise import oneshot\nsys.argv = ['x', '--version']\nprogram()\n"
+             "from cfpromise.fast import oneshot\nsys.argv = ['x', '--version']\nprogram()\n"
              "print(oneshot._ONE_SHOT[0])\n")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert proc.stdout.strip().splitlines()[-1] == "True", proc.stderr
 
 
 def test_the_collector_is_off_from_the_start_until_the_policy_is_loaded(tmp_path: Path) -> None:
-    probe = ("import gc, sys\nfrom cfpromise import oneshot\noneshot.enable()\n"
+    probe = ("import gc, sys\nfrom cfpromise.fast import oneshot\noneshot.enable()\n"
              "print(gc.isenabled())\n"
              "from cfpromise.agent.loading import evaluated_agent\n"
              "evaluated_agent(sys.argv[1], sys.argv[2])\n"

@@ -1,5 +1,5 @@
 """@record builds typing.NamedTuple-style classes that behave as collections.namedtuple's
-(cfpromise.records)."""
+(cfpromise.fast.records)."""
 from __future__ import annotations
 
 import copy
@@ -8,7 +8,7 @@ import pickle
 import pytest
 from hypothesis import given, strategies as st
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 from cfpromise.syntax.errors import Coord
 
 
