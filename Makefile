@@ -46,9 +46,14 @@ conformance-update: $(STAMP)
 # start-path regex or the language tables: PLY's (cfpromise/syntax/_parsetab.py,
 # _lextab.py), the precompiled regexes (cfpromise/fast/_sretab.py, which holds the
 # scanner's pattern), and data/syntax.json as Python (cfpromise/fast/_syntaxtab.py).
+# The same files come out whichever supported Python runs this; the SRE table lists
+# the SRE engine of each supported Python found here (TABLE_PYTHONS) whose code is
+# the same, so that each of them uses it.
+TABLE_PYTHONS ?= $(wildcard /usr/bin/python3.11 /usr/bin/python3.12 /usr/bin/python3.13 \
+                   $(HOME)/.pyenv/versions/3.1[123].*/bin/python3)
 tables: $(STAMP)
 	$(BIN)/python -m cfpromise.syntax.parser
-	$(BIN)/python -m cfpromise.fast.precompiled
+	$(BIN)/python -m cfpromise.fast.precompiled $(TABLE_PYTHONS)
 	$(BIN)/python -m cfpromise.fast.syntaxtab
 
 bench: $(STAMP)

@@ -14,6 +14,7 @@ import os
 import stat
 import sys
 
+from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments
 from cfpromise.agent.order import PRE_EVALUATION
@@ -154,6 +155,7 @@ def load(agent: Any) -> None:
     (:mod:`cfpromise.fast.oneshot`)."""
     with oneshot.loading():
         _load(agent)
+    fast.report(agent.out.log)     # -v: each speed mechanism that was not used, and why
 
 
 def _load(agent: Any) -> None:
@@ -268,6 +270,8 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
 
 
 def _policy_cache(agent: Any) -> Any:
+    if fast.PLAIN:              # CF_LITE_PLAIN: every file parsed afresh
+        return None
     from cfpromise.fast.policycache import PolicyCache
     return PolicyCache(os.path.join(agent.options.workdir, "state", "policy_cache"),
                        agent.options.workdir, agent.out.log)

@@ -31,14 +31,37 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 
+from cfpromise import fast
+
 try:
     import _sre
+except ImportError:           # another implementation: re.compile every time
+    _sre = None
 
-    from cfpromise.fast import _sretab
-    _TABLE = (_sretab.PATTERNS if (_sretab.MAGIC, _sretab.PYTHON, _sretab.CODE) ==
-              (_sre.MAGIC, sys.version_info[:2], (_sre.CODESIZE, sys.byteorder)) else {})
-except Exception:             # another implementation, no table or a broken one
-    _TABLE = {}
+
+def _table() -> dict:
+    """The generated table's patterns if they were made for this SRE engine, else {}."""
+    if fast.PLAIN:
+        return {}
+    try:
+        from cfpromise.fast import _sretab
+        if _sretab.CODE != (_sre.CODESIZE, sys.byteorder):
+            fast.fallback(f"Precompiled regexes not used: made for {_sretab.CODE}, this is "
+                          f"{(_sre.CODESIZE, sys.byteorder)}; compiling them at start")
+            return {}
+        if _sre.MAGIC not in _sretab.MAGICS:
+            fast.fallback(f"Precompiled regexes not used: SRE engine {_sre.MAGIC} is not "
+                          f"among {_sretab.MAGICS} (run `make tables` with this Python); "
+                          "compiling them at start")
+            return {}
+        return _sretab.PATTERNS
+    except Exception as exc:   # another implementation, no table or a broken one
+        fast.fallback(f"Precompiled regexes not used ({exc.__class__.__name__}: {exc}); "
+                      "compiling them at start")
+        return {}
+
+
+_TABLE = _table()
 
 # re's flags, as the ints re.compile and _sre.compile take
 IGNORECASE = 2
@@ -60,7 +83,8 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:   # noqa: A001 (re
             return _sre.compile(pattern, final_flags, memoryview(code).cast("I").tolist(),
                                 groups, groupindex, indexgroup)
         except (RuntimeError, TypeError, ValueError):     # code this engine rejects
-            pass
+            fast.fallback(f"Precompiled regex {pattern!r} rejected by the SRE engine; "
+                          "compiled at start")
     import re
     return re.compile(pattern, flags)
 
@@ -117,27 +141,61 @@ def requested_on_start() -> list[tuple[str, int]]:
     return list(REQUESTED)
 
 
-def write_table(path: str) -> int:
-    """Regenerate ``_sretab.py`` at ``path``; returns how many patterns it holds."""
+def rows() -> dict[tuple[str, int], tuple]:
+    """This interpreter's table rows: (pattern, flags) -> (flags, code as the bytes of its
+    words, groups, groupindex, indexgroup), for the start path's patterns re accepts."""
     import re
-    rows = []
+    import _sre
+    table = {}
     for pattern, flags in requested_on_start():
         try:
             flags_, code, groups, groupindex, indexgroup = sre_entry(pattern, flags)
-            # the code as its machine words: one bytes constant to load, not thousands of ints
-            words = b"".join(n.to_bytes(_sre.CODESIZE, sys.byteorder) for n in code)
-            row = (flags_, words, groups, groupindex, indexgroup)
-            rows.append(f"    ({pattern!r}, {int(flags)!r}): {row!r},")
         except re.error:          # a schema range re rejects: compile() reports it each time
             continue
+        # the code as its machine words: one bytes constant to load, not thousands of ints
+        words = b"".join(n.to_bytes(_sre.CODESIZE, sys.byteorder) for n in code)
+        table[(pattern, int(flags))] = (flags_, words, groups, groupindex, indexgroup)
+    return table
+
+
+def _rows_of(python: str) -> tuple[int, tuple, dict]:
+    """(SRE magic, (word size, byte order), rows) as the interpreter ``python`` makes them
+    from this checkout."""
+    import ast
+    import os
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    script = ("import _sre, sys\nfrom cfpromise.fast import precompiled\n"
+              "print(repr((_sre.MAGIC, (_sre.CODESIZE, sys.byteorder), precompiled.rows())))\n")
+    env = dict(os.environ, PYTHONPATH=root, CF_LITE_PLAIN="1", PYTHONDONTWRITEBYTECODE="1")
+    proc = subprocess.run([python, "-W", "ignore", "-c", script], capture_output=True,
+                          text=True, env=env, cwd=root, check=True)
+    return ast.literal_eval(proc.stdout)
+
+
+def write_table(path: str, others: list[str] = ()) -> str:
+    """Regenerate ``_sretab.py`` at ``path`` from this interpreter's rows, listing the SRE
+    engine of each interpreter in ``others`` whose rows are the same; returns a summary."""
+    import _sre
+    table = rows()
+    code = (_sre.CODESIZE, sys.byteorder)
+    magics = {_sre.MAGIC}
+    notes = []
+    for python in others:
+        magic, their_code, theirs = _rows_of(python)
+        if (their_code, theirs) == (code, table):
+            magics.add(magic)
+        else:
+            notes.append(f"{python}: SRE engine {magic} makes other code, not listed")
+    lines = [f"    ({p!r}, {f!r}): {row!r}," for (p, f), row in table.items()]
     text = ("# _sretab.py: made by `python -m cfpromise.fast.precompiled`, do not edit (see\n"
-            "# cfpromise/fast/precompiled.py).  SRE code of the start path's regexes.\n"
-            f"MAGIC = {_sre.MAGIC!r}\nPYTHON = {tuple(sys.version_info[:2])!r}\n"
-            f"CODE = {(_sre.CODESIZE, sys.byteorder)!r}\n"
-            "PATTERNS = {\n" + "\n".join(rows) + "\n}\n")
+            "# cfpromise/fast/precompiled.py).  SRE code of the start path's regexes, the same\n"
+            "# for every SRE engine in MAGICS (_sre.MAGIC), with words of CODE's size and order.\n"
+            f"MAGICS = {tuple(sorted(magics))!r}\nCODE = {code!r}\n"
+            "PATTERNS = {\n" + "\n".join(lines) + "\n}\n")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
-    return len(rows)
+    return "; ".join([f"{len(table)} patterns, SRE engines {sorted(magics)}", *notes])
 
 
 if __name__ == "__main__":
@@ -145,4 +203,4 @@ if __name__ == "__main__":
 
     from cfpromise.fast import precompiled     # the instance the other modules record into
     target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sretab.py")
-    print(f"{target}: {precompiled.write_table(target)} patterns")
+    print(f"{target}: {precompiled.write_table(target, sys.argv[1:])}")

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 POLICY = 'bundle agent main\n{\n  reports:\n    "hello from $(sys.host)";\n}\n'
 
 # Runs the agent's entry point in this interpreter, then prints the modules it imported.
@@ -240,3 +242,7 @@ def test_a_cold_check_of_a_library_file_imports_no_ply_attrs_openssl_or_typing(
     found = sorted(m for m in modules
                    if m in unwanted or m.startswith(tuple(n + "." for n in unwanted)))
     assert not found, f"cf-lite-promises on one library file imported {found}"
+
+
+# the speed mechanisms themselves: skipped under CF_LITE_PLAIN=1 (tests/conftest.py)
+pytestmark = pytest.mark.fast_path

@@ -108,3 +108,7 @@ def test_no_module_shadows_a_package_of_the_same_name() -> None:
         for name in dirs:
             assert f"{name}.py" not in files, os.path.join(directory, name)
     assert fastimport._PREFIX == "cfpromise."
+
+
+# the speed mechanisms themselves: skipped under CF_LITE_PLAIN=1 (tests/conftest.py)
+pytestmark = pytest.mark.fast_path

@@ -39,6 +39,7 @@ def test_default_and_refusal_as_json_dumps() -> None:
         jsondumps.dumps(loop)
 
 
+@pytest.mark.fast_path
 def test_importing_and_using_it_imports_neither_json_nor_re() -> None:
     probe = ("import sys\nfrom cfpromise.fast.jsondumps import dumps\n"
              "assert dumps({'k': [1, 2.5, None, 'v\\u00e9']}, sort_keys=True, default=str)\n"

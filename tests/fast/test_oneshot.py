@@ -36,10 +36,10 @@ def _workdir(tmp_path: Path) -> str:
 
 
 def test_a_one_shot_load_freezes_what_it_loaded(tmp_path: Path, one_shot: None) -> None:
-    assert gc.get_freeze_count() == 0
+    before = gc.get_freeze_count()      # 3.12 starts with some objects frozen already
     agent = evaluated_agent(_policy(tmp_path), _workdir(tmp_path), cache=True)
     assert [b.name for b in agent.policy.bundles] == ["g", "main"]
-    assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() > before
     assert gc.isenabled()
 
 
@@ -92,3 +92,7 @@ def test_the_collector_is_off_from_the_start_until_the_policy_is_loaded(tmp_path
     proc = subprocess.run([sys.executable, "-c", probe, _policy(tmp_path), _workdir(tmp_path)],
                           capture_output=True, text=True)
     assert proc.stdout.split() == ["False", "True", "True"], proc.stderr
+
+
+# the speed mechanisms themselves: skipped under CF_LITE_PLAIN=1 (tests/conftest.py)
+pytestmark = pytest.mark.fast_path

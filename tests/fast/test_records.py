@@ -89,6 +89,7 @@ def test_construction_as_collections_namedtuple_does(count: int, data: st.DataOb
     assert copy.copy(a) == a and type(copy.deepcopy(a)) is mine
 
 
+@pytest.mark.fast_path
 def test_small_records_are_built_without_namedtuple_and_large_ones_on_it() -> None:
     small, _ = _pair(8, 2)
     large, _ = _pair(9, 2)
