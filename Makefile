@@ -19,13 +19,16 @@ $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[$(EXTRAS)]' --config-settings editable_mode=compat
 	$(BIN)/python -m compileall -q cfpromise
+	$(BIN)/python -c 'from cfpromise.fast import syntaxtab; syntaxtab.write_note()'
 	touch $(STAMP)
 
 install: $(STAMP)
 
-# Byte-compile once so that start-up does not compile (PYTHONDONTWRITEBYTECODE may be set).
+# Byte-compile once so that start-up does not compile (PYTHONDONTWRITEBYTECODE may be set),
+# and note syntax.json's content hash beside the byte code (cfpromise/fast/syntaxtab.py).
 compile: $(STAMP)
 	$(BIN)/python -m compileall -q cfpromise
+	$(BIN)/python -c 'from cfpromise.fast import syntaxtab; syntaxtab.write_note()'
 
 # Run the agent on the shipped default policy, against the embedded default workdir.
 run: $(STAMP) compile

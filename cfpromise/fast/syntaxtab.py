@@ -11,11 +11,16 @@ unmarshalled when first asked for (:class:`Lazy`, :data:`LAZY_SECTIONS`), and th
 attributes of type data, which every parse needs, are listed ready.
 
 The JSON file stays the source.  The generated module is used only while the
-CRC-32 of the JSON file's content is the one it was made from (read and checked
-at every start: about 1 M instructions, a third of them importing zlib) and its
-marshal version is this interpreter's; otherwise the JSON file is read, and a
-``-v`` line says so (:mod:`cfpromise.fast`).  Under ``CF_LITE_PLAIN`` the JSON
-file is always read.
+CRC-32 of the JSON file's content is the one it was made from and its marshal
+version is this interpreter's; otherwise the JSON file is read, and a ``-v`` line
+says so (:mod:`cfpromise.fast`).  Reading and hashing the 160 KB costs about 1 M
+instructions (a third of them importing zlib), a hundredth of a one-report run, so
+the digest is kept beside the byte code (``__pycache__/syntaxtab.verified``: the
+file's path, size and mtime, and the CRC-32 of the content they had), as the
+interpreter keeps a ``.pyc`` beside its source: while the file's size and mtime
+are those, its content is the one hashed then; when they change it is read and
+hashed again (and the note rewritten where it can be, unless byte code is not
+written: ``-B``).  Under ``CF_LITE_PLAIN`` the JSON file is always read.
 
 The entries' bytes are written by :func:`dumps`, not ``marshal.dumps``, which
 marks a string interned or shared according to the interpreter's reference
@@ -100,6 +105,52 @@ def source_digest(data: bytes) -> int:
     return crc32(data)
 
 
+_VERIFIED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__",
+                         "syntaxtab.verified")
+
+
+def current_digest() -> int:
+    """The CRC-32 of syntax.json's content now (from the note beside the byte code when
+    the file's path, size and mtime are those the note was made for)."""
+    st = os.stat(SOURCE)
+    key = f"{SOURCE}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape")
+    try:
+        with open(_VERIFIED, "rb") as fh:
+            note = fh.read()
+        if note.startswith(key):
+            return int(note[len(key):])
+    except (OSError, ValueError):
+        pass
+    import sys
+    return write_note(key) if not sys.dont_write_bytecode else _hash()
+
+
+def _hash() -> int:
+    with open(SOURCE, "rb") as fh:
+        return source_digest(fh.read())
+
+
+def write_note(key: bytes | None = None) -> int:
+    """Hash syntax.json and keep the digest beside the byte code (``make compile`` does
+    it even when byte code is not written at run time); returns the digest."""
+    if key is None:
+        st = os.stat(SOURCE)
+        key = f"{SOURCE}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape")
+    digest = _hash()
+    tmp = f"{_VERIFIED}.{os.getpid()}"
+    try:
+        os.makedirs(os.path.dirname(_VERIFIED), exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(key + str(digest).encode())
+        os.replace(tmp, _VERIFIED)
+    except OSError:                   # a read-only install: hashed at every start
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return digest
+
+
 def tables() -> tuple[dict[str, Any], frozenset[str] | None]:
     """The generated copy of the tables when it is current (with its entries unmarshalled
     on first use, and the data attributes), else the JSON file's tables (and None)."""
@@ -107,8 +158,7 @@ def tables() -> tuple[dict[str, Any], frozenset[str] | None]:
         return load_source(), None
     try:
         from cfpromise.fast import _syntaxtab
-        with open(SOURCE, "rb") as fh:
-            digest = source_digest(fh.read())
+        digest = current_digest()
         if (_syntaxtab.SOURCE_CRC32, _syntaxtab.MARSHAL) == (digest, marshal.version):
             raw = dict(_syntaxtab.SYNTAX)
             for section in LAZY_SECTIONS:
