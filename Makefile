@@ -20,13 +20,16 @@ $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[$(EXTRAS)]' --config-settings editable_mode=compat
 	$(BIN)/python -m compileall -q cfpromise
+	$(BIN)/python -c 'from cfpromise.fast import syntaxtab; syntaxtab.write_note()'
 	touch $(STAMP)
 
 install: $(STAMP)
 
-# Byte-compile once so that start-up does not compile (PYTHONDONTWRITEBYTECODE may be set).
+# Byte-compile once so that start-up does not compile (PYTHONDONTWRITEBYTECODE may be set),
+# and note syntax.json's content hash beside the byte code (cfpromise/fast/syntaxtab.py).
 compile: $(STAMP)
 	$(BIN)/python -m compileall -q cfpromise
+	$(BIN)/python -c 'from cfpromise.fast import syntaxtab; syntaxtab.write_note()'
 
 # Run the agent on the shipped default policy, against the embedded default workdir.
 run: $(STAMP) compile
@@ -54,12 +57,17 @@ conformance-masterfiles-update: $(STAMP)
 
 # Regenerate the generated tables after changing the grammar, the lexer's rules, a
 # start-path regex or the language tables: PLY's (cfpromise/syntax/_parsetab.py,
-# _lextab.py), the precompiled regexes (cfpromise/_sretab.py, which holds the
-# scanner's pattern), and data/syntax.json as Python (cfpromise/schema/_syntaxtab.py).
+# _lextab.py), the precompiled regexes (cfpromise/fast/_sretab.py, which holds the
+# scanner's pattern), and data/syntax.json as Python (cfpromise/fast/_syntaxtab.py).
+# The same files come out whichever supported Python runs this; the SRE table lists
+# the SRE engine of each supported Python found here (TABLE_PYTHONS) whose code is
+# the same, so that each of them uses it.
+TABLE_PYTHONS ?= $(wildcard /usr/bin/python3.11 /usr/bin/python3.12 /usr/bin/python3.13 \
+                   $(HOME)/.pyenv/versions/3.1[123].*/bin/python3)
 tables: $(STAMP)
 	$(BIN)/python -m cfpromise.syntax.parser
-	$(BIN)/python -m cfpromise.precompiled
-	$(BIN)/python -m cfpromise.schema.tables
+	$(BIN)/python -m cfpromise.fast.precompiled $(TABLE_PYTHONS)
+	$(BIN)/python -m cfpromise.fast.syntaxtab
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py

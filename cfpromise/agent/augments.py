@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from cfpromise import precompiled
+from cfpromise.fast import precompiled
 from cfpromise.eval.variables import parse_ref
 
 TYPE_CHECKING = False

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import os
 
-from cfpromise import precompiled
-from cfpromise.records import record
+from cfpromise.fast import precompiled
+from cfpromise.fast.records import record
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 from cfpromise.syntax.names import find_block

@@ -862,7 +862,7 @@ def _minutes(*candidates: Any) -> int:
 
 
 def _canonical(attributes: dict[str, Any]) -> str:
-    from cfpromise.jsondumps import dumps
+    from cfpromise.fast.jsondumps import dumps
     return dumps(attributes, sort_keys=True, default=str)
 
 

@@ -14,7 +14,8 @@ import os
 import stat
 import sys
 
-from cfpromise import oneshot
+from cfpromise import fast
+from cfpromise.fast import oneshot
 from cfpromise.agent import augments
 from cfpromise.agent.order import PRE_EVALUATION
 from cfpromise.eval.context import Frame
@@ -150,9 +151,10 @@ def load(agent: Any) -> None:
     after more files (and their common bundles) are loaded; one that never
     resolves is reported as an error and left out, as cf-agent does.  In a one-shot
     program the cyclic collector is off meanwhile, and what is loaded is frozen
-    (:mod:`cfpromise.oneshot`)."""
+    (:mod:`cfpromise.fast.oneshot`)."""
     with oneshot.loading():
         _load(agent)
+    fast.report(agent.out.log)     # -v: each speed mechanism that was not used, and why
 
 
 def _load(agent: Any) -> None:
@@ -280,7 +282,9 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
 
 
 def _policy_cache(agent: Any) -> Any:
-    from cfpromise.agent.policycache import PolicyCache
+    if fast.PLAIN:              # CF_LITE_PLAIN: every file parsed afresh
+        return None
+    from cfpromise.fast.policycache import PolicyCache
     return PolicyCache(os.path.join(agent.options.workdir, "state", "policy_cache"),
                        agent.options.workdir, agent.out.log)
 

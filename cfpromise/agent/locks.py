@@ -47,7 +47,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from cfpromise.eval.canon import canonify
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 if TYPE_CHECKING:
     import sqlite3

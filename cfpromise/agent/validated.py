@@ -105,8 +105,8 @@ def _read_json(path: str) -> Any:
 def _write_json(path: str, key: str, value: str | int) -> None:
     # not the json package: a one-report run writes the validated marker whenever its
     # policy changed or, as with cf-agent, at every run of a policy given by -f outside
-    # WORKDIR/inputs (cfpromise.jsondumps)
-    from cfpromise.jsondumps import dumps
+    # WORKDIR/inputs (cfpromise.fast.jsondumps)
+    from cfpromise.fast.jsondumps import dumps
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:

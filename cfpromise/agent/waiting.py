@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from cfpromise.agent.observer import Observer
 from cfpromise.agent.order import PASSES, bundle_order
-from cfpromise.records import record
+from cfpromise.fast.records import record
 from cfpromise.schema.depends import needed_handles
 
 TYPE_CHECKING = False

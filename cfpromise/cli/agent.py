@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 
-from cfpromise import oneshot
+from cfpromise.fast import oneshot
 from cfpromise.cli.options import Options
 
 TYPE_CHECKING = False

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 
-from cfpromise import oneshot
+from cfpromise.fast import oneshot
 from cfpromise.cli.options import Options
 from cfpromise.syntax.errors import Diagnostic, PolicyError
 

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from cfpromise import oneshot
+from cfpromise.fast import oneshot
 
 OTHER_ERROR = 255
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 
-from cfpromise import precompiled
 from cfpromise.eval.cmap import CMap, string_hash
+from cfpromise.fast import precompiled
 from cfpromise.eval.expand import Expander
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.variables import VariableStore, parse_ref

@@ -39,7 +39,7 @@ from cfpromise.eval import distro, hostinfo
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.hostinfo import FileSource
 from cfpromise.eval.timeclasses import epoch_seconds, time_classes, time_vars
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -48,11 +48,13 @@ class EngineOutput(Output):
 def _agent(path: str, workdir: str, out: Output, define: list[str]) -> Any:
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.loading import install_facts, load, prepare_workdir
-    from cfpromise.agent.policycache import PolicyCache
+    from cfpromise.fast import PLAIN
+    from cfpromise.fast.policycache import PolicyCache
     prepare_workdir(workdir)
     agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
                                ignore_locks=True, level="notice"), out)
-    agent.policy_cache = PolicyCache(os.path.join(workdir, "state", "policy_cache"))
+    if not PLAIN:               # CF_LITE_PLAIN: no policy cache
+        agent.policy_cache = PolicyCache(os.path.join(workdir, "state", "policy_cache"))
     install_facts(agent)
     if os.path.exists(path):
         load(agent)

@@ -23,7 +23,7 @@ never dispatches with an if/elif chain.
 from __future__ import annotations
 
 from cfpromise.agent.outcome import Outcome
-from cfpromise.records import record
+from cfpromise.fast.records import record
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False

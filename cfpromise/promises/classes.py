@@ -12,7 +12,7 @@ false (it does not hold the others back).
 """
 from __future__ import annotations
 
-from cfpromise import precompiled
+from cfpromise.fast import precompiled
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.rvals import UNRESOLVED, as_text

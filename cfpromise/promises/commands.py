@@ -51,7 +51,7 @@ import time
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.promises.api import PromiseRun, handler
 from cfpromise.promises.module_protocol import ModuleSession, bytelen, command_arg0
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

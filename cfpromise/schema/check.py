@@ -18,7 +18,7 @@ referring block's namespace, then in ``default``; nothing else is guessed.
 """
 from __future__ import annotations
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 from cfpromise.schema import Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast

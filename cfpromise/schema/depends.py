@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from cfpromise import precompiled
-from cfpromise.records import record
+from cfpromise.fast import precompiled
+from cfpromise.fast.records import record
 from cfpromise.schema.values import is_unexpanded
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic

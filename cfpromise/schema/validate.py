@@ -17,7 +17,7 @@ from __future__ import annotations
 import warnings
 from functools import lru_cache
 
-from cfpromise import precompiled
+from cfpromise.fast import precompiled
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr

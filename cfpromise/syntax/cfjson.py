@@ -11,7 +11,7 @@ Differences from the JSON standard that CFEngine 3.21 shows (and policy relies o
 """
 from __future__ import annotations
 
-from cfpromise import precompiled
+from cfpromise.fast import precompiled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

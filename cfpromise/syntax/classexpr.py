@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from cfpromise import precompiled
+from cfpromise.fast import precompiled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

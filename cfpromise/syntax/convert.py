@@ -12,7 +12,7 @@ very same AST, so what CFEngine converts while it parses lives here, once:
 """
 from __future__ import annotations
 
-from cfpromise import precompiled
+from cfpromise.fast import precompiled
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson
 

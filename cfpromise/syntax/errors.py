@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -38,9 +38,9 @@ def TOKEN(regex: str) -> Any:
         return f
     return set_regex
 
-from cfpromise import precompiled
+from cfpromise.fast import precompiled
 from cfpromise import CFENGINE_COMPAT_VERSION
-from cfpromise.records import record
+from cfpromise.fast.records import record
 from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
 
 # Features `@if feature(...)` knows about in CFEngine 3.21 on Linux.

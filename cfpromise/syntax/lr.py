@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -410,9 +410,23 @@ _CURRENT_LEXER: list[Lexer] = []
 _TABMODULE = "cfpromise.syntax._parsetab"
 
 
+def ply_module() -> Any:
+    """This module as PLY reads it, each grammar rule's docstring with its lines stripped.
+
+    PLY's grammar signature (``_lr_signature`` in ``_parsetab.py``) is made from the
+    rules' docstrings, and Python 3.13 strips their indentation when it compiles
+    them: stripped here on every interpreter, the signature and the generated tables
+    are the same on 3.11, 3.12 and 3.13.  (Not done at import: only PLY reads them.)"""
+    module = sys.modules[__name__]
+    for name, value in list(vars(module).items()):
+        if name.startswith("p_") and callable(value) and value.__doc__:
+            value.__doc__ = "\n".join(line.strip() for line in value.__doc__.splitlines())
+    return module
+
+
 def _build(write_tables: bool = False, outputdir: str | None = None) -> Any:
     import ply.yacc as yacc             # PLY's own parser: the reference, and table writing
-    return yacc.yacc(module=sys.modules[__name__], tabmodule=_TABMODULE, start=start,
+    return yacc.yacc(module=ply_module(), tabmodule=_TABMODULE, start=start,
                      write_tables=write_tables, outputdir=outputdir, debug=False,
                      errorlog=yacc.NullLogger())
 
@@ -504,7 +518,7 @@ def write_tables() -> str:
     outdir = os.path.dirname(os.path.abspath(__file__))
     write_lextab(outdir)
     import ply.yacc as yacc
-    yacc.yacc(module=sys.modules[__name__], tabmodule="_parsetab", start=start,
+    yacc.yacc(module=ply_module(), tabmodule="_parsetab", start=start,
               write_tables=True, outputdir=outdir, debug=False, errorlog=yacc.NullLogger())
     return os.path.join(outdir, "_parsetab.py")
 

@@ -59,7 +59,7 @@ is not at the start of its line.
 """
 from __future__ import annotations
 
-from cfpromise import precompiled
+from cfpromise.fast import precompiled
 from cfpromise.syntax import ast
 from cfpromise.syntax.convert import data_lvals, inline_data, policy, replace_repeats
 from cfpromise.syntax.errors import Coord

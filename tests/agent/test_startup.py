@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 POLICY = 'bundle agent main\n{\n  reports:\n    "hello from $(sys.host)";\n}\n'
 
 # Runs the agent's entry point in this interpreter, then prints the modules it imported.
@@ -34,8 +36,8 @@ NOT_ON_THE_START_PATH = ("attr", "attrs", "ply.yacc", "cfpromise.syntax.parser",
                          "_hashlib",     # OpenSSL: the policy cache digests with BLAKE2
                          "argparse",     # a plain command line is read from the table
                          "typing", "contextlib",
-                         # regexes come precompiled (cfpromise.precompiled), JSON is
-                         # written by json's C core (cfpromise.jsondumps), outcomes are
+                         # regexes come precompiled (cfpromise.fast.precompiled), JSON is
+                         # written by json's C core (cfpromise.fast.jsondumps), outcomes are
                          # plain objects: re, json and enum are 12 M instructions
                          "re", "json", "enum")
 
@@ -240,3 +242,7 @@ def test_a_cold_check_of_a_library_file_imports_no_ply_attrs_openssl_or_typing(
     found = sorted(m for m in modules
                    if m in unwanted or m.startswith(tuple(n + "." for n in unwanted)))
     assert not found, f"cf-lite-promises on one library file imported {found}"
+
+
+# the speed mechanisms themselves: skipped under CF_LITE_PLAIN=1 (tests/conftest.py)
+pytestmark = pytest.mark.fast_path

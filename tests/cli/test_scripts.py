@@ -46,6 +46,7 @@ def test_each_script_only_calls_its_entry_point(name: str) -> None:
     assert os.stat(path).st_mode & 0o777 == 0o755
 
 
+@pytest.mark.fast_path          # no re: the precompiled regexes (skipped under CF_LITE_PLAIN=1)
 @pytest.mark.parametrize("name", ["cf-lite-agent", "cf-lite-promises"])
 def test_the_installed_program_imports_no_regex_module(name: str, tmp_path: Path) -> None:
     """A one-report run and a cold check, as installed beside this interpreter (make

@@ -44,7 +44,7 @@ start-up does not pay for it), so a family module imports them the same way.
 """
 from __future__ import annotations
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 SEPARATORS = "./\\"
 PROMISER_SYNTAX = 'SQL database promiser syntax should be of the form "database.table"'

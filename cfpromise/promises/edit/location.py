@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from cfpromise.promises.edit import matching
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 
 @record             # (not attrs: see cfpromise.promises.edit.buffer)

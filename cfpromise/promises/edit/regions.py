@@ -15,7 +15,7 @@ from typing import Any
 from cfpromise.promises.edit import matching
 from cfpromise.promises.edit.buffer import boolean
 from cfpromise.promises.files import bridge
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 
 # Region and Selection are @record classes, not attrs classes: see

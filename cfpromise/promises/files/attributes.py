@@ -7,7 +7,7 @@ cf-agent) so that the rest of the package works with booleans, integers and
 modes, never with strings.  The ``have*`` flags of cf-agent become "is the
 record present".
 
-The records are ``@record`` classes (:mod:`cfpromise.records`: namedtuples), not
+The records are ``@record`` classes (:mod:`cfpromise.fast.records`: namedtuples), not
 attrs classes: masterfiles' dry run loads the files, commands, processes and
 package modules, and importing attrs (which loads inspect, ast, dis, tokenize)
 and generating their 21 attrs classes was about a tenth of that run's
@@ -20,7 +20,7 @@ import pwd
 
 from cfpromise.promises.api import BundleCall, PromiseRun
 from cfpromise.promises.files import bridge
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.functions import mustache
 from cfpromise.promises.api import PromiseRun
 from cfpromise.promises.files import bridge
-from cfpromise.records import record
+from cfpromise.fast.records import record
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord
 

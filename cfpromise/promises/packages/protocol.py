@@ -34,7 +34,7 @@ import sys
 import time
 
 from cfpromise.agent import trust
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

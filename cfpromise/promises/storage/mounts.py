@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 SYSTEM = {"fstab": "/etc/fstab", "mount": "/bin/mount", "umount": "/bin/umount",
           "mountinfo": "/proc/self/mountinfo"}

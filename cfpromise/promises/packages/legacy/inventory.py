@@ -31,7 +31,7 @@ import time
 from typing import Callable
 
 from cfpromise.promises.packages.legacy.method import Method
-from cfpromise.records import record
+from cfpromise.fast.records import record
 
 
 @record

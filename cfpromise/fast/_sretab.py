@@ -1,7 +1,7 @@
-# _sretab.py: made by `python -m cfpromise.precompiled`, do not edit (see
-# cfpromise/precompiled.py).  SRE code of the start path's regexes.
-MAGIC = 20220615
-PYTHON = (3, 11)
+# _sretab.py: made by `python -m cfpromise.fast.precompiled`, do not edit (see
+# cfpromise/fast/precompiled.py).  SRE code of the start path's regexes, the same
+# for every SRE engine in MAGICS (_sre.MAGIC), with words of CODE's size and order.
+MAGICS = (20220615, 20221023, 20230612)
 CODE = (4, 'little')
 PATTERNS = {
     ('[ \\t\\n\\r]*', 0): (32, b'\x0e\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff\x18\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff\r\x00\x00\x00\x0b\x00\x00\x00\t\x00\x00\x00\x00&\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00', 0, {}, (None,)),

@@ -18,7 +18,10 @@ before: packages (``__init__.py``), a module without byte code or whose byte
 code is stale, hash-based or from another interpreter, a package whose
 ``__path__`` is not one directory, and every module outside ``cfpromise``.  The
 finder is not installed when ``-O``, ``PYTHONPYCACHEPREFIX`` or an
-implementation without ``cache_tag`` changes where or how byte code is kept.
+implementation without ``cache_tag`` changes where or how byte code is kept,
+nor under ``CF_LITE_PLAIN`` (:mod:`cfpromise.fast`).  A module whose source is
+there but whose byte code is missing or stale is noted (:func:`fallbacks`: one
+``-v`` line naming them, and ``make compile`` as the cure).
 """
 from __future__ import annotations
 
@@ -31,13 +34,17 @@ from _frozen_importlib_external import MAGIC_NUMBER
 from marshal import loads
 from posix import stat
 
+from cfpromise import fast
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType, ModuleType
     from typing import Sequence
 
-_PREFIX = __name__.rpartition(".")[0] + "."          # "cfpromise."
+_PREFIX = "cfpromise."
 _TAG = sys.implementation.cache_tag
+_STALE: list[str] = []           # cf-lite modules whose byte code could not be used
+_OFF: list[str] = []             # why the finder is not installed, if it is not
 
 
 def _checked_code(source: str, cached: str) -> CodeType | None:
@@ -45,20 +52,28 @@ def _checked_code(source: str, cached: str) -> CodeType | None:
     loader checks a timestamp-based .pyc), else None."""
     try:
         st = stat(source)
+    except OSError:                       # no such module (a package, or another finder's)
+        return None
+    try:
         with _io.open_code(cached) as fh:
             data = fh.read()
     except OSError:
-        return None
+        return _stale(source)
     if (len(data) < 16 or data[:4] != MAGIC_NUMBER or data[4:8] != b"\0\0\0\0"
             or int.from_bytes(data[8:12], "little") != int(st.st_mtime) & 0xFFFFFFFF
             or int.from_bytes(data[12:16], "little") != st.st_size & 0xFFFFFFFF):
-        return None
+        return _stale(source)
     try:
         code = loads(memoryview(data)[16:])
     except (EOFError, ValueError, TypeError):
-        return None
+        return _stale(source)
     _imp._fix_co_filename(code, source)
     return code
+
+
+def _stale(source: str) -> None:
+    _STALE.append(source)
+    return None
 
 
 class _Loader:
@@ -128,7 +143,22 @@ class Finder:
 
 def install() -> None:
     """Put :class:`Finder` first on ``sys.meta_path`` (once; see the module docstring)."""
-    if (Finder in sys.meta_path or _TAG is None or sys.flags.optimize
-            or sys.pycache_prefix is not None):
+    if Finder in sys.meta_path or fast.PLAIN:
+        return
+    if _TAG is None or sys.flags.optimize or sys.pycache_prefix is not None:
+        _OFF[:] = ["-O" if sys.flags.optimize else "PYTHONPYCACHEPREFIX"
+                   if sys.pycache_prefix is not None else "no cache_tag"]
         return
     sys.meta_path.insert(0, Finder)
+
+
+def fallbacks() -> list[str]:
+    """The ``-v`` lines: the finder not installed, or modules imported the standard way."""
+    if _OFF:
+        return [f"Byte-code imports off ({_OFF[0]}): cf-lite's modules are imported the "
+                "standard way"]
+    if not _STALE:
+        return []
+    names = ", ".join(sorted({s.rpartition("/cfpromise/")[2] for s in _STALE}))
+    return [f"Byte code missing or stale for {len(set(_STALE))} module(s), imported the "
+            f"standard way (run `make compile`): {names}"]

@@ -1,4 +1,4 @@
-"""cfpromise.jsondumps.dumps is json.dumps (default separators), without the json package."""
+"""cfpromise.fast.jsondumps.dumps is json.dumps (default separators), without the json package."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ import sys
 import pytest
 from hypothesis import given, strategies as st
 
-from cfpromise import jsondumps
+from cfpromise.fast import jsondumps
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text())
 values = st.recursive(scalars, lambda inner: st.one_of(
@@ -39,8 +39,9 @@ def test_default_and_refusal_as_json_dumps() -> None:
         jsondumps.dumps(loop)
 
 
+@pytest.mark.fast_path
 def test_importing_and_using_it_imports_neither_json_nor_re() -> None:
-    probe = ("import sys\nfrom cfpromise.jsondumps import dumps\n"
+    probe = ("import sys\nfrom cfpromise.fast.jsondumps import dumps\n"
              "assert dumps({'k': [1, 2.5, None, 'v\\u00e9']}, sort_keys=True, default=str)\n"
              "print(sorted({'json', 're', 'enum'} & set(sys.modules)))\n")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)

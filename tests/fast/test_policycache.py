@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from cfpromise.agent import policycache
-from cfpromise.agent.policycache import PolicyCache
+from cfpromise.fast import policycache
+from cfpromise.fast.policycache import PolicyCache
 from cfpromise.syntax.parser import parse_file
 from tests.agent.test_agent_run import agent, reports
 
@@ -153,3 +153,7 @@ def test_cache_file_of_another_owner_is_ignored(tmp_path: Path) -> None:
     fresh = PolicyCache(str(entry.parent), str(tmp_path / "wd"), lambda l, m: messages.append(m))
     assert fresh.get(str(src), True)[0] is None
     assert messages and "owned by uid 65534" in messages[0]
+
+
+# the speed mechanisms themselves: skipped under CF_LITE_PLAIN=1 (tests/conftest.py)
+pytestmark = pytest.mark.fast_path

@@ -25,7 +25,10 @@ here is built on namedtuple.
 from __future__ import annotations
 
 from keyword import iskeyword
+import sys
 from types import FunctionType
+
+from cfpromise import fast
 
 try:
     from _collections import _tuplegetter
@@ -84,11 +87,15 @@ def _make(cls, iterable):                              # type: ignore[no-untyped
     return result
 
 
+# what namedtuple's _replace raises for a field it does not have (TypeError from 3.13 on)
+_REPLACE_ERROR = TypeError if sys.version_info >= (3, 13) else ValueError
+
+
 def _replace(self, /, **kwds):                         # type: ignore[no-untyped-def]
     """Return a new object replacing specified fields with new values."""
     result = self._make(map(kwds.pop, self._fields, self))
     if kwds:
-        raise ValueError(f"Got unexpected field names: {list(kwds)!r}")
+        raise _REPLACE_ERROR(f"Got unexpected field names: {list(kwds)!r}")
     return result
 
 
@@ -130,7 +137,7 @@ def record(cls: type) -> type:
     for name in names:
         if not name.isidentifier() or iskeyword(name) or name.startswith("_"):
             raise ValueError(f"{cls.__name__}: {name!r} cannot be a field name")
-    if not 0 < len(names) < len(_CONSTRUCTORS):
+    if fast.PLAIN or not 0 < len(names) < len(_CONSTRUCTORS):
         return _on_namedtuple(cls, list(names), defaults)
     namespace: dict[str, object] = {
         "__doc__": f"{cls.__name__}({', '.join(names)})", "__slots__": (),

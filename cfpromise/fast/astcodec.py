@@ -1,6 +1,6 @@
 """The policy AST as nested tuples of plain values, for ``marshal``, and back.
 
-The agent's policy cache (:mod:`cfpromise.agent.policycache`) keeps each parsed
+The agent's policy cache (:mod:`cfpromise.fast.policycache`) keeps each parsed
 file.  Pickling the tree called a Python ``__reduce__`` for each of its nodes and
 Coords (about 3,000 for masterfiles' lib/files.cf) and went through pickle's
 memo: 16 M instructions to write, 14 M to read back, a tenth of a cold

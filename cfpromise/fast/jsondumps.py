@@ -5,9 +5,12 @@ enum for its flags: 12 M instructions, a tenth of a one-report cron run, which
 needs JSON only to write a validated marker and to compare promises by their
 attributes (:mod:`cfpromise.agent.engine`).  ``json.dumps`` itself hands the work
 to ``_json.make_encoder``, the encoder's C core, with the arguments below; this
-module calls it the same way.  Where the C core is missing, json does the work.
+module calls it the same way.  Where the C core is missing, or under ``CF_LITE_PLAIN``
+(:mod:`cfpromise.fast`), json does the work.
 """
 from __future__ import annotations
+
+from cfpromise import fast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,6 +20,9 @@ try:
     from _json import encode_basestring_ascii as _quote, make_encoder as _make_encoder
 except ImportError:                     # an interpreter without the accelerator
     _quote = _make_encoder = None
+    fast.fallback("json's C encoder missing: JSON is written by the json package")
+if fast.PLAIN:
+    _make_encoder = None
 
 
 def _refuse(obj: Any) -> Any:

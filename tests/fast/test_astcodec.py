@@ -1,4 +1,4 @@
-"""The policy cache's encoding of the AST (cfpromise.syntax.astcodec): through marshal and
+"""The policy cache's encoding of the AST (cfpromise.fast.astcodec): through marshal and
 back, every node comes back of its class with every field, coordinates included."""
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from cfpromise.syntax import ast, astcodec
+from cfpromise.fast import astcodec
+from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, PolicyError
 from cfpromise.syntax.parser import parse_file
 from tests.syntax import strategies as gen

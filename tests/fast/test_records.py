@@ -1,5 +1,5 @@
 """@record builds typing.NamedTuple-style classes that behave as collections.namedtuple's
-(cfpromise.records)."""
+(cfpromise.fast.records)."""
 from __future__ import annotations
 
 import copy
@@ -8,7 +8,7 @@ import pickle
 import pytest
 from hypothesis import given, strategies as st
 
-from cfpromise.records import record
+from cfpromise.fast.records import record
 from cfpromise.syntax.errors import Coord
 
 
@@ -89,6 +89,7 @@ def test_construction_as_collections_namedtuple_does(count: int, data: st.DataOb
     assert copy.copy(a) == a and type(copy.deepcopy(a)) is mine
 
 
+@pytest.mark.fast_path
 def test_small_records_are_built_without_namedtuple_and_large_ones_on_it() -> None:
     small, _ = _pair(8, 2)
     large, _ = _pair(9, 2)

@@ -1,4 +1,4 @@
-"""cfpromise.fastimport: cf-lite's plain modules load straight from their checked byte code;
+"""cfpromise.fast.fastimport: cf-lite's plain modules load straight from their checked byte code;
 anything the finder is not sure of goes the standard way, which then behaves as before."""
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import cfpromise
-from cfpromise import fastimport
-from cfpromise.fastimport import Finder
+from cfpromise.fast import fastimport
+from cfpromise.fast.fastimport import Finder
 
 PACKAGE = Path(cfpromise.__file__).parent
 
@@ -95,7 +95,7 @@ def test_run_as_a_script_with_python_m() -> None:
 
 @pytest.mark.parametrize("flags", [["-O"], ["-X", "pycache_prefix=/nonexistent"]])
 def test_not_installed_where_byte_code_lives_elsewhere(flags: list[str]) -> None:
-    probe = "import sys, cfpromise.fastimport as f\nprint(f.Finder in sys.meta_path)\n"
+    probe = "import sys, cfpromise.fast.fastimport as f\nprint(f.Finder in sys.meta_path)\n"
     proc = subprocess.run([sys.executable, *flags, "-c", probe], capture_output=True,
                           text=True, timeout=60)
     assert proc.stdout.strip() == "False", proc.stderr
@@ -108,3 +108,7 @@ def test_no_module_shadows_a_package_of_the_same_name() -> None:
         for name in dirs:
             assert f"{name}.py" not in files, os.path.join(directory, name)
     assert fastimport._PREFIX == "cfpromise."
+
+
+# the speed mechanisms themselves: skipped under CF_LITE_PLAIN=1 (tests/conftest.py)
+pytestmark = pytest.mark.fast_path

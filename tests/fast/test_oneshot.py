@@ -1,4 +1,4 @@
-"""One-shot programs load their policy without cyclic collection and freeze it (cfpromise.oneshot)."""
+"""One-shot programs load their policy without cyclic collection and freeze it (cfpromise.fast.oneshot)."""
 from __future__ import annotations
 
 import gc
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cfpromise import oneshot
+from cfpromise.fast import oneshot
 from cfpromise.agent.loading import LoadError, evaluated_agent
 
 POLICY = ('bundle common g { vars: "x" string => "y"; }\n'
@@ -36,10 +36,10 @@ def _workdir(tmp_path: Path) -> str:
 
 
 def test_a_one_shot_load_freezes_what_it_loaded(tmp_path: Path, one_shot: None) -> None:
-    assert gc.get_freeze_count() == 0
+    before = gc.get_freeze_count()      # 3.12 starts with some objects frozen already
     agent = evaluated_agent(_policy(tmp_path), _workdir(tmp_path), cache=True)
     assert [b.name for b in agent.policy.bundles] == ["g", "main"]
-    assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() > before
     assert gc.isenabled()
 
 
@@ -77,14 +77,14 @@ def test_the_programs_are_one_shot(script: str) -> None:
     module = next(line.split()[1] for line in text.splitlines() if line.startswith("from "))
     assert f"from {module} import program\n" in text and "sys.exit(program())" in text
     probe = (f"import gc, sys\nfrom {module} import program\n"
-             "from cfpromise import oneshot\nsys.argv = ['x', '--version']\nprogram()\n"
+             "from cfpromise.fast import oneshot\nsys.argv = ['x', '--version']\nprogram()\n"
              "print(oneshot._ONE_SHOT[0])\n")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert proc.stdout.strip().splitlines()[-1] == "True", proc.stderr
 
 
 def test_the_collector_is_off_from_the_start_until_the_policy_is_loaded(tmp_path: Path) -> None:
-    probe = ("import gc, sys\nfrom cfpromise import oneshot\noneshot.enable()\n"
+    probe = ("import gc, sys\nfrom cfpromise.fast import oneshot\noneshot.enable()\n"
              "print(gc.isenabled())\n"
              "from cfpromise.agent.loading import evaluated_agent\n"
              "evaluated_agent(sys.argv[1], sys.argv[2])\n"
@@ -92,3 +92,7 @@ def test_the_collector_is_off_from_the_start_until_the_policy_is_loaded(tmp_path
     proc = subprocess.run([sys.executable, "-c", probe, _policy(tmp_path), _workdir(tmp_path)],
                           capture_output=True, text=True)
     assert proc.stdout.split() == ["False", "True", "True"], proc.stderr
+
+
+# the speed mechanisms themselves: skipped under CF_LITE_PLAIN=1 (tests/conftest.py)
+pytestmark = pytest.mark.fast_path

@@ -11,7 +11,7 @@ is treated as a miss.  Cache files are written atomically, mode 0600, in a
 directory only the agent's user can write.
 
 The parsed policy is kept as nested tuples of plain values
-(:mod:`cfpromise.syntax.astcodec`) written by ``marshal``, which builds only
+(:mod:`cfpromise.fast.astcodec`) written by ``marshal``, which builds only
 values and never calls anything (a pickle can be made to call any function it
 can name); it is also three times cheaper to write than a pickle of the tree.
 Still, what the agent runs comes from these files, so the cache is trusted only
@@ -30,7 +30,7 @@ import time
 
 import cfpromise
 from cfpromise.agent import trust
-from cfpromise.syntax import astcodec
+from cfpromise.fast import astcodec
 from cfpromise.syntax.errors import gc_paused
 
 TYPE_CHECKING = False
@@ -59,7 +59,7 @@ _HEADER = 2 * _DIGEST_SIZE  # an entry: the code stamp, the policy file's digest
 
 def _digest_of(data: bytes) -> bytes:
     return _blake2b(data, digest_size=_DIGEST_SIZE).digest()
-_CODE_DIRS = ("syntax", "schema", "data")
+_CODE_DIRS = ("syntax", "schema", "data", "fast")
 
 
 def _code_stamp() -> bytes:

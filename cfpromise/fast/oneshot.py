@@ -15,11 +15,14 @@ itself allocates.
 Only the programs' console scripts (:func:`program`) call :func:`enable`.  A long-lived process --
 a daemon reloading its policy, the test suite loading thousands -- keeps the
 normal collector, because a frozen object that later becomes part of a garbage
-cycle is never collected.
+cycle is never collected.  Under ``CF_LITE_PLAIN`` (:mod:`cfpromise.fast`) the
+collector is left as it is.
 """
 from __future__ import annotations
 
 import gc
+
+from cfpromise import fast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,6 +36,8 @@ def enable() -> None:
     collector is off from here on until the policy is loaded: importing the modules a
     run needs and discovering the host make tens of thousands of objects that live
     until exit too (about 4 ms of collections in a one-report run otherwise)."""
+    if fast.PLAIN:
+        return
     _ONE_SHOT[0] = True
     gc.disable()
 
@@ -59,5 +64,5 @@ def program(main: Callable[[], int]) -> Callable[[], int]:
     def run() -> int:
         enable()
         return main()
-    run.__doc__ = f"{main.__module__}.main as a one-shot process (cfpromise.oneshot)."
+    run.__doc__ = f"{main.__module__}.main as a one-shot process (cfpromise.fast.oneshot)."
     return run

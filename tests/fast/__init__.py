@@ -1,0 +1,1 @@
+"""Tests of the speed machinery (cfpromise.fast) and its plain-path switch."""
