@@ -29,7 +29,6 @@ combination, so a promise over an empty list does nothing, as in CFEngine.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from cfpromise.eval.functions.api import Variable
@@ -44,7 +43,10 @@ if TYPE_CHECKING:
 LIST_TYPES = frozenset({"slist", "ilist", "rlist"})
 
 
-_SPECIAL = re.compile(r"\$[({]this(?:\.k|\.v|\.k\[1\]|\.this)?[)}]")
+# the references maplist()/maparray()/mapdata() bind, in both bracket styles (plain text:
+# a module-level re would put re on every run's start path, tests/agent/test_startup.py)
+_SPECIAL = tuple(f"${o}this{name}{c}" for o, c in (("(", ")"), ("{", "}"))
+                 for name in ("", ".k", ".v", ".k[1]", ".this"))
 
 
 def holds_special(inner: str) -> bool:
@@ -52,7 +54,7 @@ def holds_special(inner: str) -> bool:
     $(this.this): the names maplist()/maparray()/mapdata() bind.  cf-agent's iteration
     engine never skips a promise for such a wheel (VarIsSpecial), so a reference
     built on one (``$(a[$(this.k)])``) stays as written instead."""
-    return "$" in inner and _SPECIAL.search(inner) is not None
+    return "$" in inner and any(ref in inner for ref in _SPECIAL)
 
 
 class NeedIteration(Exception):
