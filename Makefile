@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.installed
 ARGS   ?=
 EXTRAS ?= test,databases
 
-.PHONY: install compile run test conformance conformance-update bench clean tables
+.PHONY: install compile run test conformance conformance-update bench clean tables manpages
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ tables: $(STAMP)
 	$(BIN)/python -m cfpromise.syntax.parser
 	$(BIN)/python -m cfpromise.precompiled
 	$(BIN)/python -m cfpromise.schema.tables
+
+# Regenerate the man pages (cfpromise/data/man/) after changing a program's options.
+manpages: $(STAMP)
+	$(BIN)/python -m cfpromise.cli.manpage
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py
