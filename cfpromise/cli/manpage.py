@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 
 TYPE_CHECKING = False
@@ -179,6 +180,12 @@ def page(program: str) -> str:
     summary = " ".join(first.split())
     if summary.startswith(program + ":"):
         summary = summary[len(program) + 1:].strip()
+    # NAME is the first sentence, without a note on where the code is; the rest of
+    # the first paragraph opens the description
+    summary, _, more = summary.partition(". ")
+    summary = re.sub(r"\s*\([^()]*cfpromise[^()]*\)", "", summary).rstrip(".")
+    if more:
+        rest = more + "\n\n" + rest
     items = entries(program)
     out = [f'.TH {program.upper()} {SECTION} "" "cf-lite" "System Administration"',
            ".SH NAME", f"{program} \\- {_text(summary)}", ".SH SYNOPSIS", f".B {program}"]
@@ -199,7 +206,7 @@ def page(program: str) -> str:
             description.append(parser.description)
     if rest.strip():
         description.append(rest)
-    out += _paragraphs("\n\n".join(description) or summary)
+    out += _paragraphs("\n\n".join(description) or summary + ".")
     if commands:
         out.append(".SH COMMANDS")
         for name, desc, use in commands:
