@@ -14,7 +14,7 @@ ARGS   ?=
 EXTRAS ?= test,databases
 
 .PHONY: install compile run test conformance conformance-update conformance-masterfiles \
-        conformance-masterfiles-update bench clean tables
+        conformance-masterfiles-update bench clean tables manpages
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,10 @@ tables: $(STAMP)
 	$(BIN)/python -m cfpromise.syntax.parser
 	$(BIN)/python -m cfpromise.fast.precompiled $(TABLE_PYTHONS)
 	$(BIN)/python -m cfpromise.fast.syntaxtab
+
+# Regenerate the man pages (cfpromise/data/man/) after changing a program's options.
+manpages: $(STAMP)
+	$(BIN)/python -m cfpromise.cli.manpage
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py

@@ -9,15 +9,21 @@ import argparse
 import sys
 
 
-def main(argv: list[str] | None = None) -> int:
-    from cfpromise.daemon import add_arguments, options_from_args
-    from cfpromise.cli.options import sanitize_environment
-    sanitize_environment()
+def _parser() -> argparse.ArgumentParser:
+    """The options (also read by cfpromise.cli.manpage for the man page)."""
+    from cfpromise.daemon import add_arguments
     ap = argparse.ArgumentParser(prog="cf-lite-serverd",
                                  description="cf-lite's server daemon (cf-serverd 3.21)")
     add_arguments(ap)
     ap.add_argument("--port", type=int, help="listen on this port, whatever the policy says")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    from cfpromise.cli.options import sanitize_environment
+    from cfpromise.daemon import options_from_args
+    sanitize_environment()
+    args = _parser().parse_args(argv)
     if args.version:
         from cfpromise import __version__
         print(f"cf-lite-serverd {__version__} (CFEngine Core 3.21 protocol)")

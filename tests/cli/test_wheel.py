@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cfpromise import resources
+from cfpromise.cli import manpage
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -99,3 +100,23 @@ bundle agent main
     assert proc.returncode == 0, proc.stderr
     assert target.read_text() == "from the standard library\n"
     assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_wheel_installs_units_and_man_pages_naming_its_programs(installed: Path,
+                                                                tmp_path: Path) -> None:
+    """The units and man pages are package data, and the one install command (run with the
+    installed venv's interpreter) writes ExecStart with that venv's programs."""
+    root = tmp_path / "root"
+    proc = subprocess.run([str(installed / "python"), "-m", "cfpromise.install", "--root",
+                           str(root)], capture_output=True, text=True, cwd=tmp_path,
+                          env=_installed_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    units = root / "etc" / "systemd" / "system"
+    assert sorted(os.listdir(units)) == ["cf-lite-agent.service", "cf-lite-agent.timer",
+                                         "cf-lite-monitord.service", "cf-lite-serverd.service"]
+    serverd = (units / "cf-lite-serverd.service").read_text()
+    assert f"ExecStart={installed}/cf-lite-serverd -F\n" in serverd
+    assert f"ExecStart={installed}/cf-lite-agent -f promises.cf" in \
+        (units / "cf-lite-agent.service").read_text()
+    pages = os.listdir(root / "usr" / "local" / "share" / "man" / "man8")
+    assert sorted(pages) == sorted(f"{p}.8" for p in manpage.PROGRAMS)
