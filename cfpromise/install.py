@@ -33,7 +33,7 @@ UNITS_DIR = os.path.join(DATA, "systemd")
 UNIT_DIR = "/etc/systemd/system"
 MAN_DIR = "/usr/local/share/man"
 # the programs a unit starts: ExecStart must find each one in BINDIR
-UNIT_PROGRAMS = ("cf-lite-agent", "cf-lite-serverd", "cf-lite-monitord")
+UNIT_PROGRAMS = ("cf-lite-agent", "cf-lite-serverd", "cf-lite-monitord", "cf-lite-hub")
 
 
 def installed_bindir() -> str | None:
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             print("cfpromise.install: systemctl daemon-reload failed", file=sys.stderr)
             return 1
     print("enable with: systemctl enable --now cf-lite-agent.timer "
-          "[cf-lite-serverd.service] [cf-lite-monitord.service]")
+          "[cf-lite-serverd.service] [cf-lite-monitord.service] [cf-lite-hub.service]")
     return 0
 
 

@@ -14,8 +14,8 @@ import pytest
 from cfpromise import install
 from cfpromise.cli import manpage
 
-UNITS = ["cf-lite-agent.service", "cf-lite-agent.timer", "cf-lite-monitord.service",
-         "cf-lite-serverd.service"]
+UNITS = ["cf-lite-agent.service", "cf-lite-agent.timer", "cf-lite-hub.service",
+         "cf-lite-monitord.service", "cf-lite-serverd.service"]
 
 
 def _bindir(tmp_path: Path) -> Path:
@@ -52,6 +52,8 @@ def test_install_writes_units_and_pages_with_the_programs_paths(tmp_path: Path) 
     monitord = _unit(units / "cf-lite-monitord.service")["Service"]
     assert monitord["ExecStart"] == f"{bindir}/cf-lite-monitord -F"
     assert monitord["ExecReload"] == "/bin/kill -HUP $MAINPID"
+    hub = _unit(units / "cf-lite-hub.service")["Service"]
+    assert hub["ExecStart"] == f"{bindir}/cf-lite-hub -F collect"
     agent = _unit(units / "cf-lite-agent.service")["Service"]
     assert agent["Type"] == "oneshot"
     assert agent["ExecStart"] == f"{bindir}/cf-lite-agent -f promises.cf --timestamp --report json"

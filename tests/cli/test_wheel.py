@@ -113,7 +113,8 @@ def test_wheel_installs_units_and_man_pages_naming_its_programs(installed: Path,
     assert proc.returncode == 0, proc.stderr
     units = root / "etc" / "systemd" / "system"
     assert sorted(os.listdir(units)) == ["cf-lite-agent.service", "cf-lite-agent.timer",
-                                         "cf-lite-monitord.service", "cf-lite-serverd.service"]
+                                         "cf-lite-hub.service", "cf-lite-monitord.service",
+                                         "cf-lite-serverd.service"]
     serverd = (units / "cf-lite-serverd.service").read_text()
     assert f"ExecStart={installed}/cf-lite-serverd -F\n" in serverd
     assert f"ExecStart={installed}/cf-lite-agent -f promises.cf" in \
