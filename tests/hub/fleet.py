@@ -120,28 +120,7 @@ def _user() -> str:
 
 def _start_server(workdir: str, policy: str, port: int, address: str) -> Server:
     """cf-lite-serverd bound to ``address`` (its policy's bindtointerface) on ``port``."""
-    import socket
-    import time
-    srv = Server.__new__(Server)
-    srv.port = port
-    srv.log_path = os.path.join(workdir, "serverd.log")
-    environ = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=workdir,
-                   CF_LITE_POLICY_CHECK_INTERVAL="0.2")
-    srv.log = open(srv.log_path, "w")
-    srv.proc = subprocess.Popen([sys.executable, "-m", "cfpromise.cli.serverd", "-F", "-v",
-                                 "-f", policy, "--port", str(port)],
-                                stdout=srv.log, stderr=subprocess.STDOUT, env=environ)
-    deadline = time.time() + 15
-    while time.time() < deadline:
-        try:
-            socket.create_connection((address, port), timeout=0.5).close()
-            return srv
-        except OSError:
-            if srv.proc.poll() is not None:
-                break
-            time.sleep(0.05)
-    srv.stop()
-    raise RuntimeError("server did not start:\n" + srv.text())
+    return Server(workdir, policy, port, address=address)
 
 
 def make_fleet(root: str) -> Fleet:

@@ -35,7 +35,8 @@ class Server:
     """cf-lite-serverd -F in a subprocess, on its own port."""
 
     def __init__(self, workdir: str, policy: str, port: int, env: dict[str, str] | None = None,
-                 preexec_fn: Any = None):
+                 preexec_fn: Any = None, address: str = "127.0.0.1"):
+        """``address``: where it listens (its policy's ``bindtointerface``), to wait for."""
         self.port = port
         self.log_path = os.path.join(workdir, "serverd.log")
         environ = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=workdir,
@@ -48,7 +49,7 @@ class Server:
         deadline = time.time() + 60           # a loaded machine starts python slowly
         while time.time() < deadline:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                socket.create_connection((address, port), timeout=0.5).close()
                 return
             except OSError:
                 if self.proc.poll() is not None:
