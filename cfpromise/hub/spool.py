@@ -41,6 +41,8 @@ INVENTORY_TAGS = frozenset({"inventory", "report"})
 NOT_COUNTED = frozenset({"vars", "classes", "meta", "defaults"})
 FAILED = frozenset({"failed", "denied", "timeout", "interrupted", "warn"})
 CHANGE_TEXT_MAX = 512               # one change's description, as stored
+TAGS = "_tags"                      # inventory entry: the meta tags of each attribute
+NOT_VARIABLES = frozenset({"classes", "software", "lastseen", TAGS})
 
 
 def spool_dir(workdir: str) -> str:
@@ -91,21 +93,31 @@ def _change_text(change: dict[str, Any]) -> str:
 def inventory_of(ctx: Any) -> dict[str, Any]:
     """Variables and classes tagged ``inventory`` or ``report`` (masterfiles' inventory
     bundles tag them), plus ``classes`` (the sorted list of such classes), ``software``
-    (the package inventory) and ``lastseen`` (the peers this host talked to)."""
+    (the package inventory) and ``lastseen`` (the peers this host talked to); the meta
+    tags of each variable and class under ``TAGS`` (what report_data_select's
+    ``metatags_include``/``_exclude`` decide by)."""
     out: dict[str, Any] = {}
+    tags: dict[str, list[str]] = {}
     for key, var in ctx.variables():
         if INVENTORY_TAGS.intersection(var.tags):
             name = key[8:] if key.startswith("default:") else key
             out[name] = var.value
-    classes = sorted(name for name, tags in ctx.classes_items() if INVENTORY_TAGS & set(tags))
+            tags[name] = sorted(var.tags)
+    classes = []
+    for name, ctags in ctx.classes_items():
+        if INVENTORY_TAGS & set(ctags):
+            classes.append(name)
+            tags["class:" + name] = sorted(ctags)
     if classes:
-        out["classes"] = classes
+        out["classes"] = sorted(classes)
     software = _software(ctx.workdir)
     if software:
         out["software"] = software
     seen = _lastseen(ctx.workdir)
     if seen:
         out["lastseen"] = seen
+    if tags:
+        out[TAGS] = tags
     return out
 
 
@@ -244,34 +256,76 @@ def _unlink(path: str) -> None:
 
 
 # -- answering a hub (the server's side) ------------------------------------------------
-def select_filter(select: dict[str, Any] | None) -> Any:
-    """A predicate over inventory names from a ``report_data_select`` body
-    (``metatags_include``/``_exclude`` are applied by the recorder's tags;
-    ``variables_include``/``_exclude`` and ``classes_include``/``_exclude`` here)."""
-    import re
-    if not select:
-        return lambda name: True
+class Selection:
+    """What a ``report_data_select`` body lets a hub see (all of it without one):
 
-    def patterns(key: str) -> list[Any]:
-        value = select.get(key) or []
-        if isinstance(value, str):
-            value = [value]
+    * ``metatags_include``/``_exclude``: variables and classes whose meta tags match;
+    * ``variables_include``/``_exclude``, ``classes_include``/``_exclude``: by name;
+    * ``promise_handle_include``/``_exclude``: promise results by handle;
+    * ``monitoring_include``/``_exclude``: ``mon.*`` values by name.
+
+    Each list holds anchored regular expressions (the host's own policy's, not a peer's);
+    an include list, when given, admits only what matches it, and an exclude list then
+    takes away what matches it."""
+
+    def __init__(self, select: dict[str, Any] | None) -> None:
+        self.lists = {}
+        for key in ("metatags", "variables", "classes", "promise_handle", "monitoring"):
+            self.lists[key] = (self._patterns(select, key + "_include"),
+                               self._patterns(select, key + "_exclude"))
+
+    @staticmethod
+    def _patterns(select: dict[str, Any] | None, key: str) -> list[Any] | None:
+        import re
+        value = (select or {}).get(key)
+        if value is None:
+            return None
         out = []
-        for p in value:
+        for p in [value] if isinstance(value, str) else value:
             try:
                 out.append(re.compile(str(p)))
             except re.error:
                 pass
         return out
 
-    include = patterns("variables_include") + patterns("classes_include")
-    exclude = patterns("variables_exclude") + patterns("classes_exclude")
-
-    def admitted(name: str) -> bool:
-        if include and not any(p.fullmatch(name) for p in include):
+    def admits(self, kind: str, *values: str) -> bool:
+        include, exclude = self.lists[kind]
+        if include is not None and not any(p.fullmatch(v) for p in include for v in values):
             return False
-        return not any(p.fullmatch(name) for p in exclude)
-    return admitted
+        return not (exclude and any(p.fullmatch(v) for p in exclude for v in values))
+
+    def _tagged(self, tags: list[str] | None) -> bool:
+        include, exclude = self.lists["metatags"]
+        if include is None and not exclude:
+            return True
+        return self.admits("metatags", *(tags or [""]))
+
+    def inventory(self, inventory: dict[str, Any]) -> dict[str, Any]:
+        tags = inventory.get(TAGS) or {}
+        out: dict[str, Any] = {}
+        for name, value in inventory.items():
+            if name == "classes":
+                kept = [c for c in value if self.admits("classes", c)
+                        and self._tagged(tags.get("class:" + c))]
+                if kept:
+                    out[name] = kept
+            elif name in NOT_VARIABLES:
+                if name != TAGS:
+                    out[name] = value
+            elif self.admits("variables", name) and self._tagged(tags.get(name)):
+                out[name] = value
+        return out
+
+    def promises(self, promises: Any) -> Any:
+        if isinstance(promises, dict):
+            return {k: p for k, p in promises.items()
+                    if self.admits("promise_handle", p.get("handle") or "")}
+        return [p for p in promises if self.admits("promise_handle", p.get("handle") or "")]
+
+    def monitoring(self, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        return {k: v for k, v in values.items() if self.admits("monitoring", k)}
 
 
 def answer(workdir: str, kind: str, since_epoch: str = "", since_seq: int = 0,
@@ -281,7 +335,7 @@ def answer(workdir: str, kind: str, since_epoch: str = "", since_seq: int = 0,
     "current": ..., "runs": [...]}`` -- the full current state and every spooled run --
     when the hub asks for it or its delta cannot be served (another epoch, runs pruned)."""
     current = load_current(workdir)
-    admitted = select_filter(select)
+    selection = Selection(select)
     files = run_files(workdir)
     if kind == "delta" and since_epoch == current["epoch"]:
         prune(workdir, since_seq)
@@ -290,24 +344,24 @@ def answer(workdir: str, kind: str, since_epoch: str = "", since_seq: int = 0,
             return {"kind": "delta", "epoch": current["epoch"], "runs": []}
         if files and files[0][0] == since_seq + 1:
             return {"kind": "delta", "epoch": current["epoch"],
-                    "runs": _runs(files, admitted)}
-    state = {"seq": current.get("seq", 0), "promises": current["promises"],
-             "inventory": _filtered(current.get("inventory") or {}, admitted),
-             "last_run": current.get("last_run"), "monitoring": current.get("monitoring")}
+                    "runs": _runs(files, selection)}
+    state = {"seq": current.get("seq", 0),
+             "promises": selection.promises(current["promises"]),
+             "inventory": selection.inventory(current.get("inventory") or {}),
+             "last_run": current.get("last_run"),
+             "monitoring": selection.monitoring(current.get("monitoring"))}
     return {"kind": "rebase", "epoch": current["epoch"], "current": state,
-            "runs": _runs(files, admitted)}
+            "runs": _runs(files, selection)}
 
 
-def _filtered(inventory: dict[str, Any], admitted: Any) -> dict[str, Any]:
-    return {k: v for k, v in inventory.items() if admitted(k)}
-
-
-def _runs(files: list[tuple[int, str]], admitted: Any) -> list[dict[str, Any]]:
+def _runs(files: list[tuple[int, str]], selection: Selection) -> list[dict[str, Any]]:
     out = []
     for _, path in files:
         run = _load_json(path)
         if isinstance(run, dict):
             if "inventory" in run:
-                run["inventory"] = _filtered(run["inventory"], admitted)
+                run["inventory"] = selection.inventory(run["inventory"])
+            run["promises"] = selection.promises(run.get("promises") or [])
+            run["monitoring"] = selection.monitoring(run.get("monitoring"))
             out.append(run)
     return out

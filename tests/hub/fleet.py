@@ -22,8 +22,12 @@ body server control {{
 }}
 bundle server hub_access {{
   access:
-    "delta" resource_type => "query", admit_keys => {{ "{hubkey}" }};
-    "rebase" resource_type => "query", admit_keys => {{ "{hubkey}" }};
+    "delta" resource_type => "query", admit_keys => {{ "{hubkey}" }}{select};
+    "rebase" resource_type => "query", admit_keys => {{ "{hubkey}" }}{select};
+}}
+body report_data_select no_reports {{
+  promise_handle_exclude => {{ "report_.*" }};
+  metatags_exclude => {{ "private" }};
 }}
 """
 
@@ -32,6 +36,7 @@ body common control {{ bundlesequence => {{ "main" }}; }}
 bundle agent main {{
   vars:
     "role" string => "{role}", meta => {{ "inventory", "attribute_name=Role" }};
+    "token" string => "s3cret", meta => {{ "inventory", "private" }};
   files:
     "{workdir}/managed.txt"
       handle => "managed_file",
@@ -77,12 +82,15 @@ class Fleet:
     port: int
     hosts: list[Host] = field(default_factory=list)
 
-    def add_host(self, name: str, address: str) -> Host:
+    def add_host(self, name: str, address: str, select: bool = False) -> Host:
+        """A host; ``select``: its access rules name a report_data_select body that keeps
+        the reports promises and the variables tagged ``private`` from the hub."""
         workdir = os.path.join(self.root, name)
         key = make_workdir(workdir)
         host = Host(name, address, workdir, self.port, key_digest=keys.digest(key.public))
         policy = write_policy(os.path.join(workdir, "server.cf"), SERVER_POLICY.format(
-            address=address, hubkey=self.hub_key, user=_user()))
+            address=address, hubkey=self.hub_key, user=_user(),
+            select=', report_data_select => no_reports' if select else ""))
         host.server = _start_server(workdir, policy, self.port, address)
         self.hosts.append(host)
         return host

@@ -142,3 +142,23 @@ def test_a_host_cannot_report_for_another(fleet: Fleet) -> None:
     failed = _json(fleet.hub("promises", "--outcome", "failed", "--host", web1.key_digest,
                              "--format", "json"))
     assert [p["hostkey"] for p in failed] == [web1.key_digest]
+
+
+def test_report_data_select_limits_what_the_hub_gets(fleet: Fleet) -> None:
+    """The host's access rule names a report_data_select body: the hub never receives the
+    promises it excludes by handle nor the variables it excludes by meta tag."""
+    plain = fleet.add_host("plain", "127.0.0.11")
+    guarded = fleet.add_host("guarded", "127.0.0.12", select=True)
+    for host in (plain, guarded):
+        assert host.run_agent().returncode == 0
+    fleet.collect()
+    handles = {(p["hostkey"], p["handle"]) for p in
+               _json(fleet.hub("promises", "--format", "json"))}
+    assert (plain.key_digest, "report_run") in handles
+    assert (guarded.key_digest, "managed_file") in handles
+    assert (guarded.key_digest, "report_run") not in handles
+    inventory = {i["hostkey"]: i["attributes"] for i in
+                 _json(fleet.hub("inventory", "--format", "json"))}
+    assert inventory[plain.key_digest]["main.token"] == "s3cret"
+    assert "main.token" not in inventory[guarded.key_digest]
+    assert inventory[guarded.key_digest]["main.role"] == "web"

@@ -110,3 +110,38 @@ def test_enabled(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert enabled(str(tmp_path))
     monkeypatch.setenv("CF_LITE_HUB_SPOOL", "0")
     assert not enabled(str(tmp_path))
+
+
+def test_report_data_select_every_list(tmp_path) -> None:
+    """metatags, variables, classes, promise handles and monitoring values, include and
+    exclude, as a report_data_select body names them."""
+    wd = str(tmp_path)
+    inventory = {"sys.fqhost": "a", "sys.flavor": "debian_12", "main.secret": "x",
+                 "classes": ["debian", "internal_only"], "software": ["p,1,amd64,apt_get"],
+                 spool.TAGS: {
+                     "sys.fqhost": ["inventory", "attribute_name=Host name"],
+                     "sys.flavor": ["inventory", "attribute_name=OS"],
+                     "main.secret": ["report", "private"],
+                     "class:debian": ["inventory"], "class:internal_only": ["private"]}}
+    records = [SimpleNamespace(bundle="default:main", ptype="files", promiser=f"/{h}",
+                               handle=h, file="/p.cf", line=n, outcome=Outcome.KEPT,
+                               changes=[]) for n, h in enumerate(["web_conf", "ssh_conf"])]
+    spool.record_run(wd, started=1, seconds=0.1, exit_code=0, release_id="",
+                     promises=spool.promise_states(records), inventory=inventory,
+                     monitoring={"value_load": 1.0, "value_secret_probe": 2.0}, now=1)
+    answer = spool.answer(wd, "rebase", select={
+        "metatags_exclude": ["private"], "promise_handle_include": ["web_.*"],
+        "monitoring_exclude": ["value_secret.*"], "classes_include": ["deb.*", "internal.*"]})
+    current = answer["current"]
+    assert current["inventory"] == {"sys.fqhost": "a", "sys.flavor": "debian_12",
+                                    "classes": ["debian"], "software": ["p,1,amd64,apt_get"]}
+    assert [p["handle"] for p in current["promises"].values()] == ["web_conf"]
+    assert current["monitoring"] == {"value_load": 1.0}
+    [run] = answer["runs"]
+    assert [p["handle"] for p in run["promises"]] == ["web_conf"]
+    assert "main.secret" not in run["inventory"] and spool.TAGS not in run["inventory"]
+    assert run["monitoring"] == {"value_load": 1.0}
+    # no body: everything but the tags themselves
+    everything = spool.answer(wd, "rebase")["current"]
+    assert set(everything["inventory"]) == {"sys.fqhost", "sys.flavor", "main.secret",
+                                            "classes", "software"}
