@@ -251,8 +251,10 @@ class Agent:
                         settle.run_section(self, run, section, settling)
                     finally:
                         self.end_section(run)
-                    if ptype == "classes" and (types is None or "vars" in types):
+                    if ptype == "classes" and (types is None or "vars" in types) \
+                            and edit is None:
                         # cf-agent evaluates the vars again once the classes are known
+                        # (not in an edit bundle: ScheduleEditLineOperations does not)
                         if trace is not None:
                             trace.muted += 1
                         try:
