@@ -11,9 +11,15 @@ A run:
    passes over its normal order.  In each pass each promise is evaluated:
    class guard, implicit iteration, ``if``/``unless``/``ifvarclass``,
    ``depends_on``; then its evaluator (vars, classes, methods, reports...) or
-   its handler (commands, files...) runs.  A promise iteration is actuated at
-   most once per bundle call; one whose variables are still unresolved waits
-   for a later pass and runs in the last pass as written.  vars and classes are
+   its handler (commands, files...) runs.  A promise whose condition does not
+   hold is skipped in that pass only (a class a later promise defines may make
+   it hold in pass 2 or 3).  A promise iteration is actuated at most once per
+   bundle call, unless its promiser expands to another text in a later pass
+   (cf-agent's lock is named by the expanded promise); one whose variables are
+   still unresolved waits for a later pass and runs in the last pass as
+   written -- except in an edit bundle, whose promises act at once, as written,
+   and whose "last pass" is the calling agent bundle's (cf-agent's
+   EvalContextGetPass), as cf-agent does.  vars and classes are
    evaluated again in every pass so that late definitions converge; once they
    have, an evaluation that cannot change anything is left out
    (:mod:`cfpromise.agent.settle`).
@@ -255,8 +261,10 @@ class Agent:
                         settle.run_section(self, run, section, settling)
                     finally:
                         self.end_section(run)
-                    if ptype == "classes" and (types is None or "vars" in types):
+                    if ptype == "classes" and (types is None or "vars" in types) \
+                            and edit is None:
                         # cf-agent evaluates the vars again once the classes are known
+                        # (not in an edit bundle: ScheduleEditLineOperations does not)
                         if trace is not None:
                             trace.muted += 1
                         try:

@@ -68,7 +68,7 @@ body select_region mfx_section(x)
   select_end => "\\[.*\\]";
 }
 body location mfx_after(x) { before_after => "after"; select_line_matching => "$(x)"; }
-body replace_with mfx_value(x) { replace_value => "$(x)"; occurrences => "all"; }
+body replace_with mfx_value(new_value) { replace_value => "$(new_value)"; occurrences => "all"; }
 body edit_field mfx_col(split, col, val, op)
 {
   field_separator => "$(split)";

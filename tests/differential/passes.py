@@ -167,7 +167,7 @@ body edit_field mfx_col(split, col, val)
   extend_fields => "true";
   allow_blank_fields => "true";
 }
-body replace_with mfx_value(x) { replace_value => "$(x)"; occurrences => "all"; }
+body replace_with mfx_value(new_value) { replace_value => "$(new_value)"; occurrences => "all"; }
 bundle agent mfx_empty { }
 """
 
@@ -239,6 +239,31 @@ STABLE_CASE = Case(
     classes=("r_stable_texts_x_kept",),
     note="reports made of $(with), $(this.handle), a list: once each across the passes")
 
-CASES = agent_cases() + edit_cases() + [RANDOM_CASE, STABLE_CASE]
+# an edit_line bundle does not evaluate its vars again right after its classes (an agent
+# bundle does): a value guarded by a class of the bundle is there from pass 2 only
+EDIT_VARS_AFTER_CLASSES = Case(
+    "r_edit_vars_after_classes",
+    """  files:
+    "$(sys.workdir)/r_edit_vars_after_classes.txt" edit_line => r_edit_vars_after_classes_e;""",
+    extra="""bundle edit_line r_edit_vars_after_classes_e
+{
+  vars:
+    "x" string => "val", if => "r_edit_vars_after_classes_c";
+    "l" slist => { "l1", "$(x)" }, if => "r_edit_vars_after_classes_c";
+  classes:
+    "r_edit_vars_after_classes_c" expression => "any";
+  insert_lines:
+    "line $(x)";
+    "item $(l)";
+  replace_patterns:
+    "^old$" replace_with => mfx_value("new $(x)");
+  reports:
+    "@@r_edit_vars_after_classes@@said@@x=$(x)";
+}
+""",
+    files={"txt": "old\n"},
+    note="edit_line: vars guarded by a class of the bundle, used by edit promises")
+
+CASES = agent_cases() + edit_cases() + [RANDOM_CASE, STABLE_CASE, EDIT_VARS_AFTER_CLASSES]
 
 PREAMBLE = EDIT_BODIES
