@@ -28,7 +28,8 @@ from typing import Iterable
 
 import attrs
 
-from cfpromise.server.fuzzyset import fuzzy_set_match, is_regex
+from cfpromise.regexlike import is_regex
+from cfpromise.server.fuzzyset import fuzzy_set_match
 from cfpromise.server.patterns import full_match, match_many
 
 CONNECTION_VARS = ("$(connection.ip)", "$(connection.hostname)", "$(connection.key)")

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from cfpromise.server.acl import (Entry, add_rules, address_matches, legacy_hostname_rules,
                                   listed)
-from cfpromise.server.fuzzyset import is_regex, verdict
+from cfpromise.regexlike import is_regex
+from cfpromise.server.fuzzyset import verdict
 from tests.server import acl_cases
 
 # (rule, address, FuzzySetMatch == 0) as cf-agent 3.21 answers them.

@@ -39,6 +39,7 @@ from cfpromise.promises.api import PromiseRun, handler
 from cfpromise.promises.files import bridge, depth, perms, select
 from cfpromise.promises.files.attributes import FileAttrs, read_attributes, scalar
 from cfpromise.promises.files.context import FileRun
+from cfpromise.regexlike import is_regex
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -47,57 +48,6 @@ if TYPE_CHECKING:
 
 
 # --- promiser regular expressions ------------------------------------------------------
-
-def is_regex(text: str) -> bool:
-    """IsRegex: does this path component look like a regular expression?"""
-    ret = False
-    special = "norepeat"
-    bracket = paren = 0
-    for i, ch in enumerate(text):
-        if special == "literal":
-            special = "norm"
-            continue
-        if ch == "\\":
-            special = "literal"
-            continue
-        if bracket and ch != "]":
-            if ch == "[":
-                return False
-            continue
-        if ch == "^":
-            special = "norepeat" if i == 0 else "norm"
-        elif ch in "*+":
-            if special == "norepeat":
-                return False
-            special = "norepeat"
-            ret = True
-        elif ch == "[":
-            special = "norm"
-            bracket += 1
-            ret = True
-        elif ch == "]":
-            if bracket == 0:
-                return False
-            bracket = 0
-            special = "norm"
-        elif ch == "(":
-            special = "norepeat"
-            paren += 1
-        elif ch == ")":
-            special = "norm"
-            paren -= 1
-            if paren < 0:
-                return False
-        elif ch == "|":
-            special = "norepeat"
-            if paren > 0:
-                ret = True
-        else:
-            special = "norm"
-    if bracket or paren or special == "literal":
-        return False
-    return ret
-
 
 _REGEX_MARKS = frozenset("*+[|")
 
