@@ -191,6 +191,15 @@ def _chart(points: list[dict[str, Any]], since: float, until: float) -> str:
             f'{dots}</svg>')
 
 
+def _cards(cards: list[tuple[str, str, str]]) -> str:
+    """The figures at the top of a page: (label, escaped html, element id or "")."""
+    out = []
+    for label, value, cid in cards:
+        ident = f' id="{cid}"' if cid else ""
+        out.append(f'<div class="card">{E(label)}<b{ident}>{value}</b></div>')
+    return '<div class="cards">' + "".join(out) + "</div>"
+
+
 def _host_link(r: dict[str, Any]) -> str:
     name = r.get("hostname") or r.get("address") or r["hostkey"]
     return f'<a href="/host/{urllib.parse.quote(r["hostkey"], safe="")}">{E(name)}</a>'
@@ -221,11 +230,10 @@ class Pages:
         scored = [h["compliance"] for h in hosts if h["compliance"] is not None]
         fleet = round(sum(scored) / len(scored), 1) if scored else None
         stale = sum(1 for h in hosts if h["stale"])
-        cards = (f'<div class="cards"><div class="card">Compliance<b id="fleet-compliance">'
-                 f'{fleet if fleet is not None else "-"}%</b></div><div class="card">Hosts<b '
-                 f'id="host-count">{len(hosts)}</b></div><div class="card">Not reporting<b>'
-                 f'{stale}</b></div><div class="card">Failing promises<b id="failing-count">'
-                 f'{len(failing)}</b></div></div>')
+        cards = _cards([("Compliance", f'{fleet if fleet is not None else "-"}%',
+                         "fleet-compliance"), ("Hosts", str(len(hosts)), "host-count"),
+                        ("Not reporting", str(stale), ""),
+                        ("Failing promises", str(len(failing)), "failing-count")])
         rows = [[(_host_link(h), h["hostname"]), (E(h["address"]), h["address"]),
                  (_status(h), h["compliance"] if h["compliance"] is not None else -1),
                  (E(_when(h["last_seen"])), h["last_seen"]), (E(_when(h["last_run"])),
@@ -261,10 +269,9 @@ class Pages:
         history = self._q(queries.compliance_history, since=since, host=key)
         attrs = inventory[0]["attributes"] if inventory else {}
         failing = [p for p in promises if p["outcome"] not in ("kept", "repaired")]
-        info = (f'<div class="cards"><div class="card">Compliance<b>{_status(h)}</b></div>'
-                f'<div class="card">Address<b>{E(h["address"])}</b></div><div class="card">'
-                f'Last run<b>{E(_when(h["last_run"]))}</b></div></div>'
-                f'<p class="muted">Key {E(h["hostkey"])}; policy release '
+        info = (_cards([("Compliance", _status(h), ""), ("Address", E(h["address"]), ""),
+                        ("Last run", E(_when(h["last_run"])), "")])
+                + f'<p class="muted">Key {E(h["hostkey"])}; policy release '
                 f'{E(h["release_id"] or "-")}; collected by {E(h["collected_by"])}</p>')
         frows = [[(_promise_link(p), p["promiser"]), (_outcome(p["outcome"]), p["outcome"]),
                   (E(p["bundle"]), p["bundle"]), (E(f"{p['file']}:{p['line']}"), p["file"]),
