@@ -179,6 +179,16 @@ def link_includes(suite_copy: Path, includes: tuple[str, ...], workdir: Path) ->
                 os.symlink(Path(dirpath) / name, target / name)
 
 
+def _foreign_archs() -> set[str] | None:
+    """dpkg's foreign architectures (None without dpkg)."""
+    try:
+        out = subprocess.run(["dpkg", "--print-foreign-architectures"], capture_output=True,
+                             text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return set(out.split())
+
+
 class HostState:
     """The host paths unsafe tests change, saved in ``store`` and put back by :meth:`restore`
     (a path that did not exist is removed), followed by the profile's cleanup commands."""
@@ -187,8 +197,10 @@ class HostState:
         self.profile = profile
         self.store = store
         self.saved: dict[str, bool] = {}  # path -> existed
+        self.foreign_archs: set[str] | None = None   # dpkg's, before (tests add i386)
 
     def save(self) -> None:
+        self.foreign_archs = _foreign_archs()
         for index, path in enumerate(self.profile.unsafe_paths):
             source = Path(path)
             existed = source.exists() or source.is_symlink()
@@ -219,3 +231,9 @@ class HostState:
         for command in self.profile.unsafe_cleanup:
             subprocess.run(["sh", "-c", command], check=False, stdin=subprocess.DEVNULL,
                            timeout=600)
+        # after the purge: dpkg keeps an architecture while packages of it are installed
+        if self.foreign_archs is not None:
+            for arch in sorted((_foreign_archs() or set()) - self.foreign_archs):
+                subprocess.run(["dpkg", "--remove-architecture", arch], check=False,
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+            self.foreign_archs = None

@@ -50,10 +50,17 @@ def test_expected_passes_still_pass(profile: profiles.Profile) -> None:
                         + "\n  ".join(broken))
 
 
+# cf-agent 3.21 itself does not finish it (380 package cases: over 900 s without a verdict)
+UNSAFE_LEFT_OUT = {"17_packages/10_new/unsafe/the_great_package_test.cf"}
+UNSAFE_PREPARE = "17_packages/01_init/unsafe/timed/001-prepare-repositories.cf"
+
+
 def test_masterfiles_unsafe_parity() -> None:
     """As root on a throwaway machine (CI): masterfiles' unsafe tests (09_services/unsafe,
-    17_packages/*/unsafe) run with cf-agent 3.21 and with cf-lite, each in its own private
-    copy, one after the other; every test cf-agent passes, cf-lite passes too."""
+    17_packages/*/unsafe) run with cf-agent 3.21 and with cf-lite, each from a clean host
+    (the tests build on each other's state), one after the other; every test cf-agent
+    passes, cf-lite passes too.  Both run here and now, so that what the host's package
+    tools do (a mirror in sync, apt's sandbox user) is the same for both."""
     if not _unsafe_allowed():
         pytest.skip("needs root and CF_LITE_UNSAFE_TESTS=1 (they change the host's packages)")
     suite = profiles.MASTERFILES.find_suite()
@@ -65,14 +72,21 @@ def test_masterfiles_unsafe_parity() -> None:
     agent = runner.make_agent(runner.DEFAULT_AGENT, "cf-lite")
     assert agent is not None
     tests, _ = runner.discover(suite, [], runner.Selection(unsafe=True))
-    tests = [t for t in tests if t.unsafe]
+    tests = [t for t in tests if t.unsafe and t.path not in UNSAFE_LEFT_OUT]
+    assert tests, "no unsafe test found"
     config = runner.RunConfig(timeout=300.0, profile=profiles.MASTERFILES)
-    # One agent at a time, each from a clean host: the tests build on each other's state.
     try:
         ref = runner.run_tests(suite, tests, [reference], config)["cf-agent"]
         ours = runner.run_tests(suite, tests, [agent], config)["cf-lite"]
     except profiles.BuildError as exc:
         pytest.skip(str(exc))
+    prepare = ref.get(UNSAFE_PREPARE)
+    if prepare is not None and prepare.verdict is not runner.Verdict.PASS:
+        # the package repositories the other tests use could not be made on this host
+        # (its package tools failed: apt-get update against a mirror in sync, ...): what
+        # follows would compare two agents on a broken host
+        pytest.skip(f"cf-agent 3.21 could not prepare the test package repositories here "
+                    f"({UNSAFE_PREPARE}: {prepare.verdict.value} {prepare.detail})")
     gap = [f"{t.path}: {ours[t.path].verdict.value} {ours[t.path].detail}" for t in tests
            if ref[t.path].verdict is runner.Verdict.PASS
            and ours[t.path].verdict is not runner.Verdict.PASS]
