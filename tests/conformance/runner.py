@@ -153,6 +153,9 @@ class Agent:
     argv: tuple[str, ...]
     bin_links: tuple[tuple[str, str], ...] = ()
     traceback_is_crash: bool = True
+    #: run as $WORKDIR/bin/cf-agent, the name upstream's tests look for in the process
+    #: table (05_processes match "cf-agent" to find the agent itself)
+    as_cf_agent: bool = False
 
 
 def resolve_command(command: str) -> tuple[str, ...] | None:
@@ -193,7 +196,8 @@ def make_agent(command: str, label: str, *, reference: bool = False) -> Agent | 
     diff = shutil.which("diff")
     if diff:
         links.setdefault("diff", diff)
-    return Agent(label, argv, tuple(sorted(links.items())), traceback_is_crash=not reference)
+    return Agent(label, argv, tuple(sorted(links.items())), traceback_is_crash=not reference,
+                 as_cf_agent=not reference and len(argv) == 1)
 
 
 # --------------------------------------------------------------------------- execution
@@ -433,7 +437,8 @@ class Execution:
         while True:
             pass_num += 1
             classes = ([f"test_pass_{pass_num}"] if test.timed else []) + list(self.config.profile.classes)
-            argv = [*agent.argv, "-K", "-l", "-f", test.arg, "-D", ",".join(classes)]
+            program = [str(workdir / "bin" / "cf-agent")] if agent.as_cf_agent else agent.argv
+            argv = [*program, "-K", "-l", "-f", test.arg, "-D", ",".join(classes)]
             gate = self.gate.exclusive() if serial else self.gate.shared()
             with self._test_lock(test), gate:
                 rc, output = self._spawn(agent, argv, workdir)
