@@ -27,8 +27,8 @@ class Step:
                  bindings: dict[str, str], ev: Any, promiser: str, last: bool,
                  handle: str | None = None, attributes: dict[str, Any] | None = None,
                  seconds: float = 0.0) -> None:
-        self.agent = agent            # cfpromise.agent.engine.Agent
-        self.run = run                # cfpromise.agent.engine.BundleRun
+        self.agent = agent            # api.EvaluatorServices (the engine's Agent)
+        self.run = run                # cfpromise.agent.bundlerun.BundleRun
         self.ptype = ptype
         self.promise = promise
         self.bindings = bindings
