@@ -17,7 +17,7 @@ from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments
 from cfpromise.agent.order import PRE_EVALUATION
-from cfpromise.agent.policyfile import LoadError, _coord, insecure, read as _read, report_errors
+from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
