@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import time
 
-from cfpromise.agent.actionlog import write_action_log
 from cfpromise.agent.outcome import Outcome, merge
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from cfpromise.agent.bundlerun import BundleRun
+    from cfpromise.agent.engine import BundleRun
     from cfpromise.promises.evaluators import Step
 
 
@@ -49,7 +48,9 @@ class Recording:
         if body and step.ptype != "classes":
             self.outcome_classes(body, outcome, step)
         action = step.attributes.get("action") if step.attributes is not None else None
-        if isinstance(action, dict) and action:
+        if isinstance(action, dict) and isinstance(action.get("log_string"), str):
+            # (only then may the action body log: the module loads for such promises)
+            from cfpromise.agent.actionlog import write_action_log
             write_action_log(action, outcome, self.out.log)
         for observer in self.observers:
             observer.promise_done(self, step, outcome, step.seconds,

@@ -28,7 +28,7 @@ class Step:
                  handle: str | None = None, attributes: dict[str, Any] | None = None,
                  seconds: float = 0.0) -> None:
         self.agent = agent            # api.EvaluatorServices (the engine's Agent)
-        self.run = run                # cfpromise.agent.bundlerun.BundleRun
+        self.run = run                # cfpromise.agent.engine.BundleRun
         self.ptype = ptype
         self.promise = promise
         self.bindings = bindings
