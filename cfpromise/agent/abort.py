@@ -1,4 +1,6 @@
-"""abortclasses and abortbundleclasses (body agent control): checked after every promise.
+"""What stops a run or a bundle: fatal errors, abortclasses and abortbundleclasses.
+
+abortclasses and abortbundleclasses (body agent control) are checked after every promise.
 
 A pattern is a regex matched in full against the defined classes, or -- written
 with ``. & | ! ( )`` -- a class expression that holds.  The check runs after every
@@ -19,6 +21,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from typing import Any
+
+
+class FatalError(Exception):
+    """An error that stops the run with exit code 1, as cf-agent's fatal errors do.
+    (Here, beside the aborts, so that whatever raises it -- the engine, a promise type
+    through :mod:`cfpromise.promises.api`, --only -- needs no more of the engine.)"""
 
 
 class AbortRun(Exception):

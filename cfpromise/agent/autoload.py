@@ -178,7 +178,7 @@ class Autoloader:
         """Read the file for ``want`` (None: there is none, or it was read already and
         defines it).  Raises LoadError when the file does not define what it was
         loaded for, PolicyError/LoadError for a file with errors."""
-        from cfpromise.agent.loading import LoadError, _read
+        from cfpromise.agent.policyfile import LoadError, read
         key = (want.kind, want.types, want.fqn)
         found = None if key in self.absent else self.file_for(want)
         if found is None:
@@ -192,7 +192,7 @@ class Autoloader:
             if _holds(policy, want) or stdlib:
                 return None
             raise LoadError([self._mismatch(path, want, policy)])
-        policy = _read(self.agent, path)
+        policy = read(self.agent, path)
         if not stdlib and not _holds(policy, want):
             raise LoadError([self._mismatch(path, want, policy)])
         if stdlib:          # the policy's own definitions win over the library's
@@ -254,7 +254,7 @@ class Autoloader:
     def _at_run_time(self, want: Want) -> bool:
         """Load ``want``'s file during the run; True when something was loaded.  Errors
         are reported and the name stays undefined (the caller then fails as before)."""
-        from cfpromise.agent import loading
+        from cfpromise.agent import policyfile
         from cfpromise.agent.order import PRE_EVALUATION
         from cfpromise.syntax.errors import PolicyError
         agent = self.agent
@@ -269,8 +269,8 @@ class Autoloader:
                 if not more:
                     break
                 added += more
-        except (PolicyError, loading.LoadError) as exc:
-            loading.report_errors(exc.diagnostics)
+        except (PolicyError, policyfile.LoadError) as exc:
+            policyfile.report_errors(exc.diagnostics)
             agent.out.log("error", f"Could not autoload {want.describe()}")
             return False
         for new in added:

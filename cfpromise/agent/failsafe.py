@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, Callable
 
 BUILTIN_FAILSAFE = r'''# cf-lite's built-in failsafe/bootstrap policy (written by cf-lite-agent when the
 # policy fails validation and inputs/failsafe.cf is missing, and by --bootstrap).
@@ -210,9 +210,10 @@ def _mark_release(inputs: str) -> None:
         _error("Failed to open the release_id file for writing during failsafe")
 
 
-def fall_back(agent: Any) -> int:
+def fall_back(agent: Any, run: Callable[[Any], int]) -> int:
     """After the policy failed validation (errors already printed): run the failsafe
-    and return the exit code cf-agent would (see the module docstring)."""
+    with ``run`` (cfpromise.agent.loading.run_agent, which calls this) in an agent of
+    ``agent``'s class and return the exit code cf-agent would (see the module docstring)."""
     workdir = agent.options.workdir
     inputs = os.path.join(workdir, "inputs")
     path = os.path.join(inputs, "failsafe.cf")
@@ -232,12 +233,11 @@ def fall_back(agent: Any) -> int:
     _error(f"CFEngine failsafe.cf: {inputs} {path}")
     sys.stderr.flush()
     _mark_release(inputs)
-    from cfpromise.agent.engine import Agent
     from cfpromise.agent.validated import ValidationTagger
     options = agent.options.evolve(file=path, bundlesequence=None,
                                    define=[*agent.options.define, "failsafe_fallback"])
-    failsafe = Agent(options, agent.out)
+    failsafe = type(agent)(options, agent.out)
     # the run's report (--report, --summary) describes the failsafe run; a failsafe
     # run does not mark the policy validated
     failsafe.observers = [o for o in agent.observers if not isinstance(o, ValidationTagger)]
-    return failsafe.run()
+    return run(failsafe)

@@ -11,20 +11,19 @@ as cf-agent's does (:mod:`cfpromise.agent.failsafe`).
 from __future__ import annotations
 
 import os
-import stat
 import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments
 from cfpromise.agent.order import PRE_EVALUATION
+from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
 from cfpromise.schema.check import policy_diagnostics
-from cfpromise.schema.validate import diagnostics
 from cfpromise.syntax import ast
-from cfpromise.syntax.errors import Diagnostic, PolicyError, source_line_of
+from cfpromise.syntax.errors import Diagnostic, PolicyError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,30 +33,12 @@ EXIT_OK, EXIT_FATAL, EXIT_ABORTED = 0, 1, 6
 WORKDIR_DIRS = ("inputs", "outputs", "state", "modules", "bin", "ppkeys", "tmp", "data")
 
 
-class LoadError(Exception):
-    def __init__(self, diagnostics: list[Diagnostic], parse_time: bool = False,
-                 fatal: bool = False) -> None:
-        super().__init__("policy failed validation")
-        self.diagnostics = diagnostics
-        self.parse_time = parse_time     # found while reading a file: cf-agent says "syntax errors"
-        self.fatal = fatal               # a security exception: exit 1, no failsafe (as cf-agent)
-
-
 def prepare_workdir(workdir: str) -> None:
     """Create the work directory's layout on first use (cheap when it exists)."""
     if os.path.isdir(os.path.join(workdir, WORKDIR_DIRS[-1])):
         return
     for sub in WORKDIR_DIRS:
         os.makedirs(os.path.join(workdir, sub), mode=0o700, exist_ok=True)
-
-
-def insecure(path: str) -> bool:
-    """Policy writable by group or others is refused, as cf-agent refuses it."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return bool(mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
 OWN_PROGRAMS = {"cf-agent": "cf-lite-agent", "cf-promises": "cf-lite-promises",
@@ -112,35 +93,6 @@ def install_facts(agent: Any) -> None:
                 cls = ":".join(canonify(part) for part in cls.split(":"))
                 ctx.define_class(cls, tags=("source=environment",))
     augments.load(agent, agent.options.file)    # host-specific data, def.json: before the policy
-
-
-def _read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
-    if insecure(path):
-        raise LoadError([Diagnostic(_coord(path), f"File '{path}' is writable by group or "
-                                                  "others (security exception): refusing to read it")],
-                        fatal=True)
-    cache = agent.policy_cache
-    digest = None
-    if cache is not None:
-        cached, digest = cache.get(path, entry)
-        if cached is not None:
-            return cached
-    # The parser (and PLY, which imports inspect) loads only when a file is not cached.
-    from cfpromise.syntax.parser import as_entry, parse_file
-    policy = parse_file(path)
-    if entry:
-        policy = as_entry(policy)
-    problems = diagnostics(policy, entry=entry)
-    if problems:
-        raise LoadError(problems, parse_time=True)
-    if cache is not None:
-        cache.put(path, entry, policy, digest)
-    return policy
-
-
-def _coord(path: str) -> Any:
-    from cfpromise.syntax.errors import Coord
-    return Coord(path, 0, 0)
 
 
 def load(agent: Any) -> None:
@@ -299,16 +251,6 @@ def _written(rval: ast.Rval) -> str:
     return ""
 
 
-def report_errors(diags: list[Diagnostic]) -> None:
-    cache: dict[str, str] = {}
-    for d in diags:
-        if d.source_line is None and d.coord.line > 0 and os.path.isfile(d.coord.file):
-            text = cache.setdefault(d.coord.file, open(d.coord.file, encoding="utf-8",
-                                                       errors="replace").read())
-            d = Diagnostic(d.coord, d.message, d.severity, source_line_of(text, d.coord.line))
-        print(d.render() if d.coord.line > 0 else f"   error: {d.message}", file=sys.stderr)
-
-
 # the control bodies whose attributes cf-agent publishes as $(control_TYPE.attribute)
 CONTROL_BODY_TYPES = ("common", "agent", "server", "monitor", "runagent", "executor", "hub")
 _SCALAR_TYPES = frozenset({"string", "int", "real", "slist", "ilist", "rlist"})
@@ -438,9 +380,9 @@ def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
 
 
 def run_agent(agent: Any) -> int:
-    """The whole run; fatal errors and aborts end it the same way wherever they happen
+    """The whole run of ``agent`` (cf-lite-agent's, the failsafe's); fatal errors and aborts end it the same way wherever they happen
     (common bundles are already evaluated while the policy loads)."""
-    from cfpromise.agent.engine import AbortBundle, AbortRun, FatalError
+    from cfpromise.agent.abort import AbortBundle, AbortRun, FatalError
     prepare_workdir(agent.options.workdir)
     agent.policy_cache = _policy_cache(agent)
     install_facts(agent)
@@ -513,7 +455,7 @@ def _run(agent: Any) -> int:
         if args and len(bundle.args) != len(args):
             # ScopeAugment: a parameter mismatch is fatal (none given at all: the bundle
             # runs with its parameters undefined, as cf-agent runs it)
-            from cfpromise.agent.engine import FatalError
+            from cfpromise.agent.abort import FatalError
             agent.out.log("error", f"While constructing scope '{bundle.name}'")
             from cfpromise.agent.showeval import list_text      # RlistWrite
             formal, actual = list_text(list(bundle.args)), list_text([str(a) for a in args])
@@ -537,7 +479,7 @@ def start_simulation(agent: Any) -> None:
 def failsafe(agent: Any) -> int:
     """The policy failed validation: cf-agent's fallback (cfpromise.agent.failsafe)."""
     from cfpromise.agent.failsafe import fall_back
-    return fall_back(agent)
+    return fall_back(agent, run_agent)
 
 
 def finish(agent: Any, exit_code: int = EXIT_OK, tables: bool = True) -> int:

@@ -317,7 +317,7 @@ def order_warnings(policy: ast.Policy, plan: Any) -> list[Diagnostic]:
     by_classes_promise = {p.promiser for _, t, p in _promises(policy) if t == "classes"}
     ids = promise_ids(plan)
     pos, spans, callers = _positions(plan)
-    from cfpromise.agent.plan import bundle_id
+    from cfpromise.agent.plannodes import bundle_id
     grouped: dict[tuple[int, str], list[NotifyEdge]] = {}
     for e in found:
         grouped.setdefault((id(e.promise), e.cls), []).append(e)

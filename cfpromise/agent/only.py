@@ -73,7 +73,7 @@ def _bundle_tags(bundle: ast.Bundle) -> list[str]:
 def select(policy: ast.Policy, plan: Any, names: list[str]) -> Selection:
     """The promises ``names`` select, their dependencies and the way to them (module
     docstring).  Raises NothingSelected naming close matches."""
-    from cfpromise.agent.plan import bundle_id
+    from cfpromise.agent.plannodes import bundle_id
     from cfpromise.schema.depends import handle_of, handle_pattern, needed_handles
     sel = Selection(list(names))
     owner: dict[int, ast.Bundle] = {}
@@ -182,7 +182,7 @@ class OnlyFilter(Observer):
         self.reason = f"not selected by --only {','.join(self.names)}"
 
     def run_started(self, agent: Any) -> None:
-        from cfpromise.agent.engine import FatalError
+        from cfpromise.agent.abort import FatalError
         from cfpromise.agent.plan import build_plan
         plan = build_plan(agent.policy, path=agent.options.file,
                           bundlesequence=agent.options.bundlesequence)

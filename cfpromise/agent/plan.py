@@ -35,18 +35,20 @@ shape documented in :data:`PLAN_SCHEMA`, a JSON Schema).  Identifiers are
 stable: ``bundle:TYPE:NS:NAME`` for a bundle, ``BUNDLE_ID/TYPE/N`` for the
 N-th promise (from 0) of a step; ``handle:NAME`` (missing handle),
 ``undefined:NAME`` (undefined bundle), ``dynamic-bundle:TEXT`` and
-``dynamic-handle:TEXT`` for the other endpoints.
+``dynamic-handle:TEXT`` for the other endpoints.  The records live in
+:mod:`cfpromise.agent.plannodes`; ``cf-lite-agent --graph`` is
+:mod:`cfpromise.agent.graph`.
 """
 from __future__ import annotations
 
-import enum
 import json
 import re
 from typing import Any, Iterable
 
-import attrs
-
-from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
+from cfpromise.agent.order import PRE_EVALUATION, bundle_order
+from cfpromise.agent.plannodes import (Call, Edge, Node, NodeKind, Plan, PlanBundle,  # noqa: F401
+                                       PlanPromise, PlanStep, Role, SequenceEntry,
+                                       bundle_id, written)
 from cfpromise.schema.values import is_unexpanded
 from cfpromise.syntax import ast
 from cfpromise.syntax.names import find_block
@@ -59,156 +61,6 @@ CALL_LVALS: dict[str, tuple[str, ...]] = {
 SEQUENCE_NODE = "bundlesequence"
 COMMON_NODE = "pre-evaluation"
 LABEL_WIDTH = 60
-
-
-class NodeKind(enum.StrEnum):
-    """Kinds of the extra endpoints (neither bundle nor promise)."""
-
-    SEQUENCE = "bundlesequence"
-    PRE_EVALUATION = "pre_evaluation"
-    DYNAMIC = "dynamic"
-    UNDEFINED = "undefined_bundle"
-    MISSING_HANDLE = "missing_handle"
-
-
-@attrs.define(slots=True)
-class Call:
-    """A bundle called by a promise, as written."""
-
-    lval: str
-    name: str                      # as written; "dynamic: $(x)" when it holds variables
-    args: list[str]
-    bundle: str | None             # the id of the called bundle when resolved
-    dynamic: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"lval": self.lval, "name": self.name, "args": self.args, "bundle": self.bundle,
-                "dynamic": self.dynamic}
-
-
-@attrs.define(slots=True)
-class PlanPromise:
-    id: str
-    ptype: str
-    promiser: str
-    file: str
-    line: int
-    handle: str | None
-    classes: str
-    depends_on: list[str]
-    calls: Call | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.ptype, "promiser": self.promiser, "file": self.file,
-                "line": self.line, "handle": self.handle, "classes": self.classes,
-                "depends_on": self.depends_on,
-                "calls": self.calls.to_json() if self.calls is not None else None}
-
-
-@attrs.define(slots=True)
-class PlanStep:
-    ptype: str
-    promises: list[PlanPromise]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.ptype, "promises": [p.to_json() for p in self.promises]}
-
-
-class Role(enum.StrEnum):
-    """Why a bundle is in the plan."""
-
-    SEQUENCE = "sequence"          # named in the bundlesequence
-    CALLED = "called"              # called by a promise (methods, edit_line...)
-    COMMON = "common"              # a common bundle: its vars and classes are evaluated first
-
-
-@attrs.define(slots=True)
-class PlanBundle:
-    id: str
-    node: ast.Bundle
-    role: Role
-    steps: list[PlanStep] = attrs.Factory(list)
-
-    def to_json(self) -> dict[str, Any]:
-        b = self.node
-        return {"id": self.id, "name": b.name, "namespace": b.namespace, "type": b.type,
-                "args": list(b.args), "file": b.coord.file, "line": b.coord.line,
-                "role": self.role.value, "steps": [s.to_json() for s in self.steps]}
-
-
-@attrs.define(slots=True)
-class SequenceEntry:
-    name: str                      # as written
-    args: list[str]
-    bundle: str | None
-    dynamic: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "args": self.args, "bundle": self.bundle,
-                "dynamic": self.dynamic}
-
-
-@attrs.define(slots=True)
-class Node:
-    id: str
-    kind: NodeKind
-    label: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind.value, "label": self.label}
-
-
-@attrs.define(slots=True)
-class Edge:
-    source: str
-    target: str
-    kind: str                      # sequence, pre_evaluation, depends_on, or the calling lval
-    label: str = ""
-    cycle: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"from": self.source, "to": self.target, "kind": self.kind}
-        if self.label:
-            out["label"] = self.label
-        if self.cycle:
-            out["cycle"] = True
-        return out
-
-
-@attrs.define(slots=True)
-class Plan:
-    policy: str
-    bundlesequence: list[SequenceEntry] = attrs.Factory(list)
-    bundles: list[PlanBundle] = attrs.Factory(list)
-    nodes: list[Node] = attrs.Factory(list)
-    edges: list[Edge] = attrs.Factory(list)
-    unresolved_inputs: list[dict[str, Any]] = attrs.Factory(list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"format": "cf-lite-plan", "version": 1, "policy": self.policy,
-                "passes": PASSES,
-                "bundlesequence": [e.to_json() for e in self.bundlesequence],
-                "bundles": [b.to_json() for b in self.bundles],
-                "nodes": [n.to_json() for n in self.nodes],
-                "edges": [e.to_json() for e in self.edges],
-                "unresolved_inputs": self.unresolved_inputs}
-
-
-# -- building -------------------------------------------------------------------------
-
-def written(rval: ast.Rval) -> str:
-    """An rval as it was written (on one line)."""
-    from cfpromise.syntax.format import inline
-    if isinstance(rval, ast.Scalar) and rval.kind != ast.NAKED:
-        return rval.value
-    try:
-        return inline(rval)
-    except ValueError:
-        return rval.value if isinstance(rval, ast.Scalar) else repr(rval)
-
-
-def bundle_id(bundle: ast.Bundle) -> str:
-    return f"bundle:{bundle.type}:{bundle.namespace}:{bundle.name}"
 
 
 class _Builder:
@@ -616,44 +468,3 @@ PLAN_SCHEMA: dict[str, Any] = {
             "properties": {"file": _STR, "line": _INT, "inputs": _STR}}},
     },
 }
-
-
-# -- the agent's --graph ------------------------------------------------------------------
-
-def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None,
-                only: list[str] | None = None) -> int:
-    """``cf-lite-agent --graph``: load the policy as a run would (inputs with variables are
-    resolved by evaluating common bundles' vars and classes), print its plan (with
-    ``only``, the part ``--only`` selects), run nothing.
-    Returns the exit code: 1 when the policy does not load."""
-    import sys
-
-    from cfpromise.agent import loading
-    from cfpromise.syntax.errors import PolicyError
-    loading.prepare_workdir(agent.options.workdir)
-    loading.install_facts(agent)
-    try:
-        loading.load(agent)
-    except PolicyError as exc:
-        loading.report_errors(exc.diagnostics)
-        print("   error: There are syntax errors in policy files", file=sys.stderr)
-        return loading.EXIT_FATAL
-    except loading.LoadError as exc:
-        loading.report_errors(exc.diagnostics)
-        print("   error: Policy failed validation", file=sys.stderr)
-        return loading.EXIT_FATAL
-    for item in agent.options.bundlesequence or ():
-        for name in item.split(","):        # -b names load from the bundle path as in a run
-            if name:
-                agent.find_bundle(name, "default")
-    plan = build_plan(agent.policy, path=agent.options.file,
-                      bundlesequence=agent.options.bundlesequence)
-    if only:                # --only: the selected part (cfpromise.agent.only)
-        from cfpromise.agent.only import NothingSelected, restrict_plan
-        try:
-            plan = restrict_plan(plan, agent.policy, only)
-        except NothingSelected as exc:
-            print(f"   error: {exc}", file=sys.stderr)
-            return loading.EXIT_FATAL
-    (stream or sys.stdout).write(render(plan, fmt))
-    return loading.EXIT_OK

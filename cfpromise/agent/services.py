@@ -84,15 +84,14 @@ class Services:
         """Call an agent/common bundle for ``run`` as a methods promise does (see the
         Protocol); the promise's own lock was taken by the engine."""
         from cfpromise.agent.outcome import Outcome
-        from cfpromise.promises.methods import call_bundle, find_or_fail
         agent = self._agent
-        bundle = find_or_fail(agent, call.name, run.namespace, run.where())
+        bundle = agent.find_or_fail(call.name, run.namespace, run.where())
         if bundle is None:
             return Outcome.SKIPPED
         warn_only = run.body("action").get("action_policy") in ("warn", "nop")
-        outcome, _ = call_bundle(agent, bundle, list(call.args),
-                                 inherit=agent.ctx.frame if inherit else None,
-                                 warn_only=warn_only, where=run.where(), name_caller=True)
+        outcome, _ = agent.call_bundle(bundle, list(call.args),
+                                       inherit=agent.ctx.frame if inherit else None,
+                                       warn_only=warn_only, where=run.where(), name_caller=True)
         return outcome
 
     def edit_buffer(self) -> Any:

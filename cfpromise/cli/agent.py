@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         if args.graph:
-            from cfpromise.agent.plan import agent_graph
+            from cfpromise.agent.graph import agent_graph
             return agent_graph(agent, args.graph, only=only)
         if only:
             from cfpromise.agent.only import OnlyFilter
@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
                     from cfpromise.agent.runreport import ReportOptions, RunRecorder
                     agent.observers[-1] = recorder = RunRecorder(ReportOptions())
                 agent.observers.append(SpoolWriter(recorder, workdir))
-        code = agent.run()
+        from cfpromise.agent.loading import run_agent
+        code = run_agent(agent)
         if args.bootstrap:
             from cfpromise.net.bootstrap import verify
             out.flush()

@@ -17,7 +17,8 @@ whether to wait for a later pass.  Rules:
 from __future__ import annotations
 
 from cfpromise.eval.expand import naked_reference
-from cfpromise.eval.functions.api import REGISTRY, FatalFunctionError, FunctionError, Variable
+from cfpromise.eval.functions.api import (REGISTRY, FatalFunctionError, FunctionError, Variable,
+                                         system_functions_cached)
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -324,11 +325,3 @@ def _collecting(name: str) -> bool:
 def _known() -> frozenset[str]:
     from cfpromise.schema import schema
     return frozenset(schema().functions)
-
-
-def system_functions_cached(ctx: Any) -> bool:
-    """Whether system functions' results are cached for the run: yes unless ``body common
-    control`` says ``cache_system_functions => "false"`` (cf-agent's switch)."""
-    control = getattr(ctx, "common_control", None)
-    return not (isinstance(control, dict)
-                and control.get("cache_system_functions") in ("false", "no", "off"))

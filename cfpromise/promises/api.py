@@ -19,9 +19,15 @@ an :class:`~cfpromise.agent.outcome.Outcome`.  The engine does the rest:
 locks/ifelapsed, the ``classes`` body outcome classes, counting, reports.
 Handlers register in :data:`HANDLERS` through :func:`handler`; the engine
 never dispatches with an if/elif chain.
+
+The promise types the engine evaluates itself (vars, classes, meta, defaults,
+methods, reports: :mod:`cfpromise.promises.evaluators`) get a ``Step`` whose
+``agent`` offers :class:`EvaluatorServices`.  Either kind stops the run with
+:class:`FatalError`.  Promise types import nothing else of the engine.
 """
 from __future__ import annotations
 
+from cfpromise.agent.abort import FatalError
 from cfpromise.agent.outcome import Outcome
 from cfpromise.fast.records import record
 from cfpromise.syntax import ast
@@ -129,6 +135,47 @@ if TYPE_CHECKING:
 
         def body_name(self, run: PromiseRun, lval: str) -> str | None:
             """The name of the body the promise's ``lval`` refers to."""
+
+
+if TYPE_CHECKING:
+    class EvaluatorServices(Protocol):
+        """What an evaluator (``Step.agent``) may ask of the engine, beyond the handlers'
+        services: the evaluation context and the engine's steps an evaluator takes
+        itself (a methods promise calls a bundle under its own lock)."""
+
+        ctx: Any                       # cfpromise.eval.context.EvalContext
+        out: Any                       # cfpromise.agent.output.Output
+        options: Any                   # cfpromise.agent.options.AgentOptions
+        control: dict[str, Any]        # body common control, evaluated
+        policy: Any                    # the loaded ast.Policy
+        persistent: Any                # persistent classes (cfpromise.agent.persistence)
+        trace: Any                     # the -v trace, or None
+        deferrals: int                 # results that are not final yet (agent.settle)
+
+        def attributes(self, step: Any) -> dict[str, Any] | None:
+            """Every constraint of ``step`` evaluated, bodies resolved; None: wait."""
+
+        def seen_before(self, step: Any, attributes: dict[str, Any]) -> bool:
+            """An identical promise was already actuated in this run (leave it out)."""
+
+        def lock(self, step: Any, attributes: dict[str, Any]) -> str | bool:
+            """Take the promise's lock; False: skip it, else the key for unlock()."""
+
+        def unlock(self, key: str | bool) -> None: ...
+
+        def find_bundle(self, name: str, namespace: str,
+                        types: tuple[str, ...] = ("agent", "common")) -> Any: ...
+
+        def find_or_fail(self, name: str, namespace: str, where: str) -> Any:
+            """The bundle a promise calls; None to skip it; FatalError when missing."""
+
+        def call_bundle(self, bundle: Any, args: list[Any], *, inherit: Any, warn_only: bool,
+                        where: str, name_caller: bool = False) -> tuple[Outcome, Any]:
+            """Call ``bundle`` as a methods promise does: (merged outcome, its BundleRun)."""
+
+        def run_bundle(self, bundle: Any, args: list[Any], *, inherit: Any = None,
+                       types: tuple[str, ...] | None = None, edit: Any = None,
+                       keep_arrays: bool = False) -> Any: ...
 
 
 class PromiseRun:

@@ -87,7 +87,7 @@ def _check_range(step: Step, kind: str, values: list[Any], listed: bool) -> None
     texts = [v for v in values if isinstance(v, str)]
     if all(_CONTEXT_RANGE.fullmatch(t) for t in texts):
         return
-    from cfpromise.agent.engine import FatalError
+    from cfpromise.promises.api import FatalError
     shown = (" {" + ",".join(f'"{t}"' for t in texts) + "}") if listed else texts[0]
     raise FatalError(f"{step.promise.coord.file}:0:0: In attribute '{kind}', Context string "
                      f"is invalid/out of range. Given attribute value '{shown}'")
@@ -179,7 +179,7 @@ def evaluate(step: Step) -> Outcome | None:
             return None if not step.last else Outcome.SKIPPED
         kind = combinator.lval
         if kind in ("and", "or", "xor", "dist", "select_class") and not isinstance(value, list):
-            from cfpromise.agent.engine import FatalError
+            from cfpromise.promises.api import FatalError
             shown = "any" if value is True else "!any" if value is False else as_text(value)
             raise FatalError(f"In attribute '{kind}', Attempted to give a scalar to a non-scalar "
                              f"type. Given attribute value '{shown}'")

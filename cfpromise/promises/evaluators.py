@@ -27,7 +27,7 @@ class Step:
                  bindings: dict[str, str], ev: Any, promiser: str, last: bool,
                  handle: str | None = None, attributes: dict[str, Any] | None = None,
                  seconds: float = 0.0) -> None:
-        self.agent = agent            # cfpromise.agent.engine.Agent
+        self.agent = agent            # api.EvaluatorServices (the engine's Agent)
         self.run = run                # cfpromise.agent.engine.BundleRun
         self.ptype = ptype
         self.promise = promise

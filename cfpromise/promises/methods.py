@@ -5,12 +5,15 @@ failed, repaired if any was repaired, else kept).  ``useresult => "r"`` gets the
 bundle's return values (reports with ``bundle_return_value_index``) as the
 array ``r[...]`` in the calling bundle.  The promise takes a lock (``ifelapsed``,
 default one minute) around the call, as cf-agent does: without ``-K`` a second
-run within the minute does not call the bundle again.
+run within the minute does not call the bundle again.  The call itself (arity,
+warn-only, the merged outcome) is the engine's (``call_bundle`` of the evaluator
+contract in :mod:`cfpromise.promises.api`), shared with promise types that call a
+bundle (``service_bundle``, ``home_bundle``).
 """
 from __future__ import annotations
 
 from cfpromise.agent.bodies import reference
-from cfpromise.agent.outcome import Outcome, merge
+from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.evaluators import Step, evaluator
 
 TYPE_CHECKING = False
@@ -43,22 +46,22 @@ def evaluate(step: Step) -> Outcome | None:
         return None
     step.attributes = attributes
     run = step.run
-    bundle = find_or_fail(agent, name, run.bundle.namespace, step.where())
+    bundle = agent.find_or_fail(name, run.bundle.namespace, step.where())
     if bundle is None:
         return Outcome.SKIPPED
     action = attributes.get("action") if isinstance(attributes.get("action"), dict) else {}
     warn_only = action.get("action_policy") in ("warn", "nop")
     inherit = attributes.get("inherit") in ("true", "yes", "on")
     if warn_only or len(bundle.args) != len(args):
-        outcome, sub = call_bundle(agent, bundle, args, inherit=None, warn_only=warn_only,
-                                   where=step.where())
+        outcome, sub = agent.call_bundle(bundle, args, inherit=None, warn_only=warn_only,
+                                         where=step.where())
         return outcome
     key = agent.lock(step, attributes)
     if key is False:
         return Outcome.SKIPPED
     try:
-        outcome, sub = call_bundle(agent, bundle, args, inherit=run.frame if inherit else None,
-                                   warn_only=False, where=step.where())
+        outcome, sub = agent.call_bundle(bundle, args, inherit=run.frame if inherit else None,
+                                         warn_only=False, where=step.where())
     finally:
         agent.unlock(key)
     result = attributes.get("useresult")
@@ -67,22 +70,6 @@ def evaluate(step: Step) -> Outcome | None:
             step.ctx.set_var(run.bundle.namespace, run.bundle.name, f"{result}[{key}]",
                              "string", value)
     return outcome
-
-
-def find_or_fail(agent: Any, name: str, namespace: str, where: str) -> Any:
-    """The agent/common bundle ``name`` seen from ``namespace``; None (skip the promise)
-    when it is missing and ``ignore_missing_bundles`` is set, else the run stops with
-    cf-agent's fatal error."""
-    bundle = agent.find_bundle(name, namespace)
-    if bundle is None:
-        if agent.control.get("ignore_missing_bundles") in ("true", "yes", "on"):
-            return None
-        from cfpromise.agent.engine import FatalError
-        fatal = FatalError(f"A method attempted to use a bundle '{name}' that was apparently "
-                           f"not defined")
-        fatal.final = f"Aborting due to missing bundle '{name}'"    # cf-agent's last words
-        raise fatal
-    return bundle
 
 
 BUNDLE_REFERENCES = ("usebundle", "home_bundle")
@@ -113,38 +100,3 @@ def apparent_bundle_errors(agent: Any) -> None:
             for promise in section.promises:
                 if agent.ctx.eval_class_expr(promise.classes):
                     apparent_bundle_error(agent, promise, bundle)
-
-
-def call_bundle(agent: Any, bundle: Any, args: list[Any], *, inherit: Any, warn_only: bool,
-                where: str, name_caller: bool = False) -> tuple[Outcome, Any]:
-    """Call ``bundle`` with ``args`` as a methods promise does, and return the merged outcome
-    of its promises (kept when it had none) and its BundleRun (None when not called).
-
-    Wrong arity fails the promise; warn-only says the bundle should be invoked and
-    does not call it.  ``inherit`` is the caller's frame when classes are inherited;
-    ``name_caller`` puts the calling promise in the failure message.
-    Shared by methods promises and AgentServices.run_bundle (services, users)."""
-    if len(bundle.args) != len(args):
-        agent.out.log("error", f"Bundle '{bundle.name}' expects {len(bundle.args)} argument(s), "
-                               f"{len(args)} given ({where})")
-        return Outcome.FAILED, None
-    if warn_only:
-        agent.out.log("warning", f"Bundle '{bundle.namespace}:{bundle.name}' should be invoked, "
-                                 f"but only a warning was promised ({where})")
-        return Outcome.WARN, None
-    sub = agent.run_bundle(bundle, list(args), inherit=inherit)
-    outcome = merge(sub.outcomes)
-    if outcome is Outcome.SKIPPED:
-        outcome = Outcome.KEPT
-    if outcome is Outcome.WARN:
-        agent.out.log("warning", f"Method '{bundle.name}' invoked repairs, but only warnings "
-                                 "promised")
-    elif outcome.not_kept:
-        # a methods promise: 3.21's words exactly (tests match the output), the caller at
-        # verbose level; a bundle another promise type calls (service_bundle...) names it
-        if name_caller:
-            agent.out.log("error", f"Method '{bundle.name}' failed in some repairs ({where})")
-        else:
-            agent.out.log("error", f"Method '{bundle.name}' failed in some repairs")
-            agent.out.log("verbose", f"Method '{bundle.name}' was called by {where}")
-    return outcome, sub

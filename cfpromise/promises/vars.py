@@ -81,7 +81,7 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     ev.unresolved = before
     if type_c.lval in LIST_TYPES and isinstance(type_c.rval, ast.FnCall) \
             and not isinstance(value, list):
-        from cfpromise.agent.engine import FatalError
+        from cfpromise.promises.api import FatalError
         raise FatalError(f"Variable '{step.run.bundle.namespace}:{scope}.{step.promiser}' expected a "
                          f"variable of type '{type_c.lval}', but was given incompatible value "
                          f"'{as_text(value)}'")

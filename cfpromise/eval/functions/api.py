@@ -219,3 +219,11 @@ def builtin(name: str, *, lazy: bool = False, unresolved_ok: bool = False,
         REGISTRY.add(Builtin(name, impl, lazy, unresolved_ok, cached))
         return impl
     return register
+
+
+def system_functions_cached(ctx: Any) -> bool:
+    """Whether system functions' results are cached for the run: yes unless ``body common
+    control`` says ``cache_system_functions => "false"`` (cf-agent's switch)."""
+    control = getattr(ctx, "common_control", None)
+    return not (isinstance(control, dict)
+                and control.get("cache_system_functions") in ("false", "no", "off"))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from cfpromise.eval.functions import jsondata
-from cfpromise.eval.functions.api import FunctionError, Unresolved
+from cfpromise.eval.functions.api import FunctionError, Unresolved, system_functions_cached
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -398,7 +398,6 @@ def lazy_value(ctx: FunctionContext, arg: Any, extra: dict[str, Value] | None = 
 def cached(ctx: FunctionContext, key: tuple[Any, ...], compute: Callable[[], Value]) -> Value:
     """``compute()`` once per run for ``key`` (CFEngine's function cache), unless
     ``body common control`` says ``cache_system_functions => "false"``."""
-    from cfpromise.eval.rvals import system_functions_cached
     if not system_functions_cached(ctx):
         return compute()
     store = ctx.cache

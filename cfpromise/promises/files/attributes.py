@@ -122,7 +122,7 @@ def _gids(names: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]]:
 
 
 def read_perms(run: PromiseRun, body: dict[str, Any]) -> Perms:
-    from cfpromise.promises.files.perms import parse_bsdflags, parse_mode
+    from cfpromise.promises.files.modes import parse_bsdflags, parse_mode
     log = run.agent.log
     mode = scalar(body.get("mode"))
     plus: int | None
@@ -351,7 +351,7 @@ def read_attributes(run: PromiseRun) -> FileAttrs:
     rename = None
     if "rename" in a:
         body = run.body("rename")
-        from cfpromise.promises.files.perms import parse_mode
+        from cfpromise.promises.files.modes import parse_mode
         dplus = dminus = None
         if body.get("disable_mode") not in (None, ""):
             parsed = parse_mode(str(body.get("disable_mode")), run.agent.log)

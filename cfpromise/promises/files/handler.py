@@ -474,11 +474,11 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         copy.schedule_copy(fr, path)
         fr.forget()
     if a.link is not None and a.link.source:
-        from cfpromise.promises.files import links
+        from cfpromise.promises.files import linkfrom
         if a.link.link_children:
-            links.schedule_link_children(fr, path, a.link.source, 1)
+            linkfrom.schedule_link_children(fr, path, a.link.source, 1)
         else:
-            links.schedule_link(fr, path, a.link.source)
+            linkfrom.schedule_link(fr, path, a.link.source)
         fr.forget()
     # Phase 3
     if a.content is not None:

@@ -11,14 +11,14 @@ A missing source fails the promise, unless ``when_no_source`` is ``force``
 with ``move_obstructions``; a file in the way is moved aside
 (``<name>.cfsaved``) only with ``move_obstructions`` too.
 ``link_children`` links every entry of a source directory into the promiser
-directory; ``copy_patterns`` copies matching names instead of linking them.
+directory; ``copy_patterns`` copies matching names instead of linking them
+(both in :mod:`cfpromise.promises.files.linkfrom`, above copying and linking).
 """
 from __future__ import annotations
 
 import os
 import stat
 
-from cfpromise.promises.edit import matching
 from cfpromise.promises.files import atomic
 from cfpromise.promises.files.context import FileRun
 
@@ -323,72 +323,3 @@ def link_by_type(fr: FileRun, destination: str, source: str, link_type: str) -> 
         verify_absolute_link(fr, destination, source)
     else:
         verify_link(fr, destination, source)
-
-
-def _match_any(patterns: Any, name: str) -> bool:
-    return any(p == name or matching.full(p, name) for p in patterns)
-
-
-def schedule_link(fr: FileRun, destination: str, source: str) -> None:
-    """ScheduleLinkOperation."""
-    link = fr.a.link
-    assert link is not None
-    if _match_any(link.copy_patterns, os.path.basename(destination)):
-        fr.log("verbose", f"Link '{destination}' matches copy_patterns")
-        from cfpromise.promises.files import copy
-        copy.verify_copy(fr, source, destination, {})
-        return
-    link_by_type(fr, destination, source, link.link_type)
-
-
-def schedule_link_children(fr: FileRun, destination: str, source: str, recurse: int) -> None:
-    """ScheduleLinkChildrenOperation."""
-    from cfpromise.promises.files.create import make_parent_directory
-    link = fr.a.link
-    assert link is not None
-    try:
-        lsb = os.lstat(destination)
-    except OSError:
-        lsb = None
-    if lsb is not None:
-        if fr.a.move_obstructions and stat.S_ISLNK(lsb.st_mode):
-            os.unlink(destination)
-            lsb = None
-        elif not stat.S_ISDIR(lsb.st_mode):
-            fr.log("error", f"Cannot promise to link multiple files to children of "
-                            f"'{destination}' as it is not a directory!")
-            return
-    if lsb is None:
-        if fr.warn_only:
-            fr.should(f"Should create directory '{destination}/.'")
-            return
-        make_parent_directory(fr, destination + "/.", fr.a.move_obstructions)
-        fr.change(f"Created directory '{destination}/.'")
-    try:
-        entries = os.listdir(source)
-    except OSError as exc:
-        fr.fail(f"Can't open source of children to link '{link.source}'. (opendir: "
-                f"{exc.strerror})")
-        return
-    depth = fr.a.depth.depth if fr.a.depth is not None else 0
-    for entry in entries:
-        promiser = os.path.join(destination, entry)
-        sourcepath = os.path.join(source, entry)
-        try:
-            psb = os.lstat(promiser)
-        except OSError:
-            psb = None
-        saved = fr.a
-        if psb is not None and not stat.S_ISLNK(psb.st_mode) and not stat.S_ISDIR(psb.st_mode):
-            if link.when_linking_children != "override_file":
-                fr.log("verbose", f"Have promised not to disturb existing content belonging "
-                                  f"to '{promiser}'")
-                continue
-            fr.a = fr.a._replace(move_obstructions=True)
-        try:
-            if depth > recurse and os.path.isdir(sourcepath) and not os.path.islink(sourcepath):
-                schedule_link_children(fr, promiser, sourcepath, recurse + 1)
-            else:
-                schedule_link(fr, promiser, sourcepath)
-        finally:
-            fr.a = saved

@@ -1,0 +1,465 @@
+"""Promise evaluation: one promise in one pass, up to its evaluator or handler.
+
+For each promise of a section: the class guard, the implicit iteration over the
+lists and containers its text names, ``$(this.*)``, ``with``, the promiser,
+``if``/``ifvarclass``/``unless`` (:meth:`PromiseEvaluation.conditions`: go on,
+skip, or wait for a later pass) and ``depends_on``; then the promise type's
+evaluator (vars, classes, meta, defaults, methods, reports:
+:mod:`cfpromise.promises.evaluators`) or, for the others, actuation: every
+constraint evaluated and checked, body attributes resolved (inheritance,
+arguments, default bodies), the ``PromiseRun`` built, an identical promise
+already actuated in this run left out, the promise's lock taken and the handler
+(:mod:`cfpromise.promises.api`) called; promise types that are not built in go
+to their promise module (:mod:`cfpromise.promises.custom`).  The result is
+recorded (:mod:`cfpromise.agent.recording`).  Which iterations are done in a
+bundle call, and so not evaluated again, is kept in the BundleRun.
+
+:class:`PromiseEvaluation` is one of the parts :class:`cfpromise.agent.engine.Agent`
+is made of.
+"""
+from __future__ import annotations
+
+import time
+
+from cfpromise.agent.abort import FatalError
+from cfpromise.agent.bodies import BodyError, InheritanceError, body_reference, reference
+from cfpromise.agent.order import PASSES
+from cfpromise.agent.outcome import Outcome
+from cfpromise.agent.promiseinfo import guard_info, info as promise_info
+from cfpromise.agent.recording import canonical
+from cfpromise.eval.expand import NeedIteration, combinations
+from cfpromise.eval.functions.api import Variable
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, refers_to
+from cfpromise.promises.api import THIS_ATTRIBUTES, BundleCall, PromiseRun, handler_for
+from cfpromise.promises.evaluators import Step, load as _load_evaluators
+from cfpromise.schema.values import ValueError_, runtime_check
+from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator
+
+    from cfpromise.agent.engine import BundleRun
+
+# promise type -> the engine's own evaluator (vars, classes, meta, defaults, methods, reports)
+EVALUATORS = _load_evaluators()
+
+
+class PromiseEvaluation:
+    """Evaluating promises and actuating them (a part of the Agent; see the module
+    docstring)."""
+
+    def eval_promise(self, run: BundleRun, ptype: str, promise: ast.Promise) -> None:
+        if self.promise_filter is not None and not self.promise_filter(run, ptype, promise):
+            return
+        facts = self.infos.get(id(promise))
+        if facts is None or facts.promise is not promise:
+            facts = guard_info(self.infos, promise)
+        ctx = self.ctx
+        if facts.guarded and not ctx.class_tree_holds(facts.guard):
+            return
+        if not facts.complete:
+            facts.finish()      # the rest of the facts, once the guard holds
+        if facts.static and self.trace is None and (id(promise), ()) in run.done:
+            return      # its one iteration is done: the checks below would change nothing
+        iterated_guard = False
+        if promise.varclass is not None:
+            exp = ctx.expander(iterate=True)
+            try:
+                guard = exp.expand(promise.varclass)
+            except NeedIteration:
+                iterated_guard = True       # "$(list).x":: is a guard per iteration
+            else:
+                if exp.unresolved or not ctx.eval_class_expr(guard):
+                    if self.trace is not None and run.types is None and run.pass_no:
+                        self.trace.skipped_guard(promise)   # cf-agent: an ifvarclass
+                    return
+        frame = run.frame
+        if frame.edit is None:
+            self.agent_pass = run.pass_no
+            last = run.pass_no == PASSES
+        else:
+            # cf-agent's EvalContextGetPass() in an edit bundle is the pass of the agent
+            # bundle whose files promise runs it (the edit bundle's own three passes do not
+            # set it): a report holding unresolved variables is never printed there unless
+            # that files promise runs in the last pass
+            last = self.agent_pass == PASSES
+        filename, dirname = facts.paths()
+        base_this = {"promise_filename": filename,
+                     "promise_dirname": dirname,
+                     "promise_linenumber": facts.line,
+                     "bundle": run.bundle.name, "namespace": run.bundle.namespace,
+                     **self.promiser_identity}
+        trace = self.trace if run.types is None and run.pass_no else None
+        with_c, handle_c = facts.with_c, facts.handle_c
+        # no "$" anywhere: one iteration without bindings, no probing
+        iterations = self.iterations(promise, iterated_guard) if facts.dynamic or iterated_guard \
+            else ({},)
+        for index, bindings in enumerate(iterations, 1):
+            key = (id(promise), tuple(sorted(bindings.items())) if bindings else ())
+            again = key in run.done
+            if again and (run.done[key] is None or not facts.dynamic or
+                          ("$" not in promise.promiser and "@" not in promise.promiser)):
+                if trace is not None:
+                    trace.again(run, key)
+                continue
+            if iterated_guard and not self.guard_holds(promise.varclass, bindings):
+                if trace is not None:
+                    trace.skipped_guard(promise)
+                continue
+            frame.this = dict(base_this)
+            ev = RvalEvaluator(ctx, bindings)
+            frame.extra = {}
+            if with_c is not None:
+                value = ev.value(with_c.rval)
+                if value is not UNRESOLVED:
+                    text = as_text(value)
+                    if refers_to(text, "with"):     # cf-agent refuses it (EvalContextVariablePut)
+                        said = self.__dict__.setdefault("with_self_refs", set())
+                        if (id(promise), text) not in said:
+                            said.add((id(promise), text))
+                            self.out.log("error", "The value of variable 'default:this.with' "
+                                                  f"contains a reference to itself, '{text}'")
+                    else:
+                        frame.extra = {"with": Variable("string", text)}
+            # $(this.handle) may be used in the promiser (cf-agent defines it first)
+            handle = ev.text(handle_c.rval.value) if handle_c is not None else None
+            if handle:
+                frame.this["handle"] = handle
+            unresolved, ev.unresolved = ev.unresolved, False
+            promiser = ev.text(promise.promiser)
+            if again:
+                # done in an earlier pass: again only if its promiser now expands to another
+                # text (a variable it holds changed: randomint(), a list grown...) --
+                # cf-agent's lock is named by the expanded promise, a new one there
+                if ev.unresolved or promiser == run.done[key]:
+                    if trace is not None:
+                        trace.again(run, key)
+                    continue
+                del run.done[key]
+            ev.unresolved = ev.unresolved or unresolved
+            frame.this["promiser"] = promiser
+            frame.promiser = promiser
+            frame.ptype = ptype
+            frame.promise = promise
+            if facts.conditions:
+                decision = self.conditions(promise, ev, last, facts.conditions)
+            else:
+                self.failed_condition = ""
+                decision = True
+            if decision is None:
+                self.deferrals += 1
+                if trace is not None:
+                    trace.skipped(run, promise, self.failed_condition, key, False)
+                continue
+            if not decision:
+                # not done: cf-agent evaluates the condition again in the next pass, where a
+                # class a later promise of the bundle defined may make it hold
+                if trace is not None:
+                    trace.skipped(run, promise, self.failed_condition, key, False)
+                continue
+            if trace is not None and self.failed_condition == "-unless":
+                trace.not_skipped(ptype, promise, "unless")
+                self.failed_condition = ""
+            if facts.depends_c is not None and self.depends_on(promise, ev, run, key):
+                self.deferrals += 1
+                continue
+            step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
+            evaluator = EVALUATORS.get(ptype)
+            if trace is not None:
+                trace.begin(step, index, key)
+            outer, self.changes = self.changes, []     # nested steps (edit bundles) keep their own
+            started = time.perf_counter()
+            outcome = None
+            try:
+                outcome = evaluator(step) if evaluator is not None else self.actuate(step)
+            finally:
+                step_changes, self.changes = self.changes, outer
+                if trace is not None:
+                    trace.end(step, outcome, key)
+            step.seconds = time.perf_counter() - started
+            if outcome is None:
+                self.deferrals += 1
+                continue
+            if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED:
+                if ptype != "vars" or (outcome is Outcome.KEPT and self.static_var(run, promise)):
+                    run.done[key] = promiser
+            if outcome is Outcome.SKIPPED:
+                continue
+            self.record(run, step, outcome, step_changes)
+            if trace is not None:
+                trace.close(step)
+
+    def static_var(self, run: BundleRun, promise: ast.Promise) -> bool:
+        """A vars promise whose value cannot change (no reference, no function call) and
+        whose variable no other promise of the bundle defines: evaluating it again in
+        later passes would give the same result, so it is done once defined."""
+        cache = self.static_cache
+        found = cache.get(id(promise))
+        if found is None:
+            names = self.var_names.get(id(run.bundle))
+            if names is None:
+                counts: dict[str, int] = {}
+                section = run.bundle.section("vars")
+                for p in section.promises if section is not None else ():
+                    counts[p.promiser] = counts.get(p.promiser, 0) + 1
+                names = self.var_names[id(run.bundle)] = {n for n, c in counts.items() if c > 1}
+            found = promise.promiser not in names and not any(
+                "$" in t or "@" in t for t in promise_info(self.infos, promise).texts) and not any(
+                isinstance(r, ast.FnCall) for c in promise.constraints for r in ast.walk_rval(c.rval))
+            cache[id(promise)] = found
+        return found
+
+    def guard_holds(self, varclass: str, bindings: dict[str, str]) -> bool:
+        """A quoted class guard holding a list, expanded with one iteration's bindings."""
+        exp = self.ctx.expander(bindings)
+        guard = exp.expand(varclass)
+        return not exp.unresolved and self.ctx.eval_class_expr(guard)
+
+    def iterations(self, promise: ast.Promise,
+                   with_guard: bool = False) -> Iterator[dict[str, str]]:
+        facts = promise_info(self.infos, promise)
+        texts = facts.guard_texts if with_guard else facts.texts
+        if not any("$" in t for t in texts):
+            yield {}
+            return
+        ctx = self.ctx
+
+        def probe(bindings: dict[str, str]) -> None:
+            exp = ctx.expander(bindings, iterate=True)
+            for text in texts:
+                exp.scan(text)
+        yield from combinations(probe)
+
+    def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool,
+                   constraints: tuple[tuple[str, ast.Constraint], ...] | None = None
+                   ) -> bool | None:
+        """True to go on, False to skip, None to wait for a later pass.  ``constraints``:
+        the promise's if/ifvarclass/unless, in that order (PromiseInfo.conditions)."""
+        self.failed_condition = ""
+        if constraints is None:
+            constraints = promise_info(self.infos, promise).conditions
+        for lval, c in constraints:
+            before = ev.unresolved
+            ev.unresolved = False
+            value = ev.value(c.rval)
+            unresolved, ev.unresolved = ev.unresolved, before
+            if value is UNRESOLVED or unresolved:
+                if lval == "unless" and last:
+                    self.failed_condition = "-unless"       # not skipped: -v says so
+                    continue
+                self.failed_condition = lval
+                return None if not last else False
+            truth = value if isinstance(value, bool) else self.ctx.eval_class_expr(as_text(value))
+            if (lval == "unless") == truth:
+                self.failed_condition = lval
+                return False
+        return True
+
+    def depends_on(self, promise: ast.Promise, ev: RvalEvaluator, run: BundleRun,
+                   key: tuple[Any, ...]) -> bool:
+        """True while the promise must wait for its dependencies."""
+        c = promise.get("depends_on")
+        if c is None:
+            return False
+        handles = ev.value(c.rval, want_list=True)
+        if not isinstance(handles, list):
+            handles = [handles]
+        for handle in handles:
+            outcome = self.handles.get(handle)
+            if outcome is None:
+                if self.trace is not None and run.types is None:
+                    self.trace.waiting(run, ev.text(promise.promiser), handle, key, False)
+                if run.pass_no == PASSES and run.types is None:
+                    step = _SkippedStep(run, promise, ev.text(promise.promiser))
+                    self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1
+                    for observer in self.observers:
+                        observer.promise_waiting(self, step, handle)
+                return True
+            if outcome.not_kept:
+                promiser = ev.text(promise.promiser)
+                if self.trace is not None and run.types is None:
+                    self.trace.waiting(run, promiser, handle, key, True)
+                reason = f"it depends on '{handle}', which was not kept ({outcome.value})"
+                self.out.log("notice", f"Skipping promise '{promiser}' "
+                                       f"({promise.coord.file}:{promise.coord.line}): {reason}")
+                run.done[key] = None
+                self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1
+                for observer in self.observers:
+                    observer.promise_skipped(self, _SkippedStep(run, promise, promiser), reason)
+                return True
+        return False
+
+
+    # -- actuation: attributes, bodies, the handler ------------------------------------
+    def attributes(self, step: Step) -> dict[str, Any] | None:
+        """Every constraint evaluated; bodies resolved.  None: unresolved, wait."""
+        table = self.schema.promise_types.get(step.ptype)
+        custom = table is None
+        if table is None:
+            from cfpromise.promises.custom.handler import common_attributes
+            table = common_attributes(self.schema)
+        out: dict[str, Any] = {}
+        ev = step.ev
+        for c in step.promise.constraints:
+            if c.lval in ("if", "ifvarclass", "unless", "depends_on"):
+                continue
+            attr = table.get(c.lval)
+            kind = attr.type if attr is not None else ""
+            if custom and attr is None and (value := self.custom_body(c, step)) is not None:
+                pass                       # a body of a custom promise: sent as an object
+            elif kind == "body":
+                value = self.body(c.lval, c.rval, step)
+                if value is None:
+                    return None
+            elif kind == "bundle":
+                ref = reference(c.rval, ev)
+                if ref is None:
+                    continue
+                value = BundleCall(ref[0], tuple(ref[1]))
+            else:
+                value = ev.value(c.rval, want_list=attr.is_list if attr is not None else custom)
+                if value is UNRESOLVED:
+                    value = None
+                elif attr is not None and not ev.unresolved:
+                    try:
+                        runtime_check(c.lval, value, kind, attr.range)
+                    except ValueError_ as exc:
+                        raise FatalError(f"{c.coord.file}:{c.coord.line}: {exc}") from None
+            out[c.lval] = value
+        for lval, attr in table.items():
+            if attr.type == "body" and lval not in out and step.promise.get(lval) is None:
+                default = self.default_body(step, lval)
+                if default is not None:
+                    out[lval] = default
+        if ev.unresolved and step.run.frame.edit is None and not step.last:
+            return None     # (an edit promise acts at once, as written, as in cf-agent)
+        return out
+
+    def custom_body(self, c: ast.Constraint, step: Step) -> dict[str, Any] | None:
+        """A custom promise's attribute that names a body of its type, as the object
+        cf-agent sends the module; None when it names none."""
+        from cfpromise.promises.custom.bodies import body_container
+        try:
+            return body_container(self.resolver, c.lval, c.rval, step.ev,
+                                  step.run.bundle.namespace, step.bindings)
+        except InheritanceError as exc:
+            raise FatalError(str(exc)) from None
+        except BodyError as exc:
+            self.out.log("error", f"{exc} (in {step.where()})")
+            return None
+
+    def default_body(self, step: Step, lval: str) -> dict[str, Any] | None:
+        """The body ``bodydefault:<promise type>_<attribute>`` stands in for a body
+        attribute the promise does not set (cf-agent's default bodies)."""
+        name = f"{step.ptype}_{lval}"
+        if ("bodydefault", name, lval) not in self.bodies:
+            return None
+        self.out.log("verbose", f"Using the default body: {name}")
+        try:
+            return self.resolver.resolve(lval, f"bodydefault:{name}", [], "bodydefault",
+                                         step.bindings)
+        except BodyError as exc:
+            self.out.log("error", f"{exc} (in {step.where()})")
+            return None
+
+    def body(self, body_type: str, rval: ast.Rval, step: Step) -> dict[str, Any] | None:
+        ref = body_reference(rval, step.ev)
+        if ref is None:
+            return {}
+        try:
+            return self.resolver.resolve(body_type, ref[0], ref[1], step.run.bundle.namespace,
+                                         step.bindings)
+        except InheritanceError as exc:
+            raise FatalError(str(exc)) from None
+        except BodyError as exc:
+            self.out.log("error", f"{exc} (in {step.where()})")
+            return {}
+
+    def actuate(self, step: Step) -> Outcome | None:
+        ptype = step.ptype
+        handler = handler_for(ptype, self.custom_handler)
+        if handler is None:
+            return self.unsupported(step)
+        for name, default in THIS_ATTRIBUTES.get(ptype, {}).items():
+            c = step.promise.get(name)
+            value = step.ev.value(c.rval) if c is not None else default
+            if value is not UNRESOLVED:
+                step.run.frame.this[name] = as_text(value)
+        attributes = self.attributes(step)
+        if attributes is None:
+            return None
+        step.attributes = attributes
+        if self.seen_before(step, attributes):
+            return Outcome.SKIPPED
+        promisee = step.promise.promisee
+        if promisee is not None:
+            promisee = step.ev.value(promisee, want_list=True)
+        run = PromiseRun(step.promise, ptype, step.promiser, attributes,
+                         step.run.bundle.namespace, step.run.bundle.name, self.services,
+                         None if promisee is UNRESOLVED else promisee)
+        key = self.lock(step, attributes)
+        if key is False:
+            return Outcome.SKIPPED
+        previous, self.current_step = self.current_step, step
+        outcome: Outcome | None = None
+        try:
+            outcome = handler(run)
+            return outcome
+        finally:
+            self.current_step = previous
+            if outcome is None:
+                self.actuated.discard(self.last_identity)   # "try again next pass"
+            self.unlock(key)
+
+    def custom_handler(self, ptype: str) -> Any:
+        """Promise types that are not built in are custom ones, carried out by the
+        promise module their ``promise`` block names (or undefined: an error)."""
+        if ptype in self.schema.promise_types:
+            return None                      # built in, not supported yet
+        if self.custom is None:
+            from functools import partial
+            from cfpromise.promises.custom.handler import evaluate
+            from cfpromise.promises.custom.registry import CustomTypes
+            self.custom = partial(evaluate, CustomTypes(self))
+        return self.custom
+
+    def seen_before(self, step: Step, attributes: dict[str, Any]) -> bool:
+        """True when an identical promise (type, bundle, expanded promiser and attributes)
+        was already actuated in this run: cf-agent actuates it once, even with -K."""
+        bundle = step.run.bundle
+        edit = step.run.frame.edit
+        where = getattr(edit, "filename", None) or getattr(edit, "path", "") if edit is not None else ""
+        identity = "\0".join((step.ptype, bundle.namespace, bundle.name, step.promiser,
+                               canonical(attributes), str(where)))
+        if identity in self.actuated:
+            if self.trace is not None:
+                self.trace.drop()
+            self.out.log("verbose", f"Skipping {step.where()}: an identical promise was "
+                                    "already actuated in this run")
+            return True
+        self.actuated.add(identity)
+        self.last_identity = identity
+        return False
+
+    def unsupported(self, step: Step) -> Outcome:
+        self.attributes(step)          # values are still checked, as cf-agent checks them
+        if step.ptype not in self.unsupported_seen:
+            self.unsupported_seen.add(step.ptype)
+            self.out.log("warning", f"cf-lite does not support '{step.ptype}' promises yet: "
+                                    f"they are not actuated (first: {step.where()})")
+        else:
+            self.out.log("verbose", f"Not actuated (not supported yet): {step.where()}")
+        return Outcome.SKIPPED
+
+
+class _SkippedStep:
+    """Enough of a Step to describe a promise skipped before evaluation."""
+
+    def __init__(self, run: BundleRun, promise: ast.Promise, promiser: str) -> None:
+        self.run, self.promise, self.promiser = run, promise, promiser
+        self.ptype = next((s.name for s in run.bundle.sections if promise in s.promises), "")
+        handle = promise.get("handle")
+        self.handle = handle.rval.value if handle is not None and \
+            isinstance(handle.rval, ast.Scalar) else None
+

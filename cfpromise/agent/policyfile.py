@@ -1,0 +1,80 @@
+"""Reading one policy file, and the errors that stop a policy from loading.
+
+The agent's loading (:mod:`cfpromise.agent.loading`) and the bundle path's
+autoloading (:mod:`cfpromise.agent.autoload`) read files the same way: a file
+writable by group or others is refused (cf-agent's security exception), a parsed
+file is kept in the policy cache, each file is validated on its own, and errors
+are printed with their source line.  Here, below both, so neither imports the other.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+
+from cfpromise.schema.validate import diagnostics
+from cfpromise.syntax import ast
+from cfpromise.syntax.errors import Diagnostic, source_line_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class LoadError(Exception):
+    def __init__(self, diagnostics: list[Diagnostic], parse_time: bool = False,
+                 fatal: bool = False) -> None:
+        super().__init__("policy failed validation")
+        self.diagnostics = diagnostics
+        self.parse_time = parse_time     # found while reading a file: cf-agent says "syntax errors"
+        self.fatal = fatal               # a security exception: exit 1, no failsafe (as cf-agent)
+
+
+def insecure(path: str) -> bool:
+    """Policy writable by group or others is refused, as cf-agent refuses it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
+    """The policy file ``path`` parsed (``entry``: as the entry file) and validated on its
+    own; LoadError when it is insecure or has errors, PolicyError for a syntax error."""
+    if insecure(path):
+        raise LoadError([Diagnostic(_coord(path), f"File '{path}' is writable by group or "
+                                                  "others (security exception): refusing to read it")],
+                        fatal=True)
+    cache = agent.policy_cache
+    digest = None
+    if cache is not None:
+        cached, digest = cache.get(path, entry)
+        if cached is not None:
+            return cached
+    # The parser (and PLY, which imports inspect) loads only when a file is not cached.
+    from cfpromise.syntax.parser import as_entry, parse_file
+    policy = parse_file(path)
+    if entry:
+        policy = as_entry(policy)
+    problems = diagnostics(policy, entry=entry)
+    if problems:
+        raise LoadError(problems, parse_time=True)
+    if cache is not None:
+        cache.put(path, entry, policy, digest)
+    return policy
+
+
+def _coord(path: str) -> Any:
+    from cfpromise.syntax.errors import Coord
+    return Coord(path, 0, 0)
+
+
+def report_errors(diags: list[Diagnostic]) -> None:
+    cache: dict[str, str] = {}
+    for d in diags:
+        if d.source_line is None and d.coord.line > 0 and os.path.isfile(d.coord.file):
+            text = cache.setdefault(d.coord.file, open(d.coord.file, encoding="utf-8",
+                                                       errors="replace").read())
+            d = Diagnostic(d.coord, d.message, d.severity, source_line_of(text, d.coord.line))
+        print(d.render() if d.coord.line > 0 else f"   error: {d.message}", file=sys.stderr)
