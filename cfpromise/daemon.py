@@ -367,10 +367,10 @@ class Daemon:
 
 # -- pid file and detaching -------------------------------------------------------------------
 def write_pid(path: str) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="ascii") as handle:
-        handle.write(f"{os.getpid()}\n")
-    os.replace(tmp, path)
+    """Write our pid to ``path`` (mode 0666 less the umask, as open() would make it)."""
+    from cfpromise.atomic import UMASK, write_atomically
+    write_atomically(path, f"{os.getpid()}\n", mode=UMASK, temp=f"{path}.{os.getpid()}.tmp",
+                     fsync=False, make_dirs=False)
 
 
 def remove_pid(path: str) -> None:

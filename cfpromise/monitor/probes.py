@@ -61,14 +61,10 @@ class ProbeState:
 
 
 def _write_lines(path: str, lines: list[str]) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    old = os.umask(0o077)
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write("".join(line + "\n" for line in lines))
-        os.replace(tmp, path)
-    finally:
-        os.umask(old)
+    """Replace a state file (mode 0600), as cf-monitord does at every sample (no fsync)."""
+    from cfpromise.atomic import write_atomically
+    write_atomically(path, "".join(line + "\n" for line in lines),
+                     temp=f"{path}.tmp{os.getpid()}", fsync=False, make_dirs=False)
 
 
 def processes(state: ProbeState, sample: Sample) -> None:
