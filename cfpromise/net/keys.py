@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
+import attrs
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def write_private_file(path: str, data: bytes) -> None:
 
 # --------------------------------------------------------------------------- host key pair
 
-@dataclass
+@attrs.define
 class HostKey:
     """This host's key pair (PRIVKEY/PUBKEY)."""
 
