@@ -363,9 +363,8 @@ def _status(h: dict[str, Any]) -> str:
 def queries_since(text: str | None, default: float | None) -> float | None:
     if not text:
         return None if default is None else time.time() - default
-    from cfpromise.cli.hub import parse_since
     try:
-        return parse_since(text)
+        return queries.parse_since(text)
     except Exception:
         return None if default is None else time.time() - default
 
