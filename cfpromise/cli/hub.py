@@ -88,9 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
     if args.version:
-        from cfpromise import __version__
-        print(f"cf-lite-hub {__version__}")
-        return 0
+        from cfpromise.cli.entry import print_version
+        return print_version("cf-lite-hub")
     if not args.command:
         ap.print_usage(sys.stderr)
         print("cf-lite-hub: error: a command is needed (collect, hosts, promises, changes, "

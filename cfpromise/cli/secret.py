@@ -8,6 +8,7 @@ import socket
 import sys
 from typing import BinaryIO
 
+from cfpromise.cli.entry import getopt_main
 from cfpromise.net.toolkit import Log, Opt, help_text, parse, workdir
 
 OPTIONS = [
@@ -199,11 +200,7 @@ def run(argv: list[str], log: Log) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv, Log())
-    except KeyboardInterrupt:
-        return 1
+main = getopt_main(run, Log)        # argv, the log, Ctrl-C: cfpromise/cli/entry.py
 
 
 if __name__ == "__main__":
