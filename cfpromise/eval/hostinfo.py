@@ -12,7 +12,7 @@ once per run through a :class:`FileSource`.
 * :class:`NetProbe` asks the kernel what cf-agent asks it, with the same
   ioctls (SIOCGIFCONF, SIOCGIFFLAGS, SIOCGIFHWADDR), so interface order,
   alias labels and flags come out exactly as cf-agent sees them.
-* the /proc/net parsers are procnet.py's (a job of their own; this module was
+* the /proc/net parsers are netclasses.py's, beside the probe that reads them (this module was
   over 600 lines).
 """
 from __future__ import annotations
