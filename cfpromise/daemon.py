@@ -48,7 +48,7 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+import attrs
 from typing import Any, Callable, Iterable, TextIO
 
 from cfpromise.agent.output import LEVELS, PREFIX
@@ -62,7 +62,7 @@ class PolicyError(Exception):
     """The policy could not be loaded (the message says why, naming the file)."""
 
 
-@dataclass
+@attrs.define
 class DaemonOptions:
     workdir: str
     file: str
@@ -70,8 +70,8 @@ class DaemonOptions:
     level: str = "notice"
     timestamps: bool = False
     no_lock: bool = False
-    define: list[str] = field(default_factory=list)
-    negate: list[str] = field(default_factory=list)
+    define: list[str] = attrs.field(factory=list)
+    negate: list[str] = attrs.field(factory=list)
     policy_check_interval: float = DEFAULT_POLICY_CHECK_INTERVAL
 
 
@@ -367,10 +367,10 @@ class Daemon:
 
 # -- pid file and detaching -------------------------------------------------------------------
 def write_pid(path: str) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="ascii") as handle:
-        handle.write(f"{os.getpid()}\n")
-    os.replace(tmp, path)
+    """Write our pid to ``path`` (mode 0666 less the umask, as open() would make it)."""
+    from cfpromise.atomic import UMASK, write_atomically
+    write_atomically(path, f"{os.getpid()}\n", mode=UMASK, temp=f"{path}.{os.getpid()}.tmp",
+                     fsync=False, make_dirs=False)
 
 
 def remove_pid(path: str) -> None:

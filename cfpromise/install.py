@@ -117,8 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     for path, content in plan(bindir, root, args.unit_dir, args.man_dir):
         print(("would write " if args.dry_run else "wrote ") + path)
         if not args.dry_run:
-            write_atomically(path, content, dir_mode=0o755)
-            os.chmod(path, 0o644)       # (the atomic writer's temporary file is 0600)
+            write_atomically(path, content, mode=0o644, dir_mode=0o755)
     if root == "/" and not args.dry_run and systemd_running():
         done = subprocess.run(["systemctl", "daemon-reload"], check=False)
         if done.returncode != 0:

@@ -171,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.policy:
         args.file = args.policy
     if args.version:
-        from cfpromise import CFENGINE_COMPAT_VERSION, __version__
-        print(f"cf-lite-agent {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")
+        from cfpromise.cli.entry import language_note, print_version
+        print_version("cf-lite-agent", language_note())
         return 0
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output

@@ -23,28 +23,6 @@ from typing import Any
 FORMATS = ("table", "json", "csv")
 
 
-def parse_since(text: str | None, now: float | None = None) -> float | None:
-    """``1h``, ``30m``, ``2d``, ``90s``, ``1w``, Unix seconds, or an ISO date/time (UTC)."""
-    if text is None:
-        return None
-    now = time.time() if now is None else now
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-    t = text.strip()
-    if t[:-1].isdigit() and t[-1:] in units:
-        return now - int(t[:-1]) * units[t[-1]]
-    if t.isdigit():
-        return float(t)
-    from datetime import datetime, timezone
-    try:
-        moment = datetime.fromisoformat(t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--since '{text}' is not a duration (30m, 1h, 2d), Unix time or ISO date") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
-
-
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="cf-lite-hub", description="cf-lite's fleet hub")
     ap.add_argument("-F", "--no-fork", action="store_true",
@@ -110,9 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
     if args.version:
-        from cfpromise import __version__
-        print(f"cf-lite-hub {__version__}")
-        return 0
+        from cfpromise.cli.entry import print_version
+        return print_version("cf-lite-hub")
     if not args.command:
         ap.print_usage(sys.stderr)
         print("cf-lite-hub: error: a command is needed (collect, hosts, promises, changes, "
@@ -168,15 +145,6 @@ def _web_user(workdir: str, name: str) -> int:
     return 0
 
 
-def _shard(text: str | None) -> tuple[int, int] | None:
-    if not text:
-        return None
-    i, _, n = text.partition("/")
-    if not (i.isdigit() and n.isdigit()) or int(i) >= int(n):
-        raise SystemExit(f"cf-lite-hub: error: --shard '{text}' is not I/N with I < N")
-    return int(i), int(n)
-
-
 def _log(args: Any) -> Any:
     level = 2 if args.verbose or args.debug else 1 if args.inform else 0
 
@@ -187,8 +155,8 @@ def _log(args: Any) -> Any:
 
 
 def _collect(store: Any, workdir: str, args: Any) -> int:
-    from cfpromise.hub.collect import collect_round, targets
-    addresses = targets(workdir, args.host, _shard(args.shard),
+    from cfpromise.hub.collect import collect_round, parse_shard, targets
+    addresses = targets(workdir, args.host, parse_shard(args.shard),
                         from_lastseen=not args.no_lastseen)
     result = collect_round(store, workdir, addresses, hub_id=args.hub_id, port=args.port,
                            workers=args.workers, timeout=args.timeout,
@@ -199,7 +167,7 @@ def _collect(store: Any, workdir: str, args: Any) -> int:
 
 def _query(store: Any, args: Any) -> int:
     from cfpromise.hub import queries
-    since = parse_since(args.since)
+    since = queries.parse_since(args.since)
     if args.command == "hosts":
         rows = queries.hosts(store, host=args.host, since=since, stale_after=args.stale_after)
         columns = ["hostname", "address", "last_seen", "last_run", "compliance", "kept",
@@ -212,7 +180,7 @@ def _query(store: Any, args: Any) -> int:
                    "handle", "file", "line", "hostkey"]
     elif args.command == "changes":
         rows = queries.changes(store, host=args.host, since=since,
-                               until=parse_since(args.until), handle=args.handle)
+                               until=queries.parse_since(args.until), handle=args.handle)
         columns = ["time", "hostname", "kind", "name", "outcome", "promise_type", "promiser",
                    "handle", "detail"]
     else:

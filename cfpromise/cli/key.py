@@ -7,6 +7,7 @@ import os
 import sys
 import time
 
+from cfpromise.cli.entry import getopt_main
 from cfpromise.net.toolkit import Log, Opt, help_text, parse, workdir
 
 OPTIONS = [
@@ -126,7 +127,6 @@ def show_hosts(wd: str, truncate: bool, numeric: bool) -> int:
 
 
 def run(argv: list[str], log: Log) -> int:
-    from cfpromise import __version__
     from cfpromise.net import keys
     # -p takes an optional argument (the host's own public key by default)
     argv = list(argv)
@@ -154,7 +154,8 @@ def run(argv: list[str], log: Log) -> int:
         sys.stdout.write(_help())
         return 0
     if "version" in given:
-        sys.stdout.write(f"cf-lite {__version__} (cf-key compatible)\n")
+        from cfpromise.cli.entry import print_version
+        print_version("cf-lite", "cf-key compatible")
         return 0
     if "no-truncate" in given and "show-hosts" not in given:
         log("error", "--no-truncate / -N option is only for --show-hosts / -s")
@@ -197,11 +198,7 @@ def run(argv: list[str], log: Log) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv, Log())
-    except KeyboardInterrupt:
-        return 1
+main = getopt_main(run, Log)        # argv, the log, Ctrl-C: cfpromise/cli/entry.py
 
 
 if __name__ == "__main__":

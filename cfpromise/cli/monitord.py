@@ -49,9 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     from cfpromise.cli.options import sanitize_environment
     sanitize_environment()
     if args.version:
-        from cfpromise import CFENGINE_COMPAT_VERSION, __version__
-        print(f"cf-lite-monitord {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")
-        return 0
+        from cfpromise.cli.entry import language_note, print_version
+        return print_version("cf-lite-monitord", language_note())
     from cfpromise.daemon import options_from_args
     from cfpromise.monitor.daemon import DEFAULT_INTERVAL, MonitorDaemon
     from cfpromise.monitor.measurements import DEFAULT_PIPE_TIMEOUT

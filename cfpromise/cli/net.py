@@ -9,6 +9,7 @@ import os
 import stat
 import sys
 
+from cfpromise.cli.entry import getopt_main
 from cfpromise.net.toolkit import Log, Opt, help_text, workdir
 
 OPTIONS = [
@@ -270,11 +271,7 @@ def _policy_server(wd: str) -> str | None:
     return text.splitlines()[0].strip() if text else None
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv, Log())
-    except KeyboardInterrupt:
-        return 1
+main = getopt_main(run, Log)        # argv, the log, Ctrl-C: cfpromise/cli/entry.py
 
 
 if __name__ == "__main__":

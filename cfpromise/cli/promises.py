@@ -106,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.policy and not args.file:
         args.file = args.policy
     if args.version:
-        from cfpromise import CFENGINE_COMPAT_VERSION, __version__
-        print(f"cf-lite-promises {__version__} (CFEngine {CFENGINE_COMPAT_VERSION} language)")
+        from cfpromise.cli.entry import language_note, print_version
+        print_version("cf-lite-promises", language_note())
         return EXIT_OK
     if args.syntax_description:
         import json

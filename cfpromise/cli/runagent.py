@@ -121,9 +121,8 @@ def hail(host: str, exec_line: str, send_classes: list[str], opts: Any, out: Tex
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.version:
-        from cfpromise import __version__
-        print(f"cf-lite-runagent {__version__} (CFEngine Core 3.21 protocol)")
-        return 0
+        from cfpromise.cli.entry import PROTOCOL_NOTE, print_version
+        return print_version("cf-lite-runagent", PROTOCOL_NOTE)
     if args.remote_options:
         print('   error: Option "-o" has been deprecated, you can not pass arbitrary arguments '
               "to remote cf-agent", file=sys.stderr)

@@ -6,9 +6,9 @@ import getopt
 import os
 import socket
 import sys
-import tempfile
 from typing import BinaryIO
 
+from cfpromise.cli.entry import getopt_main
 from cfpromise.net.toolkit import Log, Opt, help_text, parse, workdir
 
 OPTIONS = [
@@ -72,21 +72,11 @@ def _write_output(path: str, produce: "object") -> None:
         produce(sys.stdout.buffer)                   # type: ignore[operator]
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    from cfpromise.atomic import CreateError, write_atomically
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".cf-secret.", dir=directory)
-    except OSError as exc:
+        write_atomically(path, produce, fsync=False, make_dirs=False)   # type: ignore[arg-type]
+    except CreateError as exc:
         raise Fail(f"Could not create or open output file '{path}' ({exc.strerror})") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            produce(fh)                               # type: ignore[operator]
-        os.rename(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def run(argv: list[str], log: Log) -> int:
@@ -210,11 +200,7 @@ def run(argv: list[str], log: Log) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        return run(sys.argv[1:] if argv is None else argv, Log())
-    except KeyboardInterrupt:
-        return 1
+main = getopt_main(run, Log)        # argv, the log, Ctrl-C: cfpromise/cli/entry.py
 
 
 if __name__ == "__main__":

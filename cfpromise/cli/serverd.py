@@ -25,9 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     sanitize_environment()
     args = _parser().parse_args(argv)
     if args.version:
-        from cfpromise import __version__
-        print(f"cf-lite-serverd {__version__} (CFEngine Core 3.21 protocol)")
-        return 0
+        from cfpromise.cli.entry import PROTOCOL_NOTE, print_version
+        return print_version("cf-lite-serverd", PROTOCOL_NOTE)
     from cfpromise.server.daemon import ServerD
     return ServerD(options_from_args(args), port=args.port).run()
 

@@ -15,6 +15,11 @@ key) and writes the answer, atomically, into ``WORKDIR/state/hub_calls/``:
 ``KEY.SEQ.json`` (identified by the key the caller proved, never by its answer).
 cf-lite-hub's next collection round stores those files (:func:`take_pending`) and
 records the cursor (``KEY.cursor``); a file is removed only once it is stored.
+
+This module is the hub's side.  The calling host's side (connect, ``CALL_ME_BACK``,
+serve the hub's queries) is cfpromise/server/callhub.py: it serves through the
+server's request dispatch, which itself hands ``CALL_ME_BACK`` to this module, so
+the two sides in one module were an import cycle.
 """
 from __future__ import annotations
 
@@ -28,7 +33,6 @@ from cfpromise.hub import wire
 
 CALLS_DIR = ("state", "hub_calls")
 _KEY = re.compile(r"^(MD5|SHA)=[0-9a-f]{32,64}$")
-DEFAULT_WINDOW = 10.0
 MAX_PENDING = 64                   # answers kept per host until the hub stores them
 
 
@@ -136,55 +140,3 @@ def take_pending(workdir: str) -> Iterator[tuple[str, str, dict[str, Any], Calla
 
 
 # -- the host's side: cf-lite-serverd calls its hub -------------------------------------------
-def policy_server(workdir: str) -> str | None:
-    try:
-        with open(os.path.join(workdir, "policy_server.dat"), encoding="utf-8") as fh:
-            text = fh.read().strip()
-    except OSError:
-        return None
-    return text or None
-
-
-def call_hub(workdir: str, access: Any, log: Callable[[str, str], None],
-             window: float = DEFAULT_WINDOW) -> bool:
-    """One call: connect to the hub, ``CALL_ME_BACK collect_calls``, then serve its
-    requests under ``access`` until it closes or ``window`` seconds pass."""
-    from cfpromise.net import protocol as P
-    from cfpromise.net.client import ConnectOptions, NetError, connect
-    from cfpromise.server.requests import Peer, Request, dispatch
-    hub = policy_server(workdir)
-    if hub is None:
-        log("verbose", "call_collect_interval is set, but no policy_server.dat names a hub")
-        return False
-    try:
-        conn = connect(hub, ConnectOptions(workdir=workdir, timeout=min(window, 30.0)))
-    except NetError as exc:
-        log("info", f"Call-collect: cannot connect to '{hub}': {exc}")
-        return False
-    deadline = time.monotonic() + window
-    try:
-        conn.send(b"CALL_ME_BACK collect_calls")
-        peer = Peer(ip=conn.address.split(":")[0] if conn.address.count(":") == 1
-                    else conn.address, key=conn.key_digest, username="root")
-
-        def receive() -> bytes:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError("collect window over")
-            conn.sock.settimeout(remaining)
-            payload, _ = conn.recv()
-            return payload
-        req = Request(access, peer, conn.sock.sendall, receive, log, workdir)
-        while True:
-            try:
-                payload = receive()
-            except (NetError, TimeoutError, OSError):
-                return True
-            text = P.cstring(payload)
-            if not text.startswith("QUERY "):
-                log("info", f"Call-collect: the hub sent '{text[:40]}', only QUERY is served")
-                return True
-            if not dispatch(req, payload):
-                return True
-    finally:
-        conn.close()

@@ -27,7 +27,7 @@ import concurrent.futures
 import hashlib
 import socket
 import time
-from dataclasses import dataclass, field
+import attrs
 from typing import Any, Callable, Iterable
 
 from cfpromise.hub import store as hubstore
@@ -37,12 +37,12 @@ DEFAULT_WORKERS = 32
 DEFAULT_TIMEOUT = 30.0
 
 
-@dataclass
+@attrs.define
 class RoundResult:
     hosts: int = 0
     collected: int = 0
     called: int = 0                     # answers of hosts that called (call-collect)
-    failed: list[tuple[str, str]] = field(default_factory=list)   # (address, why)
+    failed: list[tuple[str, str]] = attrs.field(factory=list)   # (address, why)
     runs: int = 0
     events: int = 0
     seconds: float = 0.0
@@ -52,6 +52,17 @@ class RoundResult:
                 "runs": self.runs,
                 "events": self.events, "seconds": round(self.seconds, 3),
                 "failed": [{"address": a, "error": e} for a, e in self.failed]}
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``--shard I/N`` as (I, N); None without one (SystemExit, cf-lite-hub's message,
+    when it is not I/N with I < N)."""
+    if not text:
+        return None
+    i, _, n = text.partition("/")
+    if not (i.isdigit() and n.isdigit()) or int(i) >= int(n):
+        raise SystemExit(f"cf-lite-hub: error: --shard '{text}' is not I/N with I < N")
+    return int(i), int(n)
 
 
 def in_shard(address: str, shard: tuple[int, int] | None) -> bool:

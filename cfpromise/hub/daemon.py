@@ -30,13 +30,12 @@ class HubD(Daemon):
         return []
 
     def tick(self, now: float) -> float | None:
-        from cfpromise.cli.hub import _shard
-        from cfpromise.hub.collect import collect_round, targets
+        from cfpromise.hub.collect import collect_round, parse_shard, targets
         from cfpromise.hub.store import Store
         a = self.args
         if self.store is None:
             self.store = Store(self.url)
-        addresses = targets(self.options.workdir, a.host, _shard(a.shard),
+        addresses = targets(self.options.workdir, a.host, parse_shard(a.shard),
                             from_lastseen=not a.no_lastseen)
         try:
             result = collect_round(self.store, self.options.workdir, addresses,

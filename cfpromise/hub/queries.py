@@ -213,3 +213,26 @@ def compliance_history(store: Store, *, since: float, bucket: int = 3600,
             acc[1] += int(repaired or 0)
             acc[2] += int(notkept or 0)
     return [{"time": t, "compliance": _compliance(*totals[t])} for t in sorted(totals)]
+
+
+def parse_since(text: str | None, now: float | None = None) -> float | None:
+    """``1h``, ``30m``, ``2d``, ``90s``, ``1w``, Unix seconds, or an ISO date/time (UTC)."""
+    if text is None:
+        return None
+    now = time.time() if now is None else now
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+    t = text.strip()
+    if t[:-1].isdigit() and t[-1:] in units:
+        return now - int(t[:-1]) * units[t[-1]]
+    if t.isdigit():
+        return float(t)
+    from datetime import datetime, timezone
+    try:
+        moment = datetime.fromisoformat(t)
+    except ValueError:
+        import argparse             # (its error type, as when argparse read the option)
+        raise argparse.ArgumentTypeError(
+            f"--since '{text}' is not a duration (30m, 1h, 2d), Unix time or ISO date") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()

@@ -89,8 +89,7 @@ def set_user(workdir: str, name: str, password: str) -> None:
     config = load_config(workdir)
     config.setdefault("users", {})[name] = hash_password(password)
     path = config_path(workdir)
-    write_atomically(path, json.dumps(config, indent=1) + "\n", dir_mode=0o700)
-    os.chmod(path, 0o600)
+    write_atomically(path, json.dumps(config, indent=1) + "\n", mode=0o600, dir_mode=0o700)
 
 
 def is_loopback(host: str) -> bool:
@@ -364,9 +363,8 @@ def _status(h: dict[str, Any]) -> str:
 def queries_since(text: str | None, default: float | None) -> float | None:
     if not text:
         return None if default is None else time.time() - default
-    from cfpromise.cli.hub import parse_since
     try:
-        return parse_since(text)
+        return queries.parse_since(text)
     except Exception:
         return None if default is None else time.time() - default
 

@@ -305,11 +305,9 @@ def _save_positions(store: MonitorStore, positions: dict[str, int]) -> None:
 
 
 def _write_atomic(path: str, lines: list[str]) -> None:
+    """Replace a state file (mode 0600) through ``env_data.new`` as cf-monitord names it,
+    other files through a per-process name; at every sample, so no fsync."""
+    from cfpromise.atomic import write_atomically
     tmp = path + ".new" if path.endswith("env_data") else f"{path}.tmp{os.getpid()}"
-    old = os.umask(0o077)
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write("".join(line + "\n" for line in lines))
-        os.replace(tmp, path)
-    finally:
-        os.umask(old)
+    write_atomically(path, "".join(line + "\n" for line in lines), temp=tmp, fsync=False,
+                     make_dirs=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import os
-from dataclasses import dataclass, field
+import attrs
 from typing import Any, Callable, Sequence
 
 from cfpromise.agent.output import Output
@@ -20,12 +20,12 @@ from cfpromise.agent.output import Output
 MONITOR_TYPES = ("meta", "vars", "defaults", "classes", "measurements")
 
 
-@dataclass
+@attrs.define
 class MonitorControl:
     forgetrate: float | None = None
     facility: str | None = None
     tcpdump: bool = False
-    files: list[str] = field(default_factory=list)
+    files: list[str] = attrs.field(factory=list)
 
 
 class EngineOutput(Output):

@@ -23,7 +23,7 @@ import os
 import socket
 import struct
 import time
-from dataclasses import dataclass, field
+import attrs
 from typing import Callable
 
 from cfpromise.monitor.observables import SERVICES, SNIFFER_KINDS
@@ -34,14 +34,14 @@ LOG_FILES = (("webaccess", "/var/log/apache2/access_log"),
              ("syslog", "/var/log/syslog"), ("messages", "/var/log/messages"))
 
 
-@dataclass
+@attrs.define
 class Sample:
     """One sample's observations."""
-    values: dict[str, float] = field(default_factory=dict)
-    listening: dict[str, list[tuple[str, str]]] = field(default_factory=lambda: {
+    values: dict[str, float] = attrs.field(factory=dict)
+    listening: dict[str, list[tuple[str, str]]] = attrs.field(factory=lambda: {
         "tcp4": [], "tcp6": [], "udp4": [], "udp6": []})
-    all_incoming: list[str] = field(default_factory=list)
-    entropy_classes: list[str] = field(default_factory=list)
+    all_incoming: list[str] = attrs.field(factory=list)
+    entropy_classes: list[str] = attrs.field(factory=list)
 
     def add(self, name: str, amount: float) -> None:
         self.values[name] = self.values.get(name, 0.0) + amount
@@ -61,14 +61,10 @@ class ProbeState:
 
 
 def _write_lines(path: str, lines: list[str]) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    old = os.umask(0o077)
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write("".join(line + "\n" for line in lines))
-        os.replace(tmp, path)
-    finally:
-        os.umask(old)
+    """Replace a state file (mode 0600), as cf-monitord does at every sample (no fsync)."""
+    from cfpromise.atomic import write_atomically
+    write_atomically(path, "".join(line + "\n" for line in lines),
+                     temp=f"{path}.tmp{os.getpid()}", fsync=False, make_dirs=False)
 
 
 def processes(state: ProbeState, sample: Sample) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass, field
+import attrs
 
 NOISE_THRESHOLD = 6.0
 THRESHOLD_HIGH = 1000000.0
@@ -76,18 +76,18 @@ def reject_anomaly(new: float, average: float, variance: float, localav: float,
     return new
 
 
-@dataclass
+@attrs.define
 class Local:
     """The averages since the daemon started (cf-monitord's LOCALAV), per observable."""
     expect: float = 0.0
     var: float = 0.0
 
 
-@dataclass
+@attrs.define
 class Leap:
     """Leap detection state of one observable."""
-    buf: list[float] = field(default_factory=lambda: [0.0] * LDT_BUFSIZE)
-    anomaly: list[bool] = field(default_factory=lambda: [False] * LDT_BUFSIZE)
+    buf: list[float] = attrs.field(factory=lambda: [0.0] * LDT_BUFSIZE)
+    anomaly: list[bool] = attrs.field(factory=lambda: [False] * LDT_BUFSIZE)
     total: float = 0.0
     avg: float = 0.0
     maximum: float = 0.0

@@ -28,7 +28,7 @@ import hashlib
 import os
 import re
 import socket
-from dataclasses import dataclass
+import attrs
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ def open_secure_request(key: bytes, payload: bytes) -> tuple[str, bytes, int | N
 
 
 # ---------------------------------------------------------------------------- SAUTH
-@dataclass
+@attrs.define
 class Sauth:
     encrypted: bool
     crypt_len: int

@@ -15,9 +15,9 @@ from typing import Callable
 
 from cfpromise.net import classic as C
 from cfpromise.net import protocol as P
-from cfpromise.net.client import (AccessDenied, ConnectOptions, Connection, NetError,
-                                  SetupError, TrustError, _tcp_connect, current_user,
-                                  split_host_port)
+from cfpromise.net.connection import (AccessDenied, ConnectOptions, Connection, NetError,
+                                      SetupError, TrustError, _tcp_connect, current_user,
+                                      split_host_port)
 
 
 class ClassicConnection(Connection):

@@ -19,8 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
-from dataclasses import dataclass
+import attrs
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -162,27 +161,13 @@ def read_key_file(path: str, check: bool = True) -> bytes:
 def write_private_file(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically with mode 0600 (never world-readable,
     not even for an instant)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".cf-lite-key.", dir=directory)   # 0600 by mkstemp
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.rename(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from cfpromise.atomic import write_atomically
+    write_atomically(path, data, mode=0o600, dir_mode=0o700)
 
 
 # --------------------------------------------------------------------------- host key pair
 
-@dataclass
+@attrs.define
 class HostKey:
     """This host's key pair (PRIVKEY/PUBKEY)."""
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+import attrs
 from typing import Callable
 
 CF_BUFSIZE = 4096
@@ -252,7 +252,7 @@ _TYPE_MODE = {FileType.REGULAR: 0o100000, FileType.LINK: 0o120000, FileType.DIR:
               FileType.SOCK: 0o140000}
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class RemoteStat:
     """A parsed STAT reply; ``mode`` carries the file-type bits as os.stat's does
     (for a link: the target's, with ``lmode`` the link's), like cf_remote_stat."""

@@ -6,14 +6,14 @@ from __future__ import annotations
 import getopt
 import os
 import sys
-from dataclasses import dataclass
+import attrs
 
 LEVELS = ("debug", "verbose", "info", "notice", "warning", "error")
 FOOTER = ("\nWebsite: http://www.cfengine.com\n"
           "This software is Copyright (C) 2008,2010-present Northern.tech AS.\n")
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Opt:
     long: str
     short: str

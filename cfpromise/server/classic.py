@@ -94,7 +94,7 @@ def authenticate(session: "Session") -> tuple[R.Peer, bytes]:
     digest = keys.digest(client_key)
     session.log("verbose", f"Peer's identity is: {digest}")
     workdir = session.server.options.workdir
-    from cfpromise.server.session import listed
+    from cfpromise.server.acl import listed
     if keys.is_trusted(workdir, client_key, username):
         session.send(P.encode(C.KEY_ACCEPTED))
     elif listed(session.access.trustkeysfrom, session.ip):

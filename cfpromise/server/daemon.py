@@ -104,12 +104,12 @@ class ServerD(Daemon):
         self.max_by_descriptors = max(1, (raise_descriptor_limit() - FD_RESERVE) // 2)
 
     def tick(self, now: float) -> float | None:
-        """Call-collect (``call_collect_interval``, cfpromise.hub.callcollect): call the
+        """Call-collect (``call_collect_interval``, cfpromise.server.callhub): call the
         hub in a thread of its own; look again in a minute when it is not set."""
         minutes = self.access.call_collect_interval
         if minutes <= 0:
             return 60.0
-        from cfpromise.hub.callcollect import call_hub
+        from cfpromise.server.callhub import call_hub
         threading.Thread(target=call_hub, name="call-collect", daemon=True,
                          args=(self.options.workdir, self.access, self.log,
                                self.access.collect_window)).start()

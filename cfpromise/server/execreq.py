@@ -76,7 +76,7 @@ def _authorised(req: Request, table: object, args: str) -> tuple[bool, str, str]
 
 
 def do_exec(req: Request, args: str) -> bool:
-    from cfpromise.server.requests import canonical_request_path
+    from cfpromise.server.paths import canonical_request_path
     access = req.access
     command = access.cfruncommand
     if not command:

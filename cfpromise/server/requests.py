@@ -26,6 +26,7 @@ from typing import Any, Callable
 import attrs
 
 from cfpromise.net import protocol as P
+from cfpromise.server.paths import canonical_request_path
 from cfpromise.server.policy import ServerAccess
 
 CLOCK_DRIFT = 3600
@@ -128,33 +129,6 @@ def expand_shortcut(path: str, req: Request) -> str:
         if value:
             target = target.replace(var, value)
     return target + sep + rest
-
-
-def canonical_request_path(path: str) -> str | None:
-    """PreprocessRequestPath: absolute, symlinks and '..' resolved, must exist (a dead
-    symlink is kept as named); a trailing '/' is kept.  None: refuse -- also a path that
-    goes on after a file (``file.txt/``), which 3.21's realpath(3) refuses."""
-    if not path.startswith("/") or "\0" in path:
-        return None
-    try:
-        os.lstat(path)
-    except NotADirectoryError:         # "file/", "file/.", "file/..": realpath(3) refuses them
-        return None
-    except (OSError, ValueError):
-        pass
-    try:
-        real = os.path.realpath(path, strict=True)
-    except (OSError, ValueError):
-        try:
-            if st_.S_ISLNK(os.lstat(path).st_mode) and ".." not in path.split("/"):
-                real = os.path.normpath(path)
-            else:
-                return None
-        except (OSError, ValueError):
-            return None
-    if path.endswith("/") and not real.endswith("/"):
-        real += "/"
-    return real
 
 
 def open_checked(path: str, flags: int = 0) -> int:

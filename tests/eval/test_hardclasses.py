@@ -26,7 +26,7 @@ import attrs
 import pytest
 
 from cfpromise import resources
-from cfpromise.eval import hostinfo
+from cfpromise.eval import hostinfo, netclasses
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.hardclasses import HostFacts, discover, parse_policy_server, split_host_name
 from cfpromise.eval.hostinfo import scanf
@@ -284,7 +284,7 @@ IPV6_ROUTE = (
 
 
 def test_ipv6_routes_keep_cf_agent_quirks() -> None:
-    routes = hostinfo.parse_ipv6_route(IPV6_ROUTE)
+    routes = netclasses.parse_ipv6_route(IPV6_ROUTE)
     # 'use' 0000020b has hex letters: cf-agent drops the line
     assert [r["interface"] for r in routes] == ["eth0", "eth0", "lo"]
     assert routes[0]["dest"] == "0:0:0:0:0:0:0:0"  # printed from the source column

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from cfpromise.cli.hub import parse_since
+from cfpromise.hub.queries import parse_since
 from cfpromise.hub import queries
 from cfpromise.hub.store import DAY, MIGRATIONS, Store, StoreError, ingest, partition_name
 

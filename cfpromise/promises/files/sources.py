@@ -13,7 +13,6 @@ message, so the promise fails instead of the agent crashing.
 """
 from __future__ import annotations
 
-import dataclasses
 import errno
 import os
 from typing import Any, Callable
@@ -79,7 +78,8 @@ class RemoteSource:
 
     def lstat(self, path: str) -> Any:
         st = self._remote_stat(path)
-        return dataclasses.replace(st, mode=st.lmode) if st.lmode else st
+        import attrs                  # (remote copies only)
+        return attrs.evolve(st, mode=st.lmode) if st.lmode else st
 
     def listdir(self, path: str) -> list[str]:
         from cfpromise.net.client import NetError
@@ -151,11 +151,11 @@ def _text(value: Any) -> str | None:
 def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
     """The source for this copy: LOCAL, a RemoteSource, or None when no server
     could be reached (the caller fails the promise)."""
-    from cfpromise.net import client
-    from cfpromise.net import protocol as P
     copy = fr.a.copy
     if not copy.servers:
         return LOCAL
+    from cfpromise.net import client           # (a local copy imports no network code)
+    from cfpromise.net import protocol as P
     cache = bridge.run_state(fr.agent, "net_connections")
     common = _common_control(fr.agent)
     # DecideProtocol: the copy_from's protocol_version, else body common control's, else latest

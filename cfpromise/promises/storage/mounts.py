@@ -203,7 +203,5 @@ def write_fstab(path: str, lines: list[str]) -> None:
     if os.path.lexists(path):
         atomic.replace_file(path, data, backup="true")
         return
-    tmp = path + ".cf-after-edit"
-    atomic.write_new(tmp, data, 0o644)
-    os.chmod(tmp, 0o644)
-    os.rename(tmp, path)
+    from cfpromise.atomic import write_atomically
+    write_atomically(path, data, mode=0o644, temp=path + ".cf-after-edit", make_dirs=False)

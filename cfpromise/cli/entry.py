@@ -1,0 +1,48 @@
+"""What every cf-lite program does on entry, written once: ``--version``, and the
+getopt-style programs' main (argv, their log, Ctrl-C).
+
+The programs read their command lines three ways, each for a reason of its own
+(cf-lite-agent and cf-lite-promises from their option table without argparse, the
+start path; the daemons, cf-lite-runagent and cf-lite-hub with argparse; cf-lite-key,
+-net and -secret with cf-key's, cf-net's and cf-secret's getopt rules, whose messages
+they copy), so the parsing stays in each program; what was the same in all of them
+is here.  Nothing is imported at module level: the one-shot programs import this
+only when they print their version.
+"""
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Sequence
+
+PROTOCOL_NOTE = "CFEngine Core 3.21 protocol"
+"""The version line's note of the programs that speak the network protocol."""
+
+
+def language_note() -> str:
+    """The version line's note of the programs that read policy."""
+    from cfpromise import CFENGINE_COMPAT_VERSION
+    return f"CFEngine {CFENGINE_COMPAT_VERSION} language"
+
+
+def print_version(name: str, note: str = "") -> int:
+    """``NAME VERSION (NOTE)`` on stdout, as ``-V``/``--version`` prints it; exit code 0."""
+    from cfpromise import __version__
+    sys.stdout.write(f"{name} {__version__}{f' ({note})' if note else ''}\n")
+    return 0
+
+
+def getopt_main(run: Callable[[list[str], object], int],
+                make_log: Callable[[], object]) -> Callable[..., int]:
+    """The main of a getopt-style program: ``run(argv, log)`` with ``sys.argv[1:]`` when
+    no argv is given; Ctrl-C ends it with exit code 1 and no traceback, as cf-key,
+    cf-net and cf-secret do."""
+    def main(argv: Sequence[str] | None = None) -> int:
+        try:
+            return run(sys.argv[1:] if argv is None else list(argv), make_log())
+        except KeyboardInterrupt:
+            return 1
+    main.__doc__ = run.__doc__
+    return main
