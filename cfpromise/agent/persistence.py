@@ -72,22 +72,10 @@ class PersistentClasses:
             self.dirty = True
 
     def save(self) -> None:
-        """Write the store atomically (temporary file beside it, then rename)."""
+        """Write the store atomically (:mod:`cfpromise.atomic`: 0600, fsynced)."""
         if not self.dirty:
             return
-        directory = os.path.dirname(self.path)
-        os.makedirs(directory, exist_ok=True)
         import json
-        import tempfile
-        fd, tmp = tempfile.mkstemp(prefix=".persistent.", dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(self.entries, fh, sort_keys=True)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except OSError:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        from cfpromise.atomic import write_atomically
+        write_atomically(self.path, json.dumps(self.entries, sort_keys=True))  # 0600
         self.dirty = False

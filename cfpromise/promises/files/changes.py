@@ -26,6 +26,7 @@ import stat
 import time
 from typing import Any
 
+from cfpromise.atomic import write_atomically
 from cfpromise.promises.files import bridge
 from cfpromise.promises.files.context import FileRun
 
@@ -49,13 +50,8 @@ class ChangesDB:
             pass
 
     def save(self) -> None:
-        tmp = self.path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(self.data, fh, sort_keys=True)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self.path)
+        write_atomically(self.path, json.dumps(self.data, sort_keys=True),
+                         temp=self.path + ".tmp")                        # 0600, fsynced
 
 
 def _db(fr: FileRun) -> ChangesDB:
