@@ -273,7 +273,48 @@ reports:
 """
 case("packages_legacy_none", _PACKAGES % "", "--show-evaluated-vars=^default:main\\.")
 # (package_inventory naming a module: cf-lite ships its own apt_get module where
-# cf-agent finds none in WORKDIR/modules/packages, so the two runs differ by design)
+# cf-agent finds none in WORKDIR/modules/packages, so the two runs differ by design;
+# modules without a body, an empty name or an unexpanded one open an empty database)
+for name, inventory in (("empty_name", '""'), ("no_body", '"nosuch_pm"'),
+                        ("unexpanded", '"$(g.undef)"'), ("undefined_list", "@(g.undef)"),
+                        ("from_list", "@(g.inv)"), ("none", "")):
+    case(f"packages_inventory_{name}", _PACKAGES % (
+        'body common control { bundlesequence => { "main" }; package_inventory => { %s }; }\n'
+        'bundle common g { vars: "inv" slist => { "nosuch_pm", "other_pm" }; }' % inventory),
+        "--show-evaluated-vars=^default:main\\.")
+
+# the legacy inventory as GetCsvLineNext reads it: records end with CRLF outside quotes
+# (a lone LF is data), a record keeps its CRLF for the regex; written by a first bundle,
+# read by the second
+_LEGACY_CSV = """
+body common control { bundlesequence => { "write", "main" }; }
+bundle agent write {
+files:
+  "$(sys.workdir)/state/software_packages.csv" create => "true", content => "%s";
+  "$(sys.workdir)/state/software_patches_avail.csv" create => "true", content => "%s";
+}
+bundle agent main {
+vars:
+  "all" data => packagesmatching(".*", ".*", ".*", ".*");
+  "z" data => packagesmatching("z.*", "2\\..*", "amd64", "apt");
+  "alt" data => packagesmatching("a|zz", ".*", ".*", ".*");
+  "up" data => packageupdatesmatching(".*", ".*", ".*", ".*");
+reports:
+  "all=$(with)" with => storejson(all);
+  "z=$(with)" with => storejson(z);
+  "alt=$(with)" with => storejson(alt);
+  "up=$(with)" with => storejson(up);
+}
+"""
+_CRLF = "$(const.r)$(const.n)"
+for name, installed, updates in (
+        ("crlf", f"a,1,x,m{_CRLF}zz,2.0,amd64,apt{_CRLF}", f"u,9,x,m{_CRLF}"),
+        ("crlf_unterminated", f"a,1,x,m{_CRLF}zz,2.0,amd64,apt", "u,9,x,m"),
+        ("quoted", f'\\"c,d\\",3,y,m{_CRLF}\\"q\\"\\"x\\",1,a,m{_CRLF}zz,2.0,amd64,apt',
+         f"u,9,x,m{_CRLF}v,8,y"),
+        ("lf_only", "a,1,x,m$(const.n)zz,2.0,amd64,apt", "u,9,x,m$(const.n)"),
+        ("empty", "", "")):
+    case(f"packages_legacy_{name}", _LEGACY_CSV % (installed, updates))
 
 NAMES = [c[0] for c in CASES]
 
