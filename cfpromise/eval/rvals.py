@@ -105,6 +105,16 @@ class RvalEvaluator:
             return None
         return found[1]
 
+    def named_list(self, value: Any) -> list[Any] | None:
+        """The list a function's result names when it is exactly ``@(name)`` of a list
+        variable (cf-agent reads such a result as that list: concat("@(l)")), else None."""
+        if not isinstance(value, str) or naked_reference(value) is None:
+            return None
+        before = self.unresolved
+        var = self.whole_list(value)
+        self.unresolved = before
+        return var.value if var is not None and isinstance(var.value, list) else None
+
     # -- rvals -----------------------------------------------------------------
     def value(self, rval: ast.Rval, want_list: bool = False) -> Any:
         if isinstance(rval, ast.Scalar):
@@ -172,9 +182,13 @@ class RvalEvaluator:
             args = [self._raw(a) for a in call.args]
         else:
             collecting = _collecting(name)
+            # an @(name) argument of a function that does not collect stays as written
+            # (its $() expanded): cf-agent's NewExpArgs expands scalars only, so
+            # concat("[", @(l), "]") is "[@(l)]" and selectservers() gets the name
             args = [None if name in _LIST_REFS_KEPT and _list_ref(a) else
-                    self.collected_ref(name, a.value)  # type: ignore[union-attr]
-                    if collecting and _list_ref(a) else
+                    (self.collected_ref(name, a.value) if collecting  # type: ignore[union-attr]
+                     else self.text(a.value))  # type: ignore[union-attr]
+                    if _list_ref(a) else
                     self.value(a, want_list=True) for a in call.args]
             if fn.unresolved_ok and _nested_call_failed(name, call.args, args):
                 # a call among the arguments could not run: cf-agent's argument list
