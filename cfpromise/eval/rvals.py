@@ -16,6 +16,7 @@ whether to wait for a later pass.  Rules:
 """
 from __future__ import annotations
 
+from cfpromise.eval.argcheck import check_args
 from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.functions.api import REGISTRY, FatalFunctionError, FunctionError, Variable
 from cfpromise.syntax import ast
@@ -209,7 +210,7 @@ class RvalEvaluator:
             return UNRESOLVED
         args = [None if a is UNRESOLVED else a for a in args]
         if not fn.lazy:
-            _check_ranges(name, args)
+            check_args(name, call.args, self.ctx.log)
         key = None
         if fn.cached and system_functions_cached(self.ctx):
             import json
@@ -284,21 +285,6 @@ def _nested_call_failed(name: str, written: tuple[ast.Rval, ...], args: list[Any
     return not (name == "ifelse" and len(args) == 3 and not failed[0])
 
 
-# function name -> the (position, range) of its ranged int parameters
-_INT_RANGES: dict[str, tuple[tuple[int, str], ...]] = {}
-
-
-def _int_ranges(name: str) -> tuple[tuple[int, str], ...]:
-    found = _INT_RANGES.get(name)
-    if found is None:
-        from cfpromise.schema import schema
-        sig = schema().functions.get(name)
-        found = _INT_RANGES[name] = () if sig is None else tuple(
-            (i, prange) for i, (ptype, prange, _desc) in enumerate(sig.params)
-            if ptype == "int" and prange)
-    return found
-
-
 # functions cf-agent 3.21 gives an ``@(list)`` argument unexpanded (for and()/or(), a
 # class that is not defined): they get None in its place
 _LIST_REFS_KEPT = frozenset(("and", "or"))
@@ -309,24 +295,6 @@ def _list_ref(rval: ast.Rval) -> bool:
         return False
     text = rval.value
     return len(text) > 3 and text[0] == "@" and (text[1], text[-1]) in (("(", ")"), ("{", "}"))
-
-
-def _check_ranges(name: str, args: list[Any]) -> None:
-    """Integer arguments against the ranges the function declares (fatal, as in cf-agent)."""
-    ranges = _int_ranges(name)
-    if not ranges:
-        return
-    from cfpromise.schema.values import ValueError_, check_int
-    for i, prange in ranges:
-        if i >= len(args):
-            break
-        value = args[i]
-        if isinstance(value, str) and "$(" not in value:
-            try:
-                check_int(value, prange)
-            except ValueError_ as exc:
-                raise FatalFunctionError(f"In function '{name}', error in variable '{value}', "
-                                         f"'{exc}'") from None
 
 
 def _collecting(name: str) -> bool:

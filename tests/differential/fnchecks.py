@@ -1,0 +1,100 @@
+"""Generated policies for ``cf-promises -c`` verdicts on function calls (issue #26 item 10):
+functions that fail when evaluated (missing files, hosts, LDAP, the hub), arguments
+that their parameter types refuse (cf-agent's CallFunction checks the arguments as
+written: fatal), references in arguments and names, numbers as IntFromString and
+DoubleFromString read them, and body names holding a variable (never expanded).
+Each is one ``bundle agent main``; the test compares cf-lite-promises -c with
+cf-promises -c."""
+from __future__ import annotations
+
+_BODIES = {
+ "readfile_missing": 'vars: "x" string => readfile("/nonexistent/x", "10");',
+ "readjson_missing": 'vars: "x" data => readjson("/nonexistent/x", "10");',
+ "readstringlist_missing": 'vars: "x" slist => readstringlist("/nonexistent", "#", "\\n", 10, 100);',
+ "execresult_missing": 'vars: "x" string => execresult("/nonexistent/cmd", "noshell");',
+ "execresult_relative": 'vars: "x" string => execresult("nocmd", "noshell");',
+ "returnszero_relative": 'classes: "x" expression => returnszero("nocmd", "noshell");',
+ "remoteclassesmatching": 'vars: "x" slist => remoteclassesmatching("a.*", "127.0.0.1", "no", "p");',
+ "hostsseen": 'vars: "x" slist => hostsseen("1", "lastseen", "name");',
+ "hubknowledge": 'vars: "x" string => hubknowledge("id");',
+ "selectservers": 'vars: "x" int => selectservers("@(l)", "80", "", "", "100", "s");',
+ "ldaparray": 'classes: "x" expression => ldaparray("a", "ldap://127.0.0.1", "dc=x", "(uid=a)", "subtree", "none");',
+ "regldap": 'classes: "x" expression => regldap("ldap://127.0.0.1", "dc=x", "(uid=a)", "cn", "subtree", "a.*", "none");',
+ "readtcp": 'vars: "x" string => readtcp("127.0.0.1", "1", "", "10");',
+ "host2ip_bad": 'vars: "x" string => host2ip("no.such.host.invalid");',
+ "usebundle_var": 'vars: "b" string => "nosuch"; methods: "m" usebundle => $(b);',
+ "usebundle_var_quoted": 'vars: "b" string => "nosuch"; methods: "m" usebundle => "$(b)";',
+ "bad_regex": 'classes: "x" expression => regcmp("(", "a");',
+ "bad_regex_literal_list": 'vars: "x" slist => grep("(", @(l));',
+ "regextract_bad": 'classes: "x" expression => regextract("(", "a", "m");',
+ "strftime_bad": 'vars: "x" string => strftime("nosuch", "%Y", "0");',
+ "int_bad": 'vars: "x" int => "abc";',
+ "int_fn_bad": 'vars: "x" int => length("nosuch");',
+ "real_bad": 'vars: "x" real => "1x";',
+ "randomint_literal": 'vars: "x" int => randomint("a", "5");',
+ "randomint_big": 'vars: "x" int => randomint("0", "99999999999999999");',
+ "format_bad": 'vars: "x" string => format("%d", "a");',
+ "nth_bad": 'vars: "x" string => nth("l", "abc");',
+ "getfields_missing": 'vars: "x" int => getfields("a", "/nonexistent", ":", "f");',
+ "countlines_missing": 'vars: "x" int => countlinesmatching("a", "/nonexistent");',
+ "data_readstringarray": 'vars: "x" int => readstringarray("a", "/nonexistent", "#", ":", 10, 100);',
+ "storejson_undef": 'vars: "x" string => storejson("nosuch");',
+ "parsejson_bad": 'vars: "x" data => parsejson("{bad");',
+ "mergedata_undef": 'vars: "x" data => mergedata("nosuch");',
+ "classmatch_arity": 'classes: "x" expression => classmatch();',
+ "unknown_fn": 'vars: "x" string => nosuchfn("a");',
+ "arity_too_many": 'vars: "x" string => canonify("a", "b");',
+ "arity_too_few": 'vars: "x" string => join(",");',
+ "int_arg_bad": 'vars: "x" slist => splitstring("a", ",", "abc");',
+ "option_arg_bad": 'vars: "x" string => execresult("/bin/true", "nosh");',
+ "option_arg_var": 'vars: "s" string => "nosh"; "x" string => execresult("/bin/true", "$(s)");',
+ "file_stat_missing": 'vars: "x" string => filestat("/nonexistent", "size");',
+ "filestat_badfield": 'vars: "x" string => filestat("/etc/passwd", "nosuch");',
+ "hash_badalgo": 'vars: "x" string => hash("a", "nosuch");',
+ "readenvfile_missing": 'vars: "x" data => readenvfile("/nonexistent");',
+ "ifelse_odd": 'vars: "x" string => ifelse("a");',
+ "usebundle_missing_in_guard": 'methods: nosuch_class:: "m" usebundle => nosuch;',
+ "edit_line_missing_var": 'vars: "e" string => "nosuch_el"; files: "/tmp/cflite-x" edit_line => $(e);',
+ "body_missing_var": 'vars: "b" string => "nosuch"; files: "/tmp/cflite-x" perms => $(b);',
+ "remotescalar_bad_enc": 'vars: "r" string => remotescalar("id", "127.0.0.1", "maybe");',
+ "peers_missing": 'vars: "x" slist => peers("/nonexistent", "#", "2");',
+ "classesmatching_bad": 'vars: "x" slist => classesmatching("(");',
+ "string_too_long_arg": 'vars: "x" string => string_head("abc", "x");',
+ "data_expand_undef": 'vars: "x" data => data_expand("nosuch");',
+ "bundlesmatching_bad": 'vars: "x" slist => bundlesmatching("(");',
+ "fnmatch_list": 'vars: "l" slist => { "a" }; "x" string => join(",", "l"); "y" string => join(",", @(nosuch));',
+ "usebundle_fn": 'methods: "m" usebundle => canonify("x");',
+ "findfiles_bad": 'vars: "x" slist => findfiles("(");',
+ "variablesmatching_bad": 'vars: "x" slist => variablesmatching("(");',
+ "sort_badmode": 'vars: "x" slist => sort("l", "nosuch");',
+ "network_connections": 'vars: "x" data => network_connections();',
+ "isvariable_bad": 'classes: "x" expression => isvariable("");',
+}
+_BODIES.update({
+    "readfile_relative": 'vars: "x" string => readfile("relative", "10");',
+    "execresult_empty": 'vars: "x" string => execresult("", "noshell");',
+    "getenv_real": 'vars: "x" string => getenv("A", "1.5");',
+    "getenv_unit": 'vars: "x" string => getenv("A", "1x");',
+    "getenv_word": 'vars: "x" string => getenv("A", "1 k");',
+    "lsdir_option": 'vars: "x" slist => lsdir("/tmp", ".*", "nosuch");',
+    "split_negative": 'vars: "x" slist => splitstring("a", ",", "-1");',
+    "readstringlist_relative": 'vars: "x" slist => readstringlist("rel", "#", ",", "1", "1");',
+    "option_ref": 'vars: "m" string => "nosuch"; "x" string => strftime("$(m)", "%Y", "0");',
+    "int_unit_var": 'vars: "x" int => "1x";',
+    "real_unit_var": 'vars: "x" real => "1x";',
+    "real_word_var": 'vars: "x" real => "abc";',
+    "ilist_units": 'vars: "x" ilist => { "1x", "2" };',
+    "rlist_units": 'vars: "x" rlist => { "1x", "2k" };',
+    "ilist_anomalous": 'vars: "x" ilist => { "1.5", "2" };',
+    "body_ref_var": 'vars: "b" string => "m"; files: "/tmp/cflite-x" perms => $(b);',
+    "body_ref_var_args": 'vars: "b" string => "m"; files: "/tmp/cflite-x" perms => $(b)("1");',
+    "body_ref_action": 'vars: "b" string => "m"; files: "/tmp/cflite-x" action => $(b);',
+    "body_arg_var": 'vars: "b" string => "m"; files: "/tmp/cflite-x" perms => m("$(b)");',
+    "edit_line_quoted_var": 'vars: "b" string => "m"; files: "/tmp/cflite-x" edit_line => "$(b)";',
+})
+
+_HEAD = 'bundle agent main {{\n  vars: "l" slist => {{ "a", "b" }};\n  {}\n}}\nbody perms m(x) {{ mode => "600"; }}\n'
+_HEAD_PLAIN = 'bundle agent main {{\n  vars: "l" slist => {{ "a", "b" }};\n  {}\n}}\nbody perms m {{ mode => "600"; }}\n'
+
+POLICIES = {f"fn_{name}": (_HEAD if "$(b)(" in text or "m(" in text else _HEAD_PLAIN).format(text)
+            for name, text in _BODIES.items()}
