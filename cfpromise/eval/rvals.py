@@ -297,6 +297,27 @@ def _list_ref(rval: ast.Rval) -> bool:
     return len(text) > 3 and text[0] == "@" and (text[1], text[-1]) in (("(", ")"), ("{", "}"))
 
 
+NO_WITH = object()      # a list or a data container: cf-agent defines no $(with) for it
+
+
+def with_value(ev: RvalEvaluator, rval: ast.Rval) -> Any:
+    """The value of a promise's ``with`` as cf-agent 3.21 gives it while running a
+    bundle: its text, UNRESOLVED, or NO_WITH for a list or a data container
+    (``with => @(l)``, ``with => parsejson('[1]')``: $(with) stays as written).
+    (cf-agent also refuses a list in ``with`` while it loads the policy, before any
+    bundle runs -- "Attempted to give a list to a non-list type", fatal -- for promises
+    whose guard holds then; cf-lite does not.)"""
+    if isinstance(rval, ast.Scalar) and _list_ref(rval) and \
+            ev.named_list(ev.text(rval.value)) is not None:
+        return NO_WITH
+    value = ev.value(rval)
+    if value is UNRESOLVED:
+        return value
+    if isinstance(rval, ast.FnCall) and isinstance(value, (list, dict)):
+        return NO_WITH
+    return as_text(value)
+
+
 def _collecting(name: str) -> bool:
     from cfpromise.schema import schema
     sig = schema().functions.get(name)

@@ -91,6 +91,19 @@ _BODIES.update({
     "body_ref_action": 'vars: "b" string => "m"; files: "/tmp/cflite-x" action => $(b);',
     "body_arg_var": 'vars: "b" string => "m"; files: "/tmp/cflite-x" perms => m("$(b)");',
     "edit_line_quoted_var": 'vars: "b" string => "m"; files: "/tmp/cflite-x" edit_line => "$(b)";',
+    # the attributes every promise has: no return type checked, a list refused
+    "with_list_fn": 'reports: "w=$(with)" with => getindices("l");',
+    "with_data_fn": 'reports: "w=$(with)" with => parsejson(\'[1]\');',
+    "with_inline_json": 'reports: "w=$(with)" with => storejson(\'{"a": [1, 2]}\');',
+    "with_list_literal": 'reports: "w" with => { "a", "b" };',
+    "comment_list_fn": 'reports: "w" comment => splitstring("a,b", ",", 9);',
+    "if_list_fn": 'reports: "w" if => splitstring("a,b", ",", 9);',
+    "handle_list_fn": 'reports: "w" handle => getindices("l");',
+    "unless_data_fn": 'reports: "w" unless => readjson("/nonexistent", 10);',
+    "depends_on_scalar": 'reports: "w" depends_on => "x";',
+    "handle_list": 'reports: "w" handle => { "a" };',
+    "friend_pattern_list_fn": 'reports: "w" friend_pattern => splitstring("a,b", ",", 9);',
+    "data_inline": 'vars: "d" data => \'{"a": 1}\'; "y" data => \'---\na: 1\';',
 })
 
 _HEAD = 'bundle agent main {{\n  vars: "l" slist => {{ "a", "b" }};\n  {}\n}}\nbody perms m(x) {{ mode => "600"; }}\n'
