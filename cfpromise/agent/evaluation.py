@@ -29,7 +29,8 @@ from cfpromise.agent.promiseinfo import guard_info, info as promise_info
 from cfpromise.agent.recording import canonical
 from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, as_text, refers_to
+from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, refers_to,
+                                  with_value)
 from cfpromise.promises.api import THIS_ATTRIBUTES, BundleCall, PromiseRun, handler_for
 from cfpromise.promises.evaluators import Step, load as _load_evaluators
 from cfpromise.schema.values import ValueError_, runtime_check
@@ -111,8 +112,8 @@ class PromiseEvaluation:
             ev = RvalEvaluator(ctx, bindings)
             frame.extra = {}
             if with_c is not None:
-                value = ev.value(with_c.rval)
-                if value is not UNRESOLVED:
+                value = with_value(ev, with_c.rval)
+                if value is not UNRESOLVED and value is not NO_WITH:
                     text = as_text(value)
                     if refers_to(text, "with"):     # cf-agent refuses it (EvalContextVariablePut)
                         said = self.__dict__.setdefault("with_self_refs", set())

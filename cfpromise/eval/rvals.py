@@ -16,6 +16,7 @@ whether to wait for a later pass.  Rules:
 """
 from __future__ import annotations
 
+from cfpromise.eval.argcheck import check_args
 from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.functions.api import (REGISTRY, FatalFunctionError, FunctionError, Variable,
                                          system_functions_cached)
@@ -106,6 +107,16 @@ class RvalEvaluator:
             return None
         return found[1]
 
+    def named_list(self, value: Any) -> list[Any] | None:
+        """The list a function's result names when it is exactly ``@(name)`` of a list
+        variable (cf-agent reads such a result as that list: concat("@(l)")), else None."""
+        if not isinstance(value, str) or naked_reference(value) is None:
+            return None
+        before = self.unresolved
+        var = self.whole_list(value)
+        self.unresolved = before
+        return var.value if var is not None and isinstance(var.value, list) else None
+
     # -- rvals -----------------------------------------------------------------
     def value(self, rval: ast.Rval, want_list: bool = False) -> Any:
         if isinstance(rval, ast.Scalar):
@@ -173,9 +184,13 @@ class RvalEvaluator:
             args = [self._raw(a) for a in call.args]
         else:
             collecting = _collecting(name)
+            # an @(name) argument of a function that does not collect stays as written
+            # (its $() expanded): cf-agent's NewExpArgs expands scalars only, so
+            # concat("[", @(l), "]") is "[@(l)]" and selectservers() gets the name
             args = [None if name in _LIST_REFS_KEPT and _list_ref(a) else
-                    self.collected_ref(name, a.value)  # type: ignore[union-attr]
-                    if collecting and _list_ref(a) else
+                    (self.collected_ref(name, a.value) if collecting  # type: ignore[union-attr]
+                     else self.text(a.value))  # type: ignore[union-attr]
+                    if _list_ref(a) else
                     self.value(a, want_list=True) for a in call.args]
             if fn.unresolved_ok and _nested_call_failed(name, call.args, args):
                 # a call among the arguments could not run: cf-agent's argument list
@@ -196,7 +211,7 @@ class RvalEvaluator:
             return UNRESOLVED
         args = [None if a is UNRESOLVED else a for a in args]
         if not fn.lazy:
-            _check_ranges(name, args)
+            check_args(name, call.args, self.ctx.log)
         key = None
         if fn.cached and system_functions_cached(self.ctx):
             import json
@@ -271,21 +286,6 @@ def _nested_call_failed(name: str, written: tuple[ast.Rval, ...], args: list[Any
     return not (name == "ifelse" and len(args) == 3 and not failed[0])
 
 
-# function name -> the (position, range) of its ranged int parameters
-_INT_RANGES: dict[str, tuple[tuple[int, str], ...]] = {}
-
-
-def _int_ranges(name: str) -> tuple[tuple[int, str], ...]:
-    found = _INT_RANGES.get(name)
-    if found is None:
-        from cfpromise.schema import schema
-        sig = schema().functions.get(name)
-        found = _INT_RANGES[name] = () if sig is None else tuple(
-            (i, prange) for i, (ptype, prange, _desc) in enumerate(sig.params)
-            if ptype == "int" and prange)
-    return found
-
-
 # functions cf-agent 3.21 gives an ``@(list)`` argument unexpanded (for and()/or(), a
 # class that is not defined): they get None in its place
 _LIST_REFS_KEPT = frozenset(("and", "or"))
@@ -298,22 +298,25 @@ def _list_ref(rval: ast.Rval) -> bool:
     return len(text) > 3 and text[0] == "@" and (text[1], text[-1]) in (("(", ")"), ("{", "}"))
 
 
-def _check_ranges(name: str, args: list[Any]) -> None:
-    """Integer arguments against the ranges the function declares (fatal, as in cf-agent)."""
-    ranges = _int_ranges(name)
-    if not ranges:
-        return
-    from cfpromise.schema.values import ValueError_, check_int
-    for i, prange in ranges:
-        if i >= len(args):
-            break
-        value = args[i]
-        if isinstance(value, str) and "$(" not in value:
-            try:
-                check_int(value, prange)
-            except ValueError_ as exc:
-                raise FatalFunctionError(f"In function '{name}', error in variable '{value}', "
-                                         f"'{exc}'") from None
+NO_WITH = object()      # a list or a data container: cf-agent defines no $(with) for it
+
+
+def with_value(ev: RvalEvaluator, rval: ast.Rval) -> Any:
+    """The value of a promise's ``with`` as cf-agent 3.21 gives it while running a
+    bundle: its text, UNRESOLVED, or NO_WITH for a list or a data container
+    (``with => @(l)``, ``with => parsejson('[1]')``: $(with) stays as written).
+    (cf-agent also refuses a list in ``with`` while it loads the policy, before any
+    bundle runs -- "Attempted to give a list to a non-list type", fatal -- for promises
+    whose guard holds then; cf-lite does not.)"""
+    if isinstance(rval, ast.Scalar) and _list_ref(rval) and \
+            ev.named_list(ev.text(rval.value)) is not None:
+        return NO_WITH
+    value = ev.value(rval)
+    if value is UNRESOLVED:
+        return value
+    if isinstance(rval, ast.FnCall) and isinstance(value, (list, dict)):
+        return NO_WITH
+    return as_text(value)
 
 
 def _collecting(name: str) -> bool:

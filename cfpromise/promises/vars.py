@@ -79,6 +79,10 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         return None if not step.last else Outcome.SKIPPED
     waiting = ev.unresolved and not step.last
     ev.unresolved = before
+    if isinstance(type_c.rval, (ast.FnCall, ast.List)):
+        value = _named_lists(step, scope, type_c.lval, value)
+        if value is UNRESOLVED:
+            return None if not step.last else Outcome.SKIPPED
     if type_c.lval in LIST_TYPES and isinstance(type_c.rval, ast.FnCall) \
             and not isinstance(value, list):
         from cfpromise.promises.api import FatalError
@@ -109,6 +113,26 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     # still holding unresolved references: defined as written now (promises later in
     # this pass see it, as in cf-agent), and evaluated again in the next pass
     return None if waiting else Outcome.KEPT
+
+
+def _named_lists(step: Step, scope: str, type_: str, value: Any) -> Any:
+    """A function's result that is exactly ``@(name)`` of a list is that list, as in
+    cf-agent: spliced into a list variable, an error for a scalar one (undefined)."""
+    ev = step.ev
+    if type_ in LIST_TYPES and isinstance(value, list):
+        out: list[Any] = []
+        for item in value:
+            found = ev.named_list(item)
+            out.extend([item] if found is None else found)
+        return out
+    found = ev.named_list(value) if type_ not in LIST_TYPES and type_ != "data" else None
+    if found is None:
+        return value
+    shown = ",".join('"' + as_text(v) + '"' for v in found)
+    step.log("error", f"Variable '{step.run.bundle.namespace}:{scope}.{step.promiser}' expected "
+                      f"a variable of type '{type_}', but was given incompatible value "
+                      f"' {{{shown}}}'")
+    return UNRESOLVED
 
 
 def _unexpanded(text: str) -> bool:

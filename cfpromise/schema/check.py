@@ -12,8 +12,9 @@ Two levels, because CFEngine itself is lenient and policy relies on it:
   arguments, an ``inherit_from`` naming no body, literal function arguments of
   the wrong type.
 
-A reference holding a variable (``perms => $(p)``, ``usebundle => $(b)``) can
-only be judged at run time and is skipped.  Unqualified names resolve in the
+A bundle reference holding a variable (``usebundle => $(b)``) can only be judged
+at run time and is skipped; a body reference is never expanded (``perms => $(p)``
+is an undefined body, as in cf-promises).  Unqualified names resolve in the
 referring block's namespace, then in ``default``; nothing else is guessed.
 """
 from __future__ import annotations
@@ -72,10 +73,13 @@ class Index:
         return None
 
 
-def _name_and_args(rval: ast.Rval) -> tuple[str, int | None] | None:
-    if isinstance(rval, ast.Scalar) and not is_unexpanded(rval.value):
+def _name_and_args(rval: ast.Rval, as_written: bool = False) -> tuple[str, int | None] | None:
+    """The name a reference names and its argument count; None for a name holding a
+    variable, unless ``as_written``: cf-agent expands no body name (``perms => $(p)`` is
+    "Undefined body $(p) with type perms"), only bundle names."""
+    if isinstance(rval, ast.Scalar) and (as_written or not is_unexpanded(rval.value)):
         return rval.value, None
-    if isinstance(rval, ast.FnCall) and not is_unexpanded(rval.name):
+    if isinstance(rval, ast.FnCall) and (as_written or not is_unexpanded(rval.name)):
         return rval.name, len(rval.args)
     return None
 
@@ -93,7 +97,7 @@ def references(policy: ast.Policy, sch: Schema) -> Iterator[Reference]:
                     body = attr.type == "body" and c.lval in sch.body_types
                     if not body and c.lval not in BUNDLE_LVALS:
                         continue
-                    found = _name_and_args(c.rval)
+                    found = _name_and_args(c.rval, as_written=body)
                     if found is None:
                         continue
                     name, nargs = found

@@ -56,8 +56,11 @@ class _Checker:
     # -- rvals --------------------------------------------------------------
     def rval(self, lval: str, rval: ast.Rval, attr: Attribute, coord: Coord, level: int = 0) -> None:
         want = attr.type
+        # the attributes every promise type has (with, if, comment, depends_on...):
+        # cf-promises 3.21 checks only that a list is not given where a scalar is wanted
+        common = attr.visibility == "global"
         if isinstance(rval, ast.Scalar):
-            if want in LIST_TYPES and level == 0:
+            if want in LIST_TYPES and level == 0 and not common:
                 self.error(coord, "Attempted to give a scalar to a non-scalar type")
                 return
             if want == "body" and rval.kind == ast.QUOTED and level == 0:
@@ -81,7 +84,7 @@ class _Checker:
                     self.error(rval.coord, "Unknown function")
                 return
             have = sig.return_type
-            if have != want and (have, want) not in _COMPATIBLE:
+            if have != want and (have, want) not in _COMPATIBLE and not common:
                 self.error(rval.coord, "Function does not return the required type")
 
     def literal(self, text: str, attr: Attribute, coord: Coord) -> None:

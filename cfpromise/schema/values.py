@@ -31,8 +31,20 @@ def is_unexpanded(text: str) -> bool:
     return "$(" in text or "${" in text or "@(" in text or "@{" in text
 
 
+def _unit(text: str, rest: str, kind: str) -> str | None:
+    """What follows the number, as libntech's ``sscanf(s, "%lld%c%s")`` splits it: the
+    unit character, or None; ValueError_ when a word follows that character ("1.5" as an
+    integer, "1 k", "1kk"); any other single character is ignored ("1x" is 1)."""
+    if not rest:
+        return None
+    c, tail = rest[0], rest[1:].split()
+    if tail:
+        raise ValueError_(f"Anomalous ending '{c}{tail[0]}' while parsing {kind} number: {text}")
+    return c
+
+
 def parse_int(text: str) -> int:
-    """CFEngine's integer syntax; raises ValueError_ with CFEngine's wording."""
+    """CFEngine's integer syntax (IntFromString); raises ValueError_ with its wording."""
     if text == "inf":
         return INFINITY
     if text == "now":
@@ -40,30 +52,31 @@ def parse_int(text: str) -> int:
     m = _INT_RE.fullmatch(text)
     if not m:
         raise ValueError_(f"Failed to parse integer number: {text}")
-    value, rest = int(m.group(1)), m.group(2).rstrip()
-    if not rest:
-        return value
-    if rest in _INT_SUFFIX:
-        return value * _INT_SUFFIX[rest]
-    if rest == "%":
+    value = int(m.group(1))
+    unit = _unit(text, m.group(2), "integer")
+    if unit in _INT_SUFFIX:
+        return value * _INT_SUFFIX[unit]
+    if unit == "%":
         if value < 0 or value > 100:
             raise ValueError_(f"Percentage out of range: {text}")
         return -value            # CFEngine encodes percentages as negative numbers
-    raise ValueError_(f"Anomalous ending '{rest}' while parsing integer number: {text}")
+    return value
 
 
 def parse_real(text: str) -> float:
+    """CFEngine's real syntax (DoubleFromString)."""
     m = _REAL_RE.fullmatch(text)
     if not m:
         raise ValueError_(f"Failed to parse real number: {text}")
-    value, rest = float(m.group(1)), m.group(2).rstrip()
-    if not rest:
-        return value
-    if rest in _INT_SUFFIX:
-        return value * _INT_SUFFIX[rest]
-    if rest == "%":
+    value = float(m.group(1))
+    unit = _unit(text, m.group(2), "real")
+    if unit in _INT_SUFFIX:
+        return value * _INT_SUFFIX[unit]
+    if unit == "%":
+        if value < 0 or value > 100:
+            raise ValueError_(f"Percentage out of range: {text}")
         return -value
-    raise ValueError_(f"Anomalous ending '{rest}' while parsing real number: {text}")
+    return value
 
 
 def _bounds(range_: str, parse: object) -> tuple[float, float] | None:

@@ -117,8 +117,8 @@ def test_loose_caches_are_ignored_by_packagesmatching(tmp_path: Path, host: Path
 
 def test_loose_legacy_software_cache_is_ignored_by_packagesmatching(tmp_path: Path) -> None:
     state = tmp_path / "wd" / "state"
-    _plant(state / "software_packages.csv", "planted,6.6,amd64,apt\n")
-    _plant(state / "software_patches_avail.csv", "up,1,amd64,apt\n", mode=0o600)
+    _plant(state / "software_packages.csv", "planted,6.6,amd64,apt\r\n")
+    _plant(state / "software_patches_avail.csv", "up,1,amd64,apt\r\n", mode=0o600)
     proc = run(tmp_path, INVENTORY.format(control="", host=tmp_path))
     assert reports(proc)[0] == '[] [] [{"arch":"amd64","method":"apt","name":"up","version":"1"}]'
     assert len(warnings(proc, "Packages inventory")) == 1, proc.stdout

@@ -211,6 +211,26 @@ def _form_cases() -> list[tuple[str, str, str]]:
     }
     for label, call in nested.items():
         cases.append((f"nested_{label}", "s", f"string => {call}"))
+    # @(name) given to a function that does not collect stays as written; a result that
+    # is exactly @(list) is that list (spliced into a list, an error for a string)
+    listrefs = {
+        "concat_around": ("s", 'string => concat("[", @(l), "]")'),
+        "concat_only": ("s", "string => concat(@(l))"),
+        "concat_undef": ("s", "string => concat(@(nosuch))"),
+        "concat_string": ("s", "string => concat(@(word))"),
+        "canonify": ("s", "string => canonify(@(l))"),
+        "canonify_qual": ("s", "string => canonify(@(main.da))"),
+        "upcase_data": ("s", "string => string_upcase(@(d))"),
+        "strcmp": ("s", 'string => ifelse(strcmp(@(l), "@(l)"), "same", "differ")'),
+        "length_str": ("s", "string => string_length(@(el))"),
+        "in_list": ("l", 'slist => { concat("@(l)"), "x" }'),
+        "split": ("l", 'slist => splitstring("@(l),@(nl)", ",", 9)'),
+        "split_built": ("l", 'slist => splitstring(concat("@", "(nl)"), ",", 9)'),
+        "split_undef": ("l", 'slist => splitstring("@(nosuch)", ",", 9)'),
+        "int_from": ("s", "int => string_length(@(nl))"),
+    }
+    for label, (kind, promise) in listrefs.items():
+        cases.append((f"listref_{label}", kind, promise))
     return cases
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.differential import agentmisc, harness
+from tests.differential import agentmisc, fnchecks, harness
 
 pytestmark = harness.needs_cf_agent
 
@@ -155,3 +155,29 @@ def test_full_check_verdict_as_cf_promises(tmp_path: Path, name: str) -> None:
         if "bundlesequence" in line or "Duplicate definition" in line:
             message = line.split("error: ", 1)[1]
             assert message in lite.stdout + lite.stderr
+
+
+# -- cf-promises -c on function calls and references (generated: tests.differential.fnchecks)
+_VERDICT_LINES = ("Fatal CFEngine error: In function", "Undefined body")
+
+
+def _check_run(policy: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], ...]:
+    ref = subprocess.run(["cf-promises", "-c", "-f", str(policy)], capture_output=True,
+                         text=True, timeout=60,
+                         env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(tmp_path / "r")))
+    lite = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-c", "-f",
+                           str(policy), "-w", str(tmp_path / "l")],
+                          capture_output=True, text=True, timeout=60)
+    return ref, lite
+
+
+@pytest.mark.parametrize("name", sorted(fnchecks.POLICIES))
+def test_function_check_verdict_as_cf_promises(tmp_path: Path, name: str) -> None:
+    policy = harness.write_policy(tmp_path / "p.cf", fnchecks.POLICIES[name])
+    ref, lite = _check_run(policy, tmp_path)
+    lite_out = lite.stdout + lite.stderr
+    assert "Traceback" not in lite_out, lite_out
+    assert lite.returncode == ref.returncode, lite_out
+    for line in (ref.stdout + ref.stderr).splitlines():
+        if any(marker in line for marker in _VERDICT_LINES):
+            assert line.split("error: ", 1)[1] in lite_out, lite_out

@@ -117,10 +117,16 @@ def test_processes() -> None:
 def test_packages(tmp_path: Path) -> None:
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "software_packages.csv").write_text(
-        "bash,5.2,amd64,dpkg\ncurl,7.88,amd64,dpkg\nbroken,line\n")
+        "bash,5.2,amd64,dpkg\r\ncurl,7.88,amd64,dpkg\r\nbroken,line\r\n", newline="")
     ctx = FakeContext(workdir=str(tmp_path))
     assert ctx.call("packagesmatching", "b.*", ".*", ".*", ".*") == [
         {"name": "bash", "version": "5.2", "arch": "amd64", "method": "dpkg"}]
+    # records end with CRLF (RFC 4180, as cf-agent writes and reads them); the regex
+    # sees the record with its CRLF, so "...dpkg$" misses it
+    assert ctx.call("packagesmatching", "bash", "5.2", "amd64", "dpkg") == []
+    # a lone LF is data: the whole file is one record with too many fields
+    (tmp_path / "state" / "software_packages.csv").write_text("bash,5.2,amd64,dpkg\nx,1,a,m\n")
+    assert ctx.call("packagesmatching", ".*", ".*", ".*", ".*") == []
     assert ctx.call("packageupdatesmatching", ".*", ".*", ".*", ".*") == []
 
 

@@ -350,17 +350,25 @@ def _packages(ctx: FunctionContext, fn: str, args: Sequence[Value], filename: st
         return []
     try:
         with open(path, "rb") as handle:
-            lines = handle.read().decode("utf-8", "surrogateescape").splitlines()
+            text = handle.read().decode("utf-8", "surrogateescape")
     except OSError:
         ctx.log("verbose", f"Cannot open the packages inventory '{path}' - This is not "
                            f"necessarily an error.")
         return []
-    from cfpromise.eval.functions.readers import parse_csv_line
+    from cfpromise.eval.functions.readers import csv_records, parse_csv_line
     out: list[dict[str, str]] = []
-    for line in lines:
+    pos = 0
+    for record in csv_records(text):
+        # GetCsvLineNext: a record ends at CRLF outside quotes (a lone LF is data) and
+        # keeps its CRLF, which the regex sees ("apt$" misses "apt\r\n") and the
+        # field parser drops
+        pos += len(record)
+        line = record
+        if text.startswith("\r\n", pos):
+            line, pos = record + "\r\n", pos + 2
         if not pcre.full_match(rx, line):
             continue
-        fields = parse_csv_line(line)
+        fields = parse_csv_line(record)
         if fields is None or len(fields) != 4:
             ctx.log("error", f"Line from package inventory '{line}' did not yield correct "
                              f"number of elements.")
@@ -374,10 +382,10 @@ def _module_packages(ctx: FunctionContext, fn: str, rx: Any, inventory: Any,
     """The package modules' caches (body common control package_inventory), each
     line "name,version,arch" extended with the module's name, as cf-agent 3.21 does."""
     from cfpromise.promises.packages.cachefile import INSTALLED, UPDATES, read_inventory
+    # every name is a module's database, an unexpanded "$(x)" one too (cf-agent opens
+    # packages_installed_$(x), empty): the variable is defined, maybe as []
     names = [n for n in (inventory if isinstance(inventory, list) else [inventory])
-             if isinstance(n, str) and "$" not in n]
-    if not names:
-        raise FunctionError(f"{fn}: No valid package module inventory found")
+             if isinstance(n, str)]
     out: list[dict[str, str]] = []
     for module in names:
         # a module without a cache yet has no packages (cf-agent opens an empty database)

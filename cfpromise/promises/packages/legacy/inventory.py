@@ -220,7 +220,7 @@ def write_cache(path: str, lists: dict[str, list[Package]]) -> None:
     import io
     from cfpromise.atomic import write_atomically
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\r\n")   # CsvWriter: RFC 4180 records
     for manager, packages in lists.items():
         for p in packages:
             writer.writerow([p.name, p.version, p.arch, manager])
