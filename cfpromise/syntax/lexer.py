@@ -80,12 +80,12 @@ def _cls(extra: str = "", *, word: bool = True) -> str:
 
 
 _ID = _cls()
-_VAR_INNER = _cls("[].:") + "+"
-_VAR_IDX = _cls(".:") + r"+\[" + _cls("$(){}.:") + r"+\]+"
+_VAR_INNER = _cls("[].:") + "++"
+_VAR_IDX = _cls(".:") + r"++\[" + _cls("$(){}.:") + r"++\]+"
 NAKEDVAR_RE = (rf"[$@]\({_VAR_INNER}\)|[$@]\{{{_VAR_INNER}\}}"
                rf"|[$@]\({_VAR_IDX}\)|[$@]\{{{_VAR_IDX}\}}")
 CLASS_RE = _cls(".|&!():") + _cls("\t .|&!():") + "*::"
-SYMBOL_RE = f"{_ID}+:{_ID}+"
+SYMBOL_RE = f"{_ID}++:{_ID}+"
 IDENTIFIER_RE = f"{_ID}+"
 _NEWLINE = precompiled.compile("\n")
 _CRLF = precompiled.compile("\r\n")
@@ -314,7 +314,7 @@ def t_MACRO_ENDIF(t: Any) -> None:
 
 
 def t_VARCLASS(t: Any) -> Any:
-    r"(\"[^\"\x00]*\"|'[^'\x00]*')::"
+    r"(?>\"(?![^\"]*\x00)[^\"]*+\"::|'(?![^']*\x00)[^']*+'::)"
     owner: Lexer = t.lexer.owner
     t.coord = owner.token_coord(t.lexpos, t.lexpos + len(t.value) - 1)
     t.value = t.value[1:-3]
@@ -336,7 +336,7 @@ def t_SYMBOL(t: Any) -> Any:
 
 
 def t_PROMISE_TYPE(t: Any) -> Any:
-    r"[a-zA-Z_]+:"
+    r"[a-zA-Z_]++:"
     t.value = t.value[:-1]
     return _simple(t)
 
@@ -370,7 +370,7 @@ def t_ARROW(t: Any) -> Any:
 
 
 def t_QSTRING(t: Any) -> Any:
-    r"\"(?:\\(?:.|\n)|[^\"\\])*\"|'(?:\\(?:.|\n)|[^'\\])*'|`[^`]*`"
+    r"\"(?:(?![^\"]*\\)[^\"]*+|[^\"\\]*+(?:\\(?s:.)[^\"\\]*+)*)\"|'(?:(?![^']*\\)[^']*+|[^'\\]*+(?:\\(?s:.)[^'\\]*+)*)'|`[^`]*+`"
     raw = t.value
     if "\n" in raw:
         t.coord = t.lexer.owner.token_coord(t.lexpos, t.lexpos + len(raw) - 1)

@@ -36,14 +36,25 @@ class Token:
 _new_tuple = tuple.__new__
 # After every token: skip whitespace and comments (atomic, so that no alternative is
 # ever tried inside them), then PLY's own master regex with its rules in its order.
-_SKIP_PREFIX = r"(?>(?:[ \t\r\n]+|\#[^\n]*)*)"
+_SKIP_PREFIX = r"[ \t\r\n]*+(?:\#(?>[^\n]*+[ \t\r\n]*+(?:\#[^\n]*+[ \t\r\n]*+)*)|)"
 _SKIP = precompiled.compile(_SKIP_PREFIX, precompiled.VERBOSE)
 _SCANNER: list[tuple[Any, list[str | None]]] = []
 
+# PLY tries its rules in order, and SRE pays for each rule it tries and fails (most
+# tokens are punctuation and strings, which come late in PLY's order).  The scanner's
+# regex tries these first: each can start only with characters no rule before it in
+# PLY's order can start with (the macros start with "@"; a CLASS, SYMBOL, PROMISE_TYPE
+# or IDENTIFIER with a word character, a non-ASCII one or one of ``.|&!():``; a
+# VARCLASS, like a string, with a quote), so the token is the one PLY's order gives.
+# (The ``(`` and ``)`` literals can start a CLASS and keep their place.)
+_FIRST = (("h_PUNCT", "[{},;]"), ("t_ASSIGN", None), ("t_VARCLASS", None), ("t_QSTRING", None))
+_KIND = {"h_PUNCT": "LITERAL"}
+
 
 def _scanner() -> tuple[Any, list[str | None]]:
-    """The fast path's regex (built once per process from PLY's master regex) and the
-    token kind of each of its groups (None for groups inside a rule)."""
+    """The scanner's regex (built once per process from PLY's master regex, its rules
+    reordered as above) and the token kind of each of its groups (None for groups
+    inside a rule)."""
     if not _SCANNER:
         try:        # PLY's generated table: no need to build PLY's lexer to read it
             from cfpromise.syntax import _lextab
@@ -52,8 +63,19 @@ def _scanner() -> tuple[Any, list[str | None]]:
         except ImportError:
             (regex, index), = _master_lexer().lexstatere["INITIAL"]
             pattern, flags = regex.pattern, regex.flags
-        fast = precompiled.compile(f"{_SKIP_PREFIX}(?:{pattern})", flags)
-        kinds = [None if entry is None else (entry[1] or "ignore") for entry in index]
+        kind_of = {entry[0]: entry[1] or "ignore" for entry in index if entry}
+        # PLY's master regex is `(?P<t_RULE>regex)|(?P<t_RULE>regex)|...`, in its order
+        rules = {}
+        for part in pattern[len("(?P<"):].split("|(?P<"):
+            name, _, body = part.partition(">")
+            rules[name] = body[:-1]
+        first = [(name, regex if regex is not None else rules.pop(name)) for name, regex in _FIRST]
+        ordered = first + list(rules.items())
+        alternatives = "|".join(f"(?P<{name}>{regex})" for name, regex in ordered)
+        fast = precompiled.compile(f"{_SKIP_PREFIX}(?:{alternatives})", flags)
+        kinds: list[str | None] = [None] * (fast.groups + 1)
+        for name, number in fast.groupindex.items():
+            kinds[number] = _KIND.get(name) or kind_of.get(name) or "ignore"
         _SCANNER.append((fast, kinds))
     return _SCANNER[0]
 
