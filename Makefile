@@ -55,9 +55,11 @@ conformance-masterfiles: $(STAMP)
 conformance-masterfiles-update: $(STAMP)
 	$(BIN)/python tests/conformance/runner.py --masterfiles --update-expected $(ARGS)
 
-# Regenerate the generated tables after changing the grammar, the lexer's rules, a
-# start-path regex or the language tables: PLY's (cfpromise/syntax/_parsetab.py,
-# _lextab.py), the precompiled regexes (cfpromise/fast/_sretab.py, which holds the
+# Regenerate the generated tables after changing the grammar, the lexer's rules, the
+# AST's declaration, a start-path regex or the language tables: PLY's
+# (cfpromise/syntax/_parsetab.py, _lextab.py), the AST classes and the policy cache's
+# codec (cfpromise/syntax/ast.py, cfpromise/fast/astcodec.py, from
+# cfpromise/syntax/astdecl.py), the precompiled regexes (cfpromise/fast/_sretab.py, which holds the
 # scanner's pattern), and data/syntax.json as Python (cfpromise/fast/_syntaxtab.py).
 # The same files come out whichever supported Python runs this; the SRE table lists
 # the SRE engine of each supported Python found here (TABLE_PYTHONS) whose code is
@@ -65,8 +67,9 @@ conformance-masterfiles-update: $(STAMP)
 TABLE_PYTHONS ?= $(wildcard /usr/bin/python3.11 /usr/bin/python3.12 /usr/bin/python3.13 \
                    $(HOME)/.pyenv/versions/3.1[123].*/bin/python3)
 tables: $(STAMP)
+	$(BIN)/python -m cfpromise.syntax.astgen
 	$(BIN)/python -m cfpromise.syntax.parser
-	$(BIN)/python -m cfpromise.fast.precompiled $(TABLE_PYTHONS)
+	$(BIN)/python -m cfpromise.fast.sregen $(TABLE_PYTHONS)
 	$(BIN)/python -m cfpromise.fast.syntaxtab
 
 # Regenerate the man pages (cfpromise/data/man/) after changing a program's options.

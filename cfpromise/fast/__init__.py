@@ -33,6 +33,11 @@ PLAIN: bool = os.environ.get("CF_LITE_PLAIN", "") not in ("", "0")
 # Why a mechanism was not used in this process, one line each (printed under -v).
 FALLBACKS: list[str] = []
 
+# Functions giving more such lines when asked (a mechanism that learns its fallbacks
+# as the process runs: fastimport registers its own).  Registered rather than
+# imported here, so that this package imports none of its modules (no import cycle).
+LATE_FALLBACKS: list[object] = []
+
 
 def fallback(message: str) -> None:
     """Note that a mechanism fell back to the plain way (``message`` says which and why)."""
@@ -43,8 +48,9 @@ def fallback(message: str) -> None:
 def report(log: object) -> None:
     """Give each noted fallback (and the plain switch) to ``log(level, message)`` as a
     verbose line; called once the policy is loaded, when they are all known."""
-    from cfpromise.fast import fastimport
     lines = ["Speed machinery off: CF_LITE_PLAIN is set (plain path)"] if PLAIN else []
-    lines += FALLBACKS + fastimport.fallbacks()
+    lines += FALLBACKS
+    for more in LATE_FALLBACKS:
+        lines += more()                                     # type: ignore[operator]
     for line in lines:
         log("verbose", line)                                # type: ignore[operator]

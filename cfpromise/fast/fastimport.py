@@ -162,3 +162,6 @@ def fallbacks() -> list[str]:
     names = ", ".join(sorted({s.rpartition("/cfpromise/")[2] for s in _STALE}))
     return [f"Byte code missing or stale for {len(set(_STALE))} module(s), imported the "
             f"standard way (run `make compile`): {names}"]
+
+
+fast.LATE_FALLBACKS.append(fallbacks)      # fast.report() asks, without importing this

@@ -1,8 +1,7 @@
-"""The parse-time conversions both parsers share (the LR grammar and the fast path).
+"""The parse-time conversions the grammar's rules make, apart from the grammar.
 
-:mod:`cfpromise.syntax.parser` (the grammar's ``p_*`` rules) and
-:mod:`cfpromise.syntax.rdparse` (the recursive-descent fast path) must build the
-very same AST, so what CFEngine converts while it parses lives here, once:
+:mod:`cfpromise.syntax.parser` holds the grammar (PLY's ``p_*`` rules); what
+CFEngine converts while it parses is not grammar, and lives here:
 
 * a string given to a ``data`` attribute that parses as a JSON object or array
   becomes a :class:`Data` container, any other string ``parsejson("...")``

@@ -32,7 +32,7 @@ def TOKEN(regex: str) -> Any:
     """PLY's ``@TOKEN`` (a rule's regex given by a name, set as ``f.regex``), defined here
     so that importing this module does not import PLY: the fast scanner reads PLY's
     generated tables (``_lextab.py``) itself, and PLY's lexer is built only for what
-    the fast path hands to it (@else, a false @if, errors)."""
+    the scanner hands to it (@else, a false @if, errors)."""
     def set_regex(f: Any) -> Any:
         f.regex = regex
         return f
@@ -40,7 +40,6 @@ def TOKEN(regex: str) -> Any:
 
 from cfpromise.fast import precompiled
 from cfpromise import CFENGINE_COMPAT_VERSION
-from cfpromise.fast.records import record
 from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
 
 # Features `@if feature(...)` knows about in CFEngine 3.21 on Linux.
@@ -81,12 +80,12 @@ def _cls(extra: str = "", *, word: bool = True) -> str:
 
 
 _ID = _cls()
-_VAR_INNER = _cls("[].:") + "+"
-_VAR_IDX = _cls(".:") + r"+\[" + _cls("$(){}.:") + r"+\]+"
+_VAR_INNER = _cls("[].:") + "++"
+_VAR_IDX = _cls(".:") + r"++\[" + _cls("$(){}.:") + r"++\]+"
 NAKEDVAR_RE = (rf"[$@]\({_VAR_INNER}\)|[$@]\{{{_VAR_INNER}\}}"
                rf"|[$@]\({_VAR_IDX}\)|[$@]\{{{_VAR_IDX}\}}")
 CLASS_RE = _cls(".|&!():") + _cls("\t .|&!():") + "*::"
-SYMBOL_RE = f"{_ID}+:{_ID}+"
+SYMBOL_RE = f"{_ID}++:{_ID}+"
 IDENTIFIER_RE = f"{_ID}+"
 _NEWLINE = precompiled.compile("\n")
 _CRLF = precompiled.compile("\r\n")
@@ -175,7 +174,7 @@ class Lexer:
     @property
     def lexer(self) -> Any:
         """This text's PLY lexer, made on first use (a well-formed file without macros
-        never needs it: see :class:`FastLexer`)."""
+        never needs it: see :class:`cfpromise.syntax.scanner.FastLexer`)."""
         if self._ply is None:
             self._ply = _master_lexer().clone()
             self._ply.owner = self
@@ -187,7 +186,7 @@ class Lexer:
         # Lines come from an index of the text's newlines (bisect), so whitespace
         # needs no callback; CFEngine's count differs only by the newlines of
         # ignored @if regions (``skipped``) and its double count of CRLF.  The
-        # index is made on first use: the fast path counts lines itself.
+        # index is made on first use: the scanner counts lines itself.
         self._newlines: list[int] | None = None
         self.crlfs: list[int] = ([m.start() for m in _CRLF.finditer(self.text)]
                                  if "\r\n" in self.text else [])
@@ -315,7 +314,7 @@ def t_MACRO_ENDIF(t: Any) -> None:
 
 
 def t_VARCLASS(t: Any) -> Any:
-    r"(\"[^\"\x00]*\"|'[^'\x00]*')::"
+    r"(?>\"(?![^\"]*\x00)[^\"]*+\"::|'(?![^']*\x00)[^']*+'::)"
     owner: Lexer = t.lexer.owner
     t.coord = owner.token_coord(t.lexpos, t.lexpos + len(t.value) - 1)
     t.value = t.value[1:-3]
@@ -337,7 +336,7 @@ def t_SYMBOL(t: Any) -> Any:
 
 
 def t_PROMISE_TYPE(t: Any) -> Any:
-    r"[a-zA-Z_]+:"
+    r"[a-zA-Z_]++:"
     t.value = t.value[:-1]
     return _simple(t)
 
@@ -371,7 +370,7 @@ def t_ARROW(t: Any) -> Any:
 
 
 def t_QSTRING(t: Any) -> Any:
-    r"\"(?:\\(?:.|\n)|[^\"\\])*\"|'(?:\\(?:.|\n)|[^'\\])*'|`[^`]*`"
+    r"\"(?:(?![^\"]*\\)[^\"]*+|[^\"\\]*+(?:\\(?s:.)[^\"\\]*+)*)\"|'(?:(?![^']*\\)[^']*+|[^'\\]*+(?:\\(?s:.)[^'\\]*+)*)'|`[^`]*+`"
     raw = t.value
     if "\n" in raw:
         t.coord = t.lexer.owner.token_coord(t.lexpos, t.lexpos + len(raw) - 1)
@@ -478,201 +477,3 @@ def write_lextab(outdir: str) -> str:
     lexer = lex.lex(module=sys.modules[__name__], reflags=precompiled.VERBOSE, errorlog=lex.NullLogger())
     lexer.writetab("_lextab", outdir)
     return path
-
-
-# --- the fast path ------------------------------------------------------------------
-
-@record
-class Token:
-    """One token as the parser sees it (``p.slice[i]`` in a grammar rule): a tuple made
-    with ``tuple.__new__`` in the scanner's loop, cheaper than PLY's LexToken object."""
-
-    type: str
-    value: str
-    lexpos: int
-    coord: Coord
-    quote: str | None = None     # a QSTRING's quote character
-
-
-_new_tuple = tuple.__new__
-# After every token: skip whitespace and comments (atomic, so that no alternative is
-# ever tried inside them), then PLY's own master regex with its rules in its order.
-_SKIP_PREFIX = r"(?>(?:[ \t\r\n]+|\#[^\n]*)*)"
-_SKIP = precompiled.compile(_SKIP_PREFIX, precompiled.VERBOSE)
-_SCANNER: list[tuple[Any, list[str | None]]] = []
-
-
-def _scanner() -> tuple[Any, list[str | None]]:
-    """The fast path's regex (built once per process from PLY's master regex) and the
-    token kind of each of its groups (None for groups inside a rule)."""
-    if not _SCANNER:
-        try:        # PLY's generated table: no need to build PLY's lexer to read it
-            from cfpromise.syntax import _lextab
-            (pattern, index), = _lextab._lexstatere["INITIAL"]
-            flags = _lextab._lexreflags
-        except ImportError:
-            (regex, index), = _master_lexer().lexstatere["INITIAL"]
-            pattern, flags = regex.pattern, regex.flags
-        fast = precompiled.compile(f"{_SKIP_PREFIX}(?:{pattern})", flags)
-        kinds = [None if entry is None else (entry[1] or "ignore") for entry in index]
-        _SCANNER.append((fast, kinds))
-    return _SCANNER[0]
-
-
-class FastLexer:
-    """The whole text scanned in one loop into :class:`Token` tuples, PLY's tokens exactly.
-
-    Profiling a cold parse of masterfiles put a third of its time in the lexer: per
-    token, PLY's generic loop (or, before this, a per-token inlined copy of it), a
-    separate match for the whitespace before it, a bisect for its line and a Coord
-    built through NamedTuple's Python ``__new__``.  Here one regex match per token
-    skips the whitespace and comments before it and matches PLY's own master regex
-    (so the token chosen is PLY's, rule order included); lines are counted
-    incrementally from the previous token (``str.count``), and tokens and Coords are
-    made with ``tuple.__new__``.  A kept ``@if`` block's ``@if`` and ``@endif`` are
-    handled here too (real policy has them: masterfiles' lib/files.cf has seven), so
-    that such a file never needs PLY's lexer built.  Anything else -- ``@else``, a
-    false ``@if`` and the skipping state inside it, a misplaced macro, a string with a bad character, an overlong
-    identifier, a class with spaces, no match at all, a text with CRLF line ends --
-    is handed to PLY's lexer (or the Lexer's own coordinate functions) at the same
-    position, so errors and macros behave exactly as before.
-
-    :meth:`scan` returns the tokens and the error that stopped the scan, if any: the
-    parser raises that error only when it asks for the token after the last one, as
-    it would have met it reading token by token (the lexer never depends on the
-    parser's state).  :meth:`token` gives the same stream one token at a time."""
-
-    def __init__(self, owner: Lexer) -> None:
-        self.owner = owner
-        self._tokens: list[Token] | None = None
-        self._error: PolicyError | None = None
-        self._next = 0
-
-    def input(self, text: str) -> None:
-        self.owner.input(text)
-        self._tokens = None
-
-    def token(self) -> Token | None:
-        if self._tokens is None:
-            self._tokens, self._error = self.scan()
-            self._next = 0
-        if self._next < len(self._tokens):
-            self._next += 1
-            return self._tokens[self._next - 1]
-        if self._error is not None:
-            error, self._error = self._error, None
-            raise error
-        return None
-
-    def scan(self) -> tuple[list[Token], PolicyError | None]:
-        """Every token of the text, and the error met after the last one (or None)."""
-        owner = self.owner
-        text = owner.text
-        out: list[Token] = []
-        try:
-            self._scan(owner, text, out)
-        except PolicyError as exc:
-            return out, exc
-        return out, None
-
-    def _scan(self, owner: Lexer, text: str, out: list[Token]) -> None:
-        # Only a delegated token can change the lexer's state, and PLY returns one only
-        # once it is back in INITIAL (no rule of the skipping state returns a token).
-        regex, kinds = _scanner()
-        match = regex.match
-        append = out.append
-        count = text.count
-        rfind = text.rfind
-        filename = owner.filename
-        plain = "\r\n" not in text        # else CFEngine's CRLF line count: the Lexer's own
-        new, coord_type, token_type = _new_tuple, Coord, Token
-        reserved = RESERVED.get
-        whitespace_in_class = _WHITESPACE_IN_CLASS.fullmatch
-        skipped = owner.skipped
-        n = len(text)
-        pos = 0
-        known, line, line_start = 0, 1, 0    # the line of position `known` and its start
-        while True:
-            m = match(text, pos)
-            if m is None:
-                start = _SKIP.match(text, pos).end()
-                if start >= n:
-                    return
-                kind = None
-            else:
-                k = m.lastindex
-                start, pos = m.span(k)
-                kind = kinds[k]
-                if kind == "QSTRING":
-                    value = text[start:pos]
-                    if "\n" in value:
-                        coord = owner.token_coord(start, pos - 1)
-                    elif not plain:
-                        coord = simple_coord(owner, start)
-                    else:
-                        nl = count("\n", known, start)
-                        if nl:
-                            line += nl
-                            line_start = rfind("\n", known, start) + 1
-                        known = start
-                        coord = new(coord_type, (filename, line, start - line_start + 1,
-                                                 line - skipped))
-                    inner = value[1:-1]
-                    append(new(token_type, ("QSTRING",
-                                            deescape(inner) if "\\" in inner else inner,
-                                            start, coord, value[0])))
-                    continue
-                value = text[start:pos]
-                if kind == "LITERAL":
-                    kind = value
-                elif kind == "IDENTIFIER":
-                    kind = reserved(value, kind) if pos - start <= MAX_IDENTIFIER else None
-                elif kind == "PROMISE_TYPE":
-                    value = value[:-1]
-                elif kind == "CLASS":
-                    if whitespace_in_class(value):
-                        kind = None
-                    else:
-                        value = value[:-2]
-                elif kind == "MACRO_IF" or kind == "MACRO_ENDIF":
-                    # a kept @if block's bounds (what t_MACRO_IF/t_MACRO_ENDIF do
-                    # when they raise nothing and do not start skipping): no token
-                    if start == 0 or text[start - 1] == "\n":
-                        if kind == "MACRO_ENDIF":
-                            if owner.if_depth > 0:
-                                owner.if_depth -= 1
-                                continue
-                        elif owner.if_depth == 0:
-                            macro, _, arg = value[4:-1].partition("(")
-                            if _macro_accepts(owner, macro, arg):
-                                owner.if_depth += 1
-                                continue
-                    kind = None
-                elif kind == "VARCLASS":            # t_VARCLASS
-                    append(new(token_type, ("VARCLASS", value[1:-3], start,
-                                            owner.token_coord(start, pos - 1), None)))
-                    continue
-                elif kind not in ("ASSIGN", "SYMBOL", "NAKEDVAR", "ARROW"):
-                    kind = None                     # @else
-            if kind is None:                        # PLY's own lexer, from `start`
-                ply = owner.lexer
-                ply.lexpos = start
-                tok = ply.token()
-                if tok is None:
-                    return
-                append(new(token_type, (tok.type, tok.value, tok.lexpos, tok.coord,
-                                        getattr(tok, "quote", None))))
-                pos = ply.lexpos
-                skipped = owner.skipped
-                continue
-            if plain:
-                nl = count("\n", known, start)
-                if nl:
-                    line += nl
-                    line_start = rfind("\n", known, start) + 1
-                known = start
-                coord = new(coord_type, (filename, line, start - line_start + 1,
-                                         line - skipped))
-            else:
-                coord = simple_coord(owner, start)
-            append(new(token_type, (kind, value, start, coord, None)))

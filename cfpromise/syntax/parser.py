@@ -24,8 +24,8 @@ import sys
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr
 from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
-from cfpromise.syntax.lexer import FastLexer, Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
-from cfpromise.syntax import rdparse
+from cfpromise.syntax.lexer import Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
+from cfpromise.syntax.scanner import FastLexer
 from cfpromise.syntax.convert import (canonical_json, data_lvals as _data_lvals, inline_data,  # noqa: F401
                                       policy as _policy, replace_repeats as _replace_repeats)
 
@@ -451,23 +451,10 @@ def _tables() -> lr.Tables:
 def parse(text: str, filename: str = "<string>") -> ast.Policy:
     """Parse one policy text.  Raises :class:`PolicyError` with a position on bad input.
 
-    The recursive-descent fast path (:mod:`cfpromise.syntax.rdparse`) reads
-    well-formed policy; it gives the very AST :func:`lr_parse` would, or declines
-    (any error, anything unusual), and then :func:`lr_parse` parses the text."""
-    with gc_paused():
-        fast = rdparse.parse(text, filename)
-    if fast is not None:
-        return fast
-    return lr_parse(text, filename)
-
-
-def lr_parse(text: str, filename: str = "<string>") -> ast.Policy:
-    """:func:`parse` without the fast path (what the fast path is held to, and what
-    reports every error).
-
-    The text is scanned in one pass (:class:`FastLexer`), then the grammar's rules
-    run over the tokens in :mod:`cfpromise.syntax.lr`, PLY's algorithm without PLY's
-    per-symbol objects."""
+    The text is scanned in one pass (:class:`~cfpromise.syntax.scanner.FastLexer`), then
+    the grammar's rules run over the tokens in :mod:`cfpromise.syntax.lr`, PLY's
+    algorithm over PLY's tables without PLY's per-symbol objects.  This is the one
+    parser; :func:`reference_parse` (PLY's own loop) is only the tests' oracle."""
     lexer = Lexer(filename)
     lexer.input(text)
     scanner = FastLexer(lexer)

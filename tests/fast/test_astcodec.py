@@ -14,7 +14,7 @@ from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, PolicyError
 from cfpromise.syntax.parser import parse_file
 from tests.syntax import strategies as gen
-from tests.syntax.test_rdparse_differential import CORPORA, corpus_files
+from tests.syntax.test_lr_driver import CORPORA, corpus_files
 
 
 def typed(node: Any) -> Any:

@@ -11,14 +11,14 @@ import pytest
 
 from cfpromise.fast import _sretab, precompiled
 
-REGENERATE = "regenerate with `make tables` (python -m cfpromise.fast.precompiled)"
+REGENERATE = "regenerate with `make tables` (python -m cfpromise.fast.sregen)"
 
 
 def test_table_holds_the_start_path_patterns_as_re_compiles_them() -> None:
     # in a fresh interpreter: the patterns the start path asks for, and their SRE code now
-    script = ("import json, sys\nfrom cfpromise.fast import precompiled\n"
-              "rows = [[p, f, precompiled.sre_entry(p, f)] for p, f in "
-              "precompiled.requested_on_start()]\n"
+    script = ("import json, sys\nfrom cfpromise.fast import sregen\n"
+              "rows = [[p, f, sregen.sre_entry(p, f)] for p, f in "
+              "sregen.requested_on_start()]\n"
               "json.dump(rows, sys.stdout)\n")
     proc = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True,
                           text=True, check=True)
@@ -37,7 +37,7 @@ def test_the_start_path_compiles_none_of_its_patterns_at_run_time() -> None:
     script = ("import json, sys\nfrom re import _compiler\nseen = []\nreal = _compiler.compile\n"
               "def watch(p, flags=0):\n    seen.append(p)\n    return real(p, flags)\n"
               "_compiler.compile = watch\n"
-              "from cfpromise.fast import precompiled\nprecompiled.requested_on_start()\n"
+              "from cfpromise.fast import precompiled, sregen\nsregen.requested_on_start()\n"
               "json.dump([len(precompiled._TABLE), seen], sys.stdout)\n")
     proc = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True,
                           text=True, check=True)

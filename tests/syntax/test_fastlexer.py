@@ -1,4 +1,4 @@
-"""The fast lexer gives PLY's lexer's tokens, errors and all (see lexer.FastLexer)."""
+"""The fast lexer gives PLY's lexer's tokens, errors and all (see scanner.FastLexer)."""
 from __future__ import annotations
 
 import glob
@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from cfpromise.syntax.errors import PolicyError
-from cfpromise.syntax.lexer import FastLexer, Lexer
+from cfpromise.syntax.lexer import Lexer
+from cfpromise.syntax.scanner import FastLexer
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPORA = [Path("/usr/share/cfengine3/masterfiles"),
