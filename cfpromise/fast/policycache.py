@@ -169,22 +169,15 @@ class PolicyCache:
         if digest is None or not self.usable:
             return
         target = self._file(path, entry)
-        tmp = f"{target}.{os.getpid()}.tmp"
         try:
             # no collection inside: the encoding's tuples, thousands per file, would start
             # collections over the young AST
             with gc_paused():
                 data = marshal.dumps(astcodec.encode(policy))
-            os.makedirs(self.directory, mode=0o700, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(self.stamp + digest + data)
-            os.replace(tmp, target)
+            from cfpromise.atomic import write_atomically
+            write_atomically(target, self.stamp + digest + data, fsync=False,
+                             dir_mode=0o700)                            # 0600
         except (OSError, ValueError, TypeError, RecursionError):
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
             return
         if not self._swept:
             self._swept = True

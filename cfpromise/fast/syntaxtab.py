@@ -137,17 +137,11 @@ def write_note(key: bytes | None = None) -> int:
         st = os.stat(SOURCE)
         key = f"{SOURCE}\0{st.st_size}\0{st.st_mtime_ns}\0".encode("utf-8", "surrogateescape")
     digest = _hash()
-    tmp = f"{_VERIFIED}.{os.getpid()}"
+    from cfpromise.atomic import UMASK, write_atomically
     try:
-        os.makedirs(os.path.dirname(_VERIFIED), exist_ok=True)
-        with open(tmp, "wb") as fh:
-            fh.write(key + str(digest).encode())
-        os.replace(tmp, _VERIFIED)
+        write_atomically(_VERIFIED, key + str(digest).encode(), mode=UMASK, fsync=False)
     except OSError:                   # a read-only install: hashed at every start
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        pass
     return digest
 
 
@@ -261,10 +255,8 @@ def render() -> str:
 
 def main() -> None:
     text = render()
-    tmp = f"{TARGET}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, TARGET)
+    from cfpromise.atomic import UMASK, write_atomically
+    write_atomically(TARGET, text, mode=UMASK, fsync=False)
     print(f"{TARGET}: {len(text)} bytes")
 
 
