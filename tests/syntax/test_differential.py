@@ -24,6 +24,7 @@ def _counts(outcomes: list[differential.Outcome]) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow          # cf-promises -p json on ~1,600 files: 2.5 min (make test-all)
 def test_same_json_for_every_accepted_file(outcomes: list[differential.Outcome]) -> None:
     bad = [f"{o.path}: {o.kind}: {o.detail}" for o in outcomes if o.kind in ("differs", "lite_rejects")]
     print("differential counts:", _counts(outcomes))
@@ -31,6 +32,7 @@ def test_same_json_for_every_accepted_file(outcomes: list[differential.Outcome])
     assert _counts(outcomes).get("same", 0) > 1000
 
 
+@pytest.mark.slow          # the same corpus run
 def test_rejects_every_file_cf_promises_rejects(outcomes: list[differential.Outcome]) -> None:
     bad = [f"{o.path}: {o.detail}" for o in outcomes if o.kind == "lite_accepts"]
     assert not bad, "\n".join(bad[:50])
