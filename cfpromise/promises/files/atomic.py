@@ -3,7 +3,7 @@
 :func:`replace_file` is cf-agent's SaveAsFile done crash-safe: the new content
 goes to a temporary file beside the target (``<file>.cf-after-edit``), is
 fsync'd, gets the original's mode, owner and group, and is renamed over the
-target; the directory is fsync'd last.  Before the rename the original is
+target.  Before the rename the original is
 hard-linked (or copied) to its backup, which is kept, timestamped, rotated or
 dropped as ``edit_defaults``/``copy_backup`` ask, or moved to the repository.
 A symlinked target is edited through the link.
@@ -38,19 +38,6 @@ def timestamp_suffix(now: float | None = None) -> str:
     """``_<start time>_<canonified ctime>`` as cf-agent appends to timestamped backups."""
     when = time.time() if now is None else now
     return f"_{start_time()}_{canonify(time.ctime(when))}"
-
-
-def _fsync_dir(path: str) -> None:
-    try:
-        fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def write_new(path: str, data: bytes, mode: int = 0o600) -> None:
