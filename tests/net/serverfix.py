@@ -12,15 +12,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from tests.server.helpers import free_port  # noqa: F401  (one port chooser for every test server)
+
 CF_SERVERD = shutil.which("cf-serverd")
 CF_KEY = shutil.which("cf-key")
 CF_PROMISES = shutil.which("cf-promises")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_port(port: int, timeout: float = 15) -> bool:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -18,8 +19,29 @@ def make_workdir(path: str) -> keys.HostKey:
     return keys.create_key_pair(keys.private_key_path(path), keys.public_key_path(path))
 
 
+def _ephemeral_low() -> int:
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range", encoding="ascii") as fh:
+            return int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port() -> int:
-    with socket.socket() as s:
+    """A port for a test server to listen on, free now and chosen below the kernel's
+    ephemeral range: the system never gives it out as the local port of an outgoing
+    connection, so it is still free when the server binds it (a port from bind(0) is
+    an ephemeral one, and another test's connection took one in between once)."""
+    low = _ephemeral_low()
+    for _ in range(200):
+        port = random.randrange(max(1024, low - 12000), low)
+        try:
+            with socket.socket() as s:
+                s.bind(("0.0.0.0", port))
+        except OSError:
+            continue
+        return port
+    with socket.socket() as s:        # the range is crowded: what the kernel gives
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
