@@ -45,32 +45,24 @@ class Field:
 
     def encode(self, value: str) -> str:
         """Python source encoding ``value`` (this field of a node) for marshal."""
-        kind = self.kind
-        if kind == "coord":
-            return f"tuple({value})"
-        if kind == "Rval":
-            return f"_enc_rval({value})"
-        if kind == "Rval?":
-            return f"(None if {value} is None else _enc_rval({value}))"
-        if kind == "Rval*":
-            return f"tuple(map(_enc_rval, {value}))"
-        if kind.endswith("*") and kind != "str*":
-            return f"tuple(map(_enc_{kind[:-1]}, {value}))"
-        return value
+        return self._code(value, "enc", "tuple({})")
 
     def decode(self, value: str) -> str:
         """Python source decoding ``value`` (this field's encoding)."""
+        return self._code(value, "dec", "_coord(Coord, {})")
+
+    def _code(self, value: str, way: str, coord: str) -> str:
+        """``encode``/``decode``: ``way`` names the node functions (``_enc_X``/``_dec_X``)."""
         kind = self.kind
         if kind == "coord":
-            return f"_coord(Coord, {value})"
+            return coord.format(value)
         if kind == "Rval":
-            return f"_dec_rval({value})"
+            return f"_{way}_rval({value})"
         if kind == "Rval?":
-            return f"(None if {value} is None else _dec_rval({value}))"
-        if kind == "Rval*":
-            return f"tuple(map(_dec_rval, {value}))"
+            return f"(None if {value} is None else _{way}_rval({value}))"
         if kind.endswith("*") and kind != "str*":
-            return f"tuple(map(_dec_{kind[:-1]}, {value}))"
+            node = "rval" if kind == "Rval*" else kind[:-1]
+            return f"tuple(map(_{way}_{node}, {value}))"
         return value
 
 
