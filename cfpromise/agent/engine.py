@@ -236,14 +236,15 @@ class Agent(PromiseEvaluation, Recording):
         # A bundle's variables outlive its call, as in cf-agent: a later call (or another
         # bundle) still sees what an earlier call defined -- except its classic arrays,
         # which each call starts afresh (a methods call; not the bundlesequence's,
-        # ``keep_arrays``: cf-agent clears them in verify_methods only).  Its parameters
-        # are bound for the call and gone after it (restored for a recursive call).
+        # ``keep_arrays``, nor an edit bundle's: cf-agent clears them in verify_methods
+        # only).  Its parameters are bound for the call and gone after it (restored for
+        # a recursive call); an edit bundle's stay.
         saved = {param: ctx.vars.get(bundle.namespace, bundle.name, param)
                  for param in bundle.args}
         for param, value in zip(bundle.args, args):
             type_, value = parameter_value(value)
             ctx.set_var(bundle.namespace, bundle.name, param, type_, value)
-        if bundle.type != "common" and not keep_arrays:
+        if bundle.type != "common" and not keep_arrays and edit is None:
             # after the parameters are bound, as cf-agent (its table's size decides
             # which elements its clearing walk misses: VariableStore.clear_arrays)
             ctx.vars.clear_arrays(bundle.namespace, bundle.name)
@@ -290,7 +291,9 @@ class Agent(PromiseEvaluation, Recording):
             self.out.log("verbose", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
             ctx.pop()
-            for param, previous in saved.items():
+            # an edit bundle's parameters stay defined after it, as in cf-agent (only a
+            # methods call takes its bundle's parameters away again)
+            for param, previous in (() if edit is not None else saved.items()):
                 if previous is None:
                     ctx.vars.remove(bundle.namespace, bundle.name, param)
                 else:

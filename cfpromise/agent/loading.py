@@ -253,6 +253,7 @@ def _written(rval: ast.Rval) -> str:
 
 # the control bodies whose attributes cf-agent publishes as $(control_TYPE.attribute)
 CONTROL_BODY_TYPES = ("common", "agent", "server", "monitor", "runagent", "executor", "hub")
+# (and "file": one per file, see control_bodies)
 _SCALAR_TYPES = frozenset({"string", "int", "real", "slist", "ilist", "rlist"})
 
 
@@ -288,6 +289,12 @@ def control_bodies(agent: Any) -> None:
             if target is not None:
                 target.update(values)
             control_variables(agent, body_type, values)
+        # every file's ``body file control``, in policy order: the last one's inputs and
+        # namespace are $(control_file.inputs) and $(control_file.namespace)
+        for body in agent.policy.bodies:
+            if body.name == "control" and body.type == "file":
+                control_variables(agent, "file",
+                                  agent.resolver.resolve_body(body, "file", [], {}))
     finally:
         agent.ctx.pop()
     domain = agent.control.get("domain")
