@@ -319,18 +319,29 @@ class Agent(PromiseEvaluation, Recording):
                 self.eval_promise(run, section.name, promise)
 
     def pre_evaluate_vars(self, bundles: Any = None) -> None:
-        """cf-agent resolves the meta tags and vars of every bundle before the run
-        ("pass 0"), so a bundle's variables can be read, and bundlesmatching() sees its
-        tags, before it runs; unresolved values wait.  A bundle with parameters too
-        (PolicyResolve), with its parameters unbound: what needs them waits for the
-        call, the rest is defined at once."""
+        """cf-agent resolves the vars of every bundle that is not common as it loads
+        each file (PolicyResolve, "pass 0"), so a bundle's variables can be read before
+        it runs; unresolved values wait.  A bundle with parameters too, with its
+        parameters unbound: what needs them waits for the call, the rest is defined at
+        once."""
         for bundle in self.policy.bundles if bundles is None else bundles:
-            if bundle.type == "common":
-                continue
-            types = ("meta", "vars")
-            sections = [sec for sec in map(bundle.section, types) if sec is not None]
-            if not sections:
-                continue
+            if bundle.type != "common":
+                self._pre_evaluate(bundle, [s for s in (bundle.section("vars"),) if s])
+
+    def preliminary_convergence(self, bundles: Any = None) -> None:
+        """cf-agent's "Preliminary variable/class-context convergence" (3.21's
+        libpromises/loading.c), once the whole policy is loaded: every bundle, common
+        or not, in policy order, has its meta and vars promises evaluated again,
+        section by section as written.  A bundle's meta tags are defined here (so
+        bundlesmatching() by tag sees none while files load), and so is a variable the
+        earlier passes could not resolve: this is when they enter cf-agent's variable
+        table, whose order getindices() and variablesmatching() return."""
+        for bundle in self.policy.bundles if bundles is None else bundles:
+            self._pre_evaluate(bundle, [s for s in bundle.sections
+                                        if s.name in ("meta", "vars")])
+
+    def _pre_evaluate(self, bundle: ast.Bundle, sections: list[Any]) -> None:
+        if sections:
             frame = Frame(bundle.namespace, bundle.name, bundle)
             run = BundleRun(bundle, frame, pass_no=0)
             self.ctx.push(frame)

@@ -16,7 +16,7 @@ import sys
 from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments
-from cfpromise.agent.order import PRE_EVALUATION
+from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
@@ -171,7 +171,7 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
             policy = queue.pop(0)
             for bundle in policy.bundles:
                 if bundle.type == "common":
-                    agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+                    agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
             agent.pre_evaluate_vars(policy.bundles)
             for rval in _guarded_inputs(agent, policy):
                 items = rval.items if isinstance(rval, ast.List) else (rval,)
@@ -451,8 +451,8 @@ def _run(agent: Any) -> int:
         observer.run_started(agent)
     for bundle in list(agent.policy.bundles):
         if bundle.type == "common":
-            agent.run_bundle(bundle, [], types=PRE_EVALUATION)
-    agent.pre_evaluate_vars()
+            agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+    agent.preliminary_convergence()
     if agent.trace is not None:
         agent.trace.sequence(sequence)
     for name, args in sequence:

@@ -57,18 +57,6 @@ def holds_special(inner: str) -> bool:
     return "$" in inner and any(ref in inner for ref in _SPECIAL)
 
 
-def scope_expanded(inner: str, name: str) -> bool:
-    """Whether the scope or namespace of ``name`` (``inner`` expanded) came from the
-    expansion: a ``.`` or ``:`` before the first ``[`` that ``inner`` does not spell out
-    ahead of its first reference (``$($(q))`` with q = "b.l", ``$($(b).l)``).  cf-agent
-    3.21 marks a wheel's scope as such only in the text before the first reference, so
-    it never finds a list named this way: the reference is not iterated over and stays
-    as written, while a scalar named this way resolves."""
-    written = inner.find("$")
-    head = name.split("[", 1)[0]
-    return written >= 0 and ("." in head[written:] or ":" in head[written:])
-
-
 class NeedIteration(Exception):
     def __init__(self, key: str, values: list[str]) -> None:
         super().__init__(key)
@@ -223,9 +211,6 @@ class Expander:
         if var.type in LIST_TYPES or (var.type == "data" and isinstance(var.value, (list, dict))):
             if key in self.bindings:
                 return self.bindings[key]
-            if "$" in inner and scope_expanded(inner, name):
-                self.unresolved = True
-                return f"${opening}{name}{closing}"
             values = iterable_values(var)
             if values is not None and self.iterate:
                 raise NeedIteration(key, values)
@@ -294,9 +279,6 @@ class Expander:
         key, var = found
         if var.type in LIST_TYPES or (var.type == "data" and isinstance(var.value, (list, dict))):
             if key in self.bindings:
-                return
-            if "$" in inner and scope_expanded(inner, name):
-                self.unresolved = True
                 return
             values = iterable_values(var)
             if values is not None and self.iterate:

@@ -32,9 +32,9 @@ REFERENCES = {
     "list_and_nested": "$(idx)-$(a[$(idx)])",
     "nested_then_plain": "$(a[$(two)]) and $(nosuch)",
     "qualified": "$(nested_src.a[$(nested_src.idx)])",
-    # a list reached through a name built by expansion: cf-agent iterates over it only
-    # when the scope and namespace are written out (or absent), not when they come
-    # from the expansion
+    # a list reached through a name built by expansion: cf-agent 3.21 iterates over it
+    # only when the scope and namespace are written out (or absent), not when they come
+    # from the expansion (a bug fixed later: see test_nested_differential)
     "indirect_list": "$($(lname))",
     "indirect_list_scoped": "$($(qlname))",
     "indirect_list_namespaced": "$($(nlname))",
