@@ -335,10 +335,13 @@ class Agent(PromiseEvaluation, Recording):
         section by section as written.  A bundle's meta tags are defined here (so
         bundlesmatching() by tag sees none while files load), and so is a variable the
         earlier passes could not resolve: this is when they enter cf-agent's variable
-        table, whose order getindices() and variablesmatching() return."""
+        table, whose order getindices() and variablesmatching() return.  A common
+        bundle's vars are left out: the whole policy's PolicyResolve has just evaluated
+        them (three passes, with its classes), so again here they add nothing but time
+        (4% of a masterfiles run)."""
         for bundle in self.policy.bundles if bundles is None else bundles:
-            self._pre_evaluate(bundle, [s for s in bundle.sections
-                                        if s.name in ("meta", "vars")])
+            types = ("meta",) if bundle.type == "common" else ("meta", "vars")
+            self._pre_evaluate(bundle, [s for s in bundle.sections if s.name in types])
 
     def _pre_evaluate(self, bundle: ast.Bundle, sections: list[Any]) -> None:
         if sections:
