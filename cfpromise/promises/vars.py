@@ -120,10 +120,14 @@ def _named_lists(step: Step, scope: str, type_: str, value: Any) -> Any:
     cf-agent: spliced into a list variable, an error for a scalar one (undefined)."""
     ev = step.ev
     if type_ in LIST_TYPES and isinstance(value, list):
+        # (every list value comes here: only an item starting with "@" can name a list)
         out: list[Any] = []
         for item in value:
-            found = ev.named_list(item)
-            out.extend([item] if found is None else found)
+            found = ev.named_list(item) if isinstance(item, str) and item[:1] == "@" else None
+            if found is None:
+                out.append(item)
+            else:
+                out.extend(found)
         return out
     found = ev.named_list(value) if type_ not in LIST_TYPES and type_ != "data" else None
     if found is None:
