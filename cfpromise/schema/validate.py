@@ -14,7 +14,6 @@ bundles, argument counts, duplicate handles) is :mod:`cfpromise.schema.check`.
 """
 from __future__ import annotations
 
-import warnings
 from functools import lru_cache
 
 from cfpromise.fast import precompiled
@@ -211,6 +210,7 @@ class _Checker:
 
 @lru_cache(maxsize=512)
 def _compiled(range_: str) -> re.Pattern[str] | None:
+    import warnings                           # (not on the start path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")       # PCRE ranges like [+-=] make re warn
         try:
