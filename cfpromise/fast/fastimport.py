@@ -44,7 +44,7 @@ from cfpromise import fast
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType, ModuleType
-    from typing import Sequence
+    from typing import Any, Sequence
 
 _PREFIX = "cfpromise."
 _TAG = sys.implementation.cache_tag
@@ -134,6 +134,11 @@ class _Loader:
 
     def is_package(self, fullname: str) -> bool:
         return self.package
+
+    def get_resource_reader(self, fullname: str) -> Any:
+        """importlib.resources' reader, as the standard file loader gives it."""
+        from importlib.readers import FileReader
+        return FileReader(self)
 
 
 class Finder:

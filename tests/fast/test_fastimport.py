@@ -75,6 +75,17 @@ def test_the_module_is_made_with_the_attributes_the_standard_way_sets(tmp_path: 
         assert mine.__loader__ is mine.__spec__.loader
 
 
+def test_resources_of_a_package_read_as_the_standard_loader_reads_them() -> None:
+    import importlib.resources
+
+    import cfpromise.schema
+    assert type(cfpromise.schema.__spec__.loader).__name__ == "_Loader"
+    names = {p.name for p in importlib.resources.files("cfpromise.schema").iterdir()}
+    assert "__init__.py" in names and "values.py" in names
+    text = importlib.resources.files("cfpromise.schema").joinpath("values.py").read_text()
+    assert text == (PACKAGE / "schema" / "values.py").read_text()
+
+
 def test_a_package_without_current_byte_code_goes_the_standard_way(tmp_path: Path) -> None:
     package = tmp_path / "fake_pkg"
     package.mkdir()
