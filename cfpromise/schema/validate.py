@@ -14,9 +14,8 @@ bundles, argument counts, duplicate handles) is :mod:`cfpromise.schema.check`.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from cfpromise.fast import precompiled
+from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
