@@ -205,9 +205,9 @@ class PromiseEvaluation:
                 for p in section.promises if section is not None else ():
                     counts[p.promiser] = counts.get(p.promiser, 0) + 1
                 names = self.var_names[id(run.bundle)] = {n for n, c in counts.items() if c > 1}
-            found = promise.promiser not in names and not any(
-                "$" in t or "@" in t for t in promise_info(self.infos, promise).texts) and not any(
-                isinstance(r, ast.FnCall) for c in promise.constraints for r in ast.walk_rval(c.rval))
+            joined = "".join(promise_info(self.infos, promise).texts)
+            found = promise.promiser not in names and "$" not in joined and \
+                "@" not in joined and not _calls_a_function(promise)
             cache[id(promise)] = found
         return found
 
@@ -221,7 +221,7 @@ class PromiseEvaluation:
                    with_guard: bool = False) -> Iterator[dict[str, str]]:
         facts = promise_info(self.infos, promise)
         texts = facts.guard_texts if with_guard else facts.texts
-        if not any("$" in t for t in texts):
+        if "$" not in "".join(texts):
             yield {}
             return
         ctx = self.ctx
@@ -452,6 +452,15 @@ class PromiseEvaluation:
         else:
             self.out.log("verbose", f"Not actuated (not supported yet): {step.where()}")
         return Outcome.SKIPPED
+
+
+def _calls_a_function(promise: ast.Promise) -> bool:
+    # (loops, not any() over a generator: one that stops early costs its GeneratorExit)
+    for c in promise.constraints:
+        for r in ast.walk_rval(c.rval):
+            if isinstance(r, ast.FnCall):
+                return True
+    return False
 
 
 class _SkippedStep:

@@ -64,7 +64,7 @@ class PromiseInfo:
         """Work out the facts besides the guard (see __init__)."""
         promise = self.promise
         self.texts: tuple[str, ...] = tuple(texts(promise))
-        self.dynamic = any("$" in t for t in self.texts)
+        self.dynamic = "$" in "".join(self.texts)
         varclass = promise.varclass
         # the texts when a quoted guard iterates too ("$(list).x"::)
         self.guard_texts = self.texts + (varclass,) if varclass is not None else self.texts

@@ -15,6 +15,7 @@ from __future__ import annotations
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.schema.values import ValueError_, check_int, check_option, check_real, \
     is_unexpanded
+from cfpromise.syntax.ast import Scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,16 +25,18 @@ ABSPATH_RANGE = '"?(/.*)'
 
 # (function, position, text) -> None when fine, else (logged error or "", fatal reason)
 _VERDICTS: dict[tuple[str, int, str], tuple[str, str] | None] = {}
-_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {}
+# function -> (position, type, range) of the parameters a literal can fail: every call
+# of a function runs check_args (2,000 calls in a masterfiles run), most of them have none
+_CHECKED: dict[str, tuple[tuple[int, str, str], ...]] = {}
 
 
-def _params(name: str) -> tuple[tuple[str, str], ...]:
-    found = _PARAMS.get(name)
-    if found is None:
-        from cfpromise.schema import schema
-        sig = schema().functions.get(name)
-        found = _PARAMS[name] = () if sig is None else tuple(
-            (ptype, prange or "") for ptype, prange, _desc in sig.params)
+def _checked(name: str) -> tuple[tuple[int, str, str], ...]:
+    from cfpromise.schema import schema
+    sig = schema().functions.get(name)
+    found = _CHECKED[name] = () if sig is None else tuple(
+        (i, ptype, prange or "") for i, (ptype, prange, _desc) in enumerate(sig.params)
+        if ptype in ("int", "real", "option")
+        or (ptype == "string" and prange and prange != ".*"))
     return found
 
 
@@ -75,10 +78,17 @@ def check_args(name: str, written: Sequence[Any], log: Callable[[str, str], None
     """Raise FatalFunctionError for the first literal argument of ``written`` (the call's
     arguments as parsed) that its parameter does not accept; ``log`` gets the parse
     error cf-agent prints before it."""
-    params = _params(name)
-    for i, (arg, (ptype, range_)) in enumerate(zip(written, params)):
-        text = getattr(arg, "value", None)
-        if type(arg).__name__ != "Scalar" or not isinstance(text, str) or is_unexpanded(text):
+    checked = _CHECKED.get(name)
+    if checked is None:
+        checked = _checked(name)
+    for i, ptype, range_ in checked:
+        if i >= len(written):
+            break
+        arg = written[i]
+        if arg.__class__ is not Scalar:
+            continue
+        text = arg.value
+        if not isinstance(text, str) or is_unexpanded(text):
             continue
         key = (name, i, text)
         if key in _VERDICTS:

@@ -23,7 +23,7 @@ Bucket = hash & (buckets - 1).  The hashes are Bob Jenkins' one-at-a-time:
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

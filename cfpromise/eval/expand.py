@@ -29,9 +29,8 @@ combination, so a promise over an empty list does nothing, as in CFEngine.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from cfpromise.eval.functions.api import Variable
+from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

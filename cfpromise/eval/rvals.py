@@ -110,7 +110,7 @@ class RvalEvaluator:
     def named_list(self, value: Any) -> list[Any] | None:
         """The list a function's result names when it is exactly ``@(name)`` of a list
         variable (cf-agent reads such a result as that list: concat("@(l)")), else None."""
-        if not isinstance(value, str) or naked_reference(value) is None:
+        if not isinstance(value, str) or value[:1] != "@" or naked_reference(value) is None:
             return None
         before = self.unresolved
         var = self.whole_list(value)

@@ -13,10 +13,9 @@ container (``d[k][0]`` on ``data`` d), so both classic arrays and containers wor
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from cfpromise.eval.cmap import CMap, varref_hash
 from cfpromise.eval.functions.api import Variable
+from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

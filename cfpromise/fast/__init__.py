@@ -3,8 +3,8 @@
 cf-lite is started by cron every few minutes and most of a short run is start-up,
 so a one-shot start avoids what the standard way costs: the import system's
 generic path (:mod:`.fastimport`), compiling regexes (:mod:`.precompiled` with
-its generated ``_sretab``), importing ``re``/``json``/``enum`` (:mod:`.precompiled`,
-:mod:`.jsondumps`), decoding the language tables' JSON (:mod:`.syntaxtab` with
+its generated ``_sretab``), importing ``re``/``json``/``enum``/``functools`` (:mod:`.precompiled`,
+:mod:`.jsondumps`, :mod:`.memo`), decoding the language tables' JSON (:mod:`.syntaxtab` with
 its generated ``_syntaxtab``), building namedtuple classes (:mod:`.records`),
 cyclic collections over the loaded policy (:mod:`.oneshot`) and parsing an
 unchanged policy again (:mod:`.policycache`, the tree encoded by :mod:`.astcodec`).

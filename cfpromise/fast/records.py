@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from keyword import iskeyword
 import sys
-from types import FunctionType
 
 from cfpromise import fast
 
@@ -39,6 +38,7 @@ except ImportError:             # another implementation: a property does the sa
         return property(itemgetter(index), doc=doc)
 
 _SKIP = frozenset({"__dict__", "__weakref__", "__annotations__"})
+FunctionType = type(lambda: None)     # types.FunctionType, without importing types
 _tuple_new = tuple.__new__
 
 

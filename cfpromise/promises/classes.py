@@ -151,7 +151,11 @@ def evaluate(step: Step) -> Outcome | None:
     name = canonify(step.promiser)
     if ctx.class_defined(name):
         return Outcome.KEPT        # already defined: not evaluated again (no function runs)
-    combinator = next((c for c in step.promise.constraints if c.lval in COMBINATORS), None)
+    combinator = None
+    for c in step.promise.constraints:         # (a loop, not next() on a generator: see vars)
+        if c.lval in COMBINATORS:
+            combinator = c
+            break
     ev = step.ev
     defined: list[str] = []
     if combinator is None:

@@ -57,8 +57,10 @@ def normalize_number(type_: str, text: str) -> str | None:
 
 
 def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outcome | None:
-    type_c = next((c for c in step.promise.constraints if c.lval in allowed), None)
-    if type_c is None:
+    for type_c in step.promise.constraints:     # (a loop: next() on a generator that stops
+        if type_c.lval in allowed:               # early costs its GeneratorExit, 3 K
+            break                                # instructions, on every vars promise)
+    else:
         return Outcome.SKIPPED
     ev = step.ev
     before = ev.unresolved
@@ -120,10 +122,14 @@ def _named_lists(step: Step, scope: str, type_: str, value: Any) -> Any:
     cf-agent: spliced into a list variable, an error for a scalar one (undefined)."""
     ev = step.ev
     if type_ in LIST_TYPES and isinstance(value, list):
+        # (every list value comes here: only an item starting with "@" can name a list)
         out: list[Any] = []
         for item in value:
-            found = ev.named_list(item)
-            out.extend([item] if found is None else found)
+            found = ev.named_list(item) if isinstance(item, str) and item[:1] == "@" else None
+            if found is None:
+                out.append(item)
+            else:
+                out.extend(found)
         return out
     found = ev.named_list(value) if type_ not in LIST_TYPES and type_ != "data" else None
     if found is None:

@@ -10,8 +10,7 @@ built when first asked for (:class:`~cfpromise.fast.syntaxtab.Lazy`).
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
+from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 from cfpromise.fast.records import record
 from cfpromise.fast.syntaxtab import Lazy, data_lvals_of, tables
 

@@ -14,10 +14,8 @@ bundles, argument counts, duplicate handles) is :mod:`cfpromise.schema.check`.
 """
 from __future__ import annotations
 
-import warnings
-from functools import lru_cache
-
 from cfpromise.fast import precompiled
+from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
@@ -211,6 +209,7 @@ class _Checker:
 
 @lru_cache(maxsize=512)
 def _compiled(range_: str) -> re.Pattern[str] | None:
+    import warnings                           # (not on the start path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")       # PCRE ranges like [+-=] make re warn
         try:

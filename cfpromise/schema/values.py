@@ -9,9 +9,9 @@ match the range's character set.  Anything still holding a variable reference
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 
 from cfpromise.fast import precompiled
+from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -39,7 +39,10 @@ NOT_ON_THE_START_PATH = ("attr", "attrs", "ply.yacc", "cfpromise.syntax.parser",
                          # regexes come precompiled (cfpromise.fast.precompiled), JSON is
                          # written by json's C core (cfpromise.fast.jsondumps), outcomes are
                          # plain objects: re, json and enum are 12 M instructions
-                         "re", "json", "enum")
+                         "re", "json", "enum",
+                         # importlib (with warnings) is 2.3 M instructions: modules named
+                         # at run time are imported with __import__
+                         "importlib", "warnings")
 
 
 def imported(tmp_path: Path, *args: str) -> set[str]:

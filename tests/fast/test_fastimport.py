@@ -33,7 +33,7 @@ def _load(spec: importlib.machinery.ModuleSpec) -> object:
     return module
 
 
-def test_the_finder_comes_first_and_loads_plain_modules_not_packages() -> None:
+def test_the_finder_comes_first_and_loads_modules_and_packages() -> None:
     import cfpromise.agent.engine as engine
     import cfpromise.syntax as syntax_package
     assert sys.meta_path[0] is Finder
@@ -41,9 +41,62 @@ def test_the_finder_comes_first_and_loads_plain_modules_not_packages() -> None:
     assert engine.__file__ == str(PACKAGE / "agent" / "engine.py")
     assert engine.__cached__ == str(PACKAGE / "agent" / "__pycache__" /
                                     f"engine.{sys.implementation.cache_tag}.pyc")
-    assert type(syntax_package.__spec__.loader).__name__ == "SourceFileLoader"
+    assert engine.__package__ == "cfpromise.agent" and not hasattr(engine, "__path__")
+    assert not engine.__spec__.loader.is_package("cfpromise.agent.engine")
+    assert type(syntax_package.__spec__.loader).__name__ == "_Loader"
+    assert syntax_package.__path__ == [str(PACKAGE / "syntax")]
+    assert syntax_package.__spec__.submodule_search_locations is syntax_package.__path__
+    assert syntax_package.__file__ == str(PACKAGE / "syntax" / "__init__.py")
+    assert syntax_package.__package__ == "cfpromise.syntax"
+    assert syntax_package.__spec__.loader.is_package("cfpromise.syntax")
     assert Finder.find_spec("json", None) is None                  # not cf-lite's
     assert Finder.find_spec("cfpromise.agent.engine", ["a", "b"]) is None
+    assert Finder.find_spec("cfpromise.no_such_module", [str(PACKAGE)]) is None
+
+
+def test_the_module_is_made_with_the_attributes_the_standard_way_sets(tmp_path: Path) -> None:
+    """create_module sets them (so that the import system finds each set rather than
+    failing a getattr); they are the ones the standard loader gives the same file."""
+    package = tmp_path / "fake_pkg"
+    package.mkdir()
+    _module(package, "X = 1\n")
+    (package / "__init__.py").write_text("Y = 2\n")
+    py_compile.compile(str(package / "__init__.py"), doraise=True)
+    standard = importlib.machinery.PathFinder
+    for name, path in (("cfpromise.fake_pkg", str(tmp_path)),
+                       ("cfpromise.fake_pkg.fake_mod", str(package))):
+        mine, theirs = _load(Finder.find_spec(name, [path])), \
+            _load(standard.find_spec(name, [path]))
+        for attr in ("__name__", "__file__", "__cached__", "__package__", "__path__"):
+            assert getattr(mine, attr, None) == getattr(theirs, attr, None), (name, attr)
+        assert mine.__spec__.parent == theirs.__spec__.parent
+        assert mine.__spec__.submodule_search_locations == \
+            theirs.__spec__.submodule_search_locations
+        assert mine.__loader__ is mine.__spec__.loader
+
+
+def test_resources_of_a_package_read_as_the_standard_loader_reads_them() -> None:
+    import importlib.resources
+
+    import cfpromise.schema
+    assert type(cfpromise.schema.__spec__.loader).__name__ == "_Loader"
+    names = {p.name for p in importlib.resources.files("cfpromise.schema").iterdir()}
+    assert "__init__.py" in names and "values.py" in names
+    text = importlib.resources.files("cfpromise.schema").joinpath("values.py").read_text()
+    assert text == (PACKAGE / "schema" / "values.py").read_text()
+
+
+def test_a_package_without_current_byte_code_goes_the_standard_way(tmp_path: Path) -> None:
+    package = tmp_path / "fake_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("Y = 2\n")
+    assert Finder.find_spec("cfpromise.fake_pkg", [str(tmp_path)]) is None
+    py_compile.compile(str(package / "__init__.py"), doraise=True)
+    assert Finder.find_spec("cfpromise.fake_pkg", [str(tmp_path)]).origin == \
+        str(package / "__init__.py")
+    # a module of that name without byte code: the standard way decides (a package wins)
+    (tmp_path / "fake_pkg.py").write_text("Y = 3\n")
+    assert Finder.find_spec("cfpromise.fake_pkg", [str(tmp_path)]) is None
 
 
 def test_current_byte_code_is_used(tmp_path: Path) -> None:
