@@ -142,8 +142,12 @@ def test_now_is_the_start_time() -> None:
 
 @pytest.mark.parametrize("text,value", [("12", 12), ("  -3", -3), ("2k", 2000), ("2K", 2048),
                                         ("1M", 1048576), ("5%", -5), ("inf", 999999999),
-                                        ("12abc", 12), ("abc", -678), ("", -678),
-                                        ("150%", -678), ("3 x", 3)])
+                                        ("12a", 12), ("7 ", 7), ("abc", -678), ("", -678),
+                                        ("150%", -678),
+                                        # anything but blanks after the suffix: no number
+                                        # (cf-promises 3.21: "Anomalous ending 'ab'")
+                                        ("12abc", -678), ("3 x", -678), ("123.456", -678),
+                                        ("2k b", -678)])
 def test_int_from_string(text: str, value: int) -> None:
     assert int_from_string(text) == value
 

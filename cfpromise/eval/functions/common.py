@@ -113,7 +113,8 @@ def boolean(text: str) -> bool:
 def int_from_string(text: str, now: int | None = None) -> int:
     """CFEngine's IntFromString: the leading integer of ``text`` (``CF_NOINT``,
     -678, when there is none); ``inf`` is 999999999, a k/K/m/M/g/G suffix
-    scales, ``N%`` is ``-N``; the suffix only counts when nothing follows it."""
+    scales, ``N%`` is ``-N``; anything after the suffix but blanks makes it no number
+    (3.21's conversion.c)."""
     if text == "inf":
         return CF_INFINITY
     if text == "now":
@@ -124,7 +125,10 @@ def int_from_string(text: str, now: int | None = None) -> int:
         return CF_NOINT
     value = int(m.group(1))
     rest = text[m.end(1):]
-    if rest and not rest[1:].strip():
+    if rest[1:].strip():
+        # sscanf("%lld%c %c") read a third item: "123.456", "12 5" are no number
+        return CF_NOINT
+    if rest:
         suffix = rest[0]
         if suffix in _SUFFIX:
             value *= _SUFFIX[suffix]
