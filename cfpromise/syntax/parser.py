@@ -26,7 +26,7 @@ import sys
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr
 from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
-from cfpromise.syntax.lexer import Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
+from cfpromise.syntax.lexer import Lexer, simple_coord, tokens  # noqa: F401  (PLY reads `tokens`)
 from cfpromise.syntax.scanner import FastLexer, Token
 from cfpromise.syntax.convert import (canonical_json, data_lvals as _data_lvals, inline_data,  # noqa: F401
                                       policy as _policy, replace_repeats as _replace_repeats)
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 start = "specification"
+# A terminal's Token (scanner.Token: a plain tuple from the scanner, the record from PLY)
+_TYPE, _VALUE, _LEXPOS, _COORD, _QUOTE = range(5)
 
 _TOKEN_NAMES = {
     "BUNDLE": "'bundle'", "BODY": "'body'", "PROMISE": "'promise'",
@@ -71,12 +73,14 @@ def p_block(p: Any) -> None:
     p[0] = p[1]
 
 
+@lr.passes_through
 def p_blockid(p: Any) -> None:
     """blockid : IDENTIFIER
                | SYMBOL"""
     p[0] = p[1]
 
 
+@lr.passes_through
 def p_blocktype(p: Any) -> None:
     """blocktype : IDENTIFIER"""
     p[0] = p[1]
@@ -85,7 +89,7 @@ def p_blocktype(p: Any) -> None:
 def p_bundle(p: Any) -> None:
     """bundle : BUNDLE blocktype blockid arglist '{' sections '}'"""
     lexer = _STATE[-1]
-    namespace, name = _split_name(lexer, p[3].value)
+    namespace, name = _split_name(lexer, p[3][_VALUE])
     merged: dict[str, tuple[Coord, list[ast.Promise]]] = {}
     for coord, name_, promises in p[6]:
         if name_ in merged:
@@ -93,15 +97,15 @@ def p_bundle(p: Any) -> None:
         else:
             merged[name_] = (coord, promises)
     sections = tuple(ast.PromiseSection(n, tuple(ps), c) for n, (c, ps) in merged.items())
-    p[0] = ast.Bundle(p[2].value, name, tuple(p[4]), sections, namespace, p[3].coord)
+    p[0] = ast.Bundle(p[2][_VALUE], name, tuple(p[4]), sections, namespace, p[3][_COORD])
 
 
 def p_body(p: Any) -> None:
     """body : BODY blocktype blockid arglist '{' bodyattribs '}'"""
     lexer = _STATE[-1]
-    namespace, name = _split_name(lexer, p[3].value)
+    namespace, name = _split_name(lexer, p[3][_VALUE])
     constraints = _replace_repeats(p[6])
-    body = ast.Body(p[2].value, name, tuple(p[4]), constraints, namespace, p[3].coord)
+    body = ast.Body(p[2][_VALUE], name, tuple(p[4]), constraints, namespace, p[3][_COORD])
     if body.type == "file" and body.name == "control":
         for c in constraints:
             if c.lval == "namespace":
@@ -113,8 +117,8 @@ def p_body(p: Any) -> None:
 
 def p_promise_block(p: Any) -> None:
     """promise_block : PROMISE blocktype blockid '{' bodyattribs '}'"""
-    namespace, name = _split_name(_STATE[-1], p[3].value)
-    p[0] = ast.PromiseBlock(p[2].value, name, tuple(p[5]), namespace, p[3].coord)
+    namespace, name = _split_name(_STATE[-1], p[3][_VALUE])
+    p[0] = ast.PromiseBlock(p[2][_VALUE], name, tuple(p[5]), namespace, p[3][_COORD])
 
 
 def p_arglist(p: Any) -> None:
@@ -129,10 +133,10 @@ def p_aitems(p: Any) -> None:
     """aitems : aitems ',' IDENTIFIER
               | IDENTIFIER"""
     if len(p) == 4:
-        p[1].append(p[3].value)
+        p[1].append(p[3][_VALUE])
         p[0] = p[1]
     else:
-        p[0] = [p[1].value]
+        p[0] = [p[1][_VALUE]]
 
 
 # --- bundle bodies --------------------------------------------------------------
@@ -149,14 +153,14 @@ def p_section(p: Any) -> None:
     classes, varclass = "any", None
     promises: list[ast.Promise] = []
     for item in p[2]:
-        if item.type == "CLASS":
-            classes, varclass = item.value, None
-        elif item.type == "VARCLASS":
-            classes, varclass = "any", item.value
-        else:
+        if item.__class__ is _RawPromise:
             promises.append(ast.Promise(item.promiser, item.constraints, item.promisee,
                                         classes, varclass, item.coord))
-    p[0] = (tok.coord, tok.value, promises)
+        elif item[_TYPE] == "CLASS":
+            classes, varclass = item[_VALUE], None
+        else:                                   # VARCLASS
+            classes, varclass = "any", item[_VALUE]
+    p[0] = (tok[_COORD], tok[_VALUE], promises)
 
 
 def p_classpromises(p: Any) -> None:
@@ -165,6 +169,7 @@ def p_classpromises(p: Any) -> None:
     p[0] = _append(p[1], p[2]) if len(p) == 3 else []
 
 
+@lr.passes_through
 def p_classpromise_guard(p: Any) -> None:
     """classpromise : CLASS
                     | VARCLASS"""
@@ -178,7 +183,6 @@ def p_classpromise_promise(p: Any) -> None:
 
 
 class _RawPromise:
-    type = "PROMISE"
     __slots__ = ("promiser", "promisee", "constraints", "coord")
 
     def __init__(self, promiser: str, promisee: ast.Rval | None,
@@ -200,7 +204,7 @@ def p_promise(p: Any) -> None:
         promisee = p[3][0]
         if len(p) == 6:
             constraints = p[4]
-    p[0] = _RawPromise(tok.value, promisee, _replace_repeats(constraints), tok.coord)
+    p[0] = _RawPromise(tok[_VALUE], promisee, _replace_repeats(constraints), tok[_COORD])
 
 
 def p_constraints(p: Any) -> None:
@@ -213,9 +217,9 @@ def p_constraint(p: Any) -> None:
     """constraint : IDENTIFIER ASSIGN rval"""
     tok = p[1]
     rval, endline = p[3]
-    if tok.value in _data_lvals() and isinstance(rval, ast.Scalar) and rval.kind != ast.BARE:
+    if tok[_VALUE] in _data_lvals() and isinstance(rval, ast.Scalar) and rval.kind != ast.BARE:
         rval = inline_data(rval)
-    p[0] = ast.Constraint(tok.value, rval, tok.coord, endline)
+    p[0] = ast.Constraint(tok[_VALUE], rval, tok[_COORD], endline)
 
 
 # --- body bodies ------------------------------------------------------------------
@@ -235,13 +239,13 @@ def p_bodyattribs(p: Any) -> None:
 
 def p_bodyattrib_class(p: Any) -> None:
     """bodyattrib : CLASS"""
-    _STATE[-1].body_classes = p[1].value
+    _STATE[-1].body_classes = p[1][_VALUE]
     p[0] = None
 
 
 def p_bodyattrib_varclass(p: Any) -> None:
     """bodyattrib : VARCLASS"""
-    _STATE[-1].body_varclass_coord = p[1].coord
+    _STATE[-1].body_varclass_coord = p[1][_COORD]
     _STATE[-1].body_classes = None
     p[0] = None
 
@@ -252,8 +256,8 @@ def p_bodyattrib_selection(p: Any) -> None:
     tok = p[1]
     rval, endline = p[3]
     if lexer.body_classes is None:
-        _fail(lexer, tok.coord, "Body attributes can't be put under a variable class")
-    p[0] = ast.Constraint(tok.value, rval, tok.coord, endline, lexer.body_classes)
+        _fail(lexer, tok[_COORD], "Body attributes can't be put under a variable class")
+    p[0] = ast.Constraint(tok[_VALUE], rval, tok[_COORD], endline, lexer.body_classes)
 
 
 # --- rvals --------------------------------------------------------------------------
@@ -277,7 +281,7 @@ def p_rval_list(p: Any) -> None:
             | '{' litems '}'
             | '{' litems ',' '}'"""
     items = tuple(node for node, _ in p[2]) if len(p) > 3 else ()
-    p[0] = (ast.List(items, p[1].coord), p[len(p) - 1].coord.cfline)
+    p[0] = (ast.List(items, p[1][_COORD]), p[len(p) - 1][_COORD].cfline)
 
 
 def p_litems(p: Any) -> None:
@@ -308,9 +312,10 @@ def p_fncall(p: Any) -> None:
               | fname '(' fargs ')'"""
     args = tuple(node for node, _ in p[3]) if len(p) == 5 else ()
     name_tok = p[1]
-    p[0] = (ast.FnCall(name_tok.value, args, name_tok.coord), p[len(p) - 1].coord.cfline)
+    p[0] = (ast.FnCall(name_tok[_VALUE], args, name_tok[_COORD]), p[len(p) - 1][_COORD].cfline)
 
 
+@lr.passes_through
 def p_fname(p: Any) -> None:
     """fname : IDENTIFIER
              | SYMBOL
@@ -365,13 +370,16 @@ def syntax_error(lexer: Lexer, tok: Any, accepted: list[str]) -> None:
         if expected:
             msg += f", expected {_one_of(expected)}"
         raise PolicyError.at(coord, msg, source_line_of(lexer.text, coord.line))
-    shown = tok.value if tok.type != "QSTRING" else tok.quote + tok.value + tok.quote
-    if tok.type == "CLASS":
+    ttype, value, lexpos, coord, quote = tok
+    if coord.__class__ is not Coord:            # not made by the scanner: see scanner.Token
+        coord = simple_coord(lexer, lexpos, coord)
+    shown = value if ttype != "QSTRING" else quote + value + quote
+    if ttype == "CLASS":
         shown += "::"
-    elif tok.type == "PROMISE_TYPE":
+    elif ttype == "PROMISE_TYPE":
         shown += ":"
     msg = f"Expected {_one_of(expected)}, got '{shown}'" if expected else f"Unexpected '{shown}'"
-    raise PolicyError.at(tok.coord, msg, source_line_of(lexer.text, tok.coord.line))
+    raise PolicyError.at(coord, msg, source_line_of(lexer.text, coord.line))
 
 
 # --- helpers ------------------------------------------------------------------------
@@ -393,9 +401,9 @@ _SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
 
 
 def _scalar(tok: Any) -> tuple[ast.Scalar, int]:
-    kind = _SCALAR_KINDS.get(tok.type, ast.BARE)
-    quote = getattr(tok, "quote", '"') if kind == ast.QUOTED else ""
-    return ast.Scalar(tok.value, kind, tok.coord, quote), tok.coord.cfline
+    kind = _SCALAR_KINDS.get(tok[_TYPE], ast.BARE)
+    coord = tok[_COORD]
+    return ast.Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind == ast.QUOTED else ""), coord.cfline
 
 
 def _split_name(lexer: Lexer, name: str) -> tuple[str, str]:

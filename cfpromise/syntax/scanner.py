@@ -24,8 +24,12 @@ if TYPE_CHECKING:
 
 @record
 class Token:
-    """One token as the parser sees it (``p[i]`` in a grammar rule): a tuple made
-    with ``tuple.__new__`` in the scanner's loop, cheaper than PLY's LexToken object."""
+    """One token as the parser sees it (``p[i]`` in a grammar rule, read by index:
+    ``parser._TYPE``...).  :meth:`FastLexer.scan` makes them as plain tuples of these
+    fields, cheaper than this record (and than PLY's LexToken object), and gives the
+    punctuation no rule reads the Coord of (``(``, ``,``, ``;``, ``=>``, ``->``) none:
+    its ``coord`` is then the count of lines skipped before it, from which
+    ``lexer.simple_coord`` makes the Coord when an error needs it."""
 
     type: str
     value: str
@@ -61,8 +65,8 @@ _CLASS_RUN = _cls("\t .|&!():")
 # a promise type no CLASS or SYMBOL starts at, a class guard (PLY's first rule for a
 # word) -- then anything else PLY's lexer reads, or one character: the named regex
 # reads that again to know its rule.
-_PUNCT = {"{": "{", "}": "}", "(": "(", ")": ")", ",": ",", ";": ";",
-          "=>": "ASSIGN", "->": "ARROW"}
+# Punctuation whose Coord no rule reads (see Token), by kind; the rest is its own kind.
+_LAZY_PUNCT = {"(": "(", ",": ",", ";": ";", "=>": "ASSIGN", "->": "ARROW"}
 _FAST_GROUPS = (
     f"[{{}},;]|=>|->|[()](?!{_CLASS_RUN}*::)",
     f"{_ID}++(?![:]|{_CLASS_RUN}*::)",
@@ -139,7 +143,7 @@ class FastLexer:
 
     def __init__(self, owner: Lexer) -> None:
         self.owner = owner
-        self._tokens: list[Token] | None = None
+        self._tokens: list[tuple[Any, ...]] | None = None
         self._error: PolicyError | None = None
         self._next = 0
 
@@ -148,29 +152,33 @@ class FastLexer:
         self._tokens = None
 
     def token(self) -> Token | None:
+        """The next token as a :class:`Token` record, its Coord made if it has none."""
         if self._tokens is None:
             self._tokens, self._error = self.scan()
             self._next = 0
         if self._next < len(self._tokens):
             self._next += 1
-            return self._tokens[self._next - 1]
+            kind, value, lexpos, coord, quote = self._tokens[self._next - 1]
+            if coord.__class__ is not Coord:
+                coord = simple_coord(self.owner, lexpos, coord)
+            return Token(kind, value, lexpos, coord, quote)
         if self._error is not None:
             error, self._error = self._error, None
             raise error
         return None
 
-    def scan(self) -> tuple[list[Token], PolicyError | None]:
+    def scan(self) -> tuple[list[tuple[Any, ...]], PolicyError | None]:
         """Every token of the text, and the error met after the last one (or None)."""
         owner = self.owner
         text = owner.text
-        out: list[Token] = []
+        out: list[tuple[Any, ...]] = []
         try:
             self._scan(owner, text, out)
         except PolicyError as exc:
             return out, exc
         return out, None
 
-    def _scan(self, owner: Lexer, text: str, out: list[Token]) -> None:
+    def _scan(self, owner: Lexer, text: str, out: list[tuple[Any, ...]]) -> None:
         # Only a delegated token can change the lexer's state, and PLY returns one only
         # once it is back in INITIAL (no rule of the skipping state returns a token).
         named, kinds, fast = _scanner()
@@ -180,9 +188,9 @@ class FastLexer:
         rfind = text.rfind
         filename = owner.filename
         plain = "\r\n" not in text        # else CFEngine's CRLF line count: the Lexer's own
-        new, coord_type, token_type = _new_tuple, Coord, Token
+        new, coord_type = _new_tuple, Coord
         reserved = RESERVED.get
-        punct_kind = _PUNCT
+        lazy = _LAZY_PUNCT.get
         skipped = owner.skipped
         pos = 0
         known, line, line_start = 0, 1, 0    # the line of position `known` and its start
@@ -191,8 +199,11 @@ class FastLexer:
                 start = pos + len(ws)
                 if punct:
                     pos = start + len(punct)
-                    kind = punct_kind[punct]
-                    value = punct
+                    kind = lazy(punct)
+                    if kind is not None:            # no Coord: see Token
+                        append((kind, punct, start, skipped, None))
+                        continue
+                    kind = value = punct
                 elif word:
                     pos = start + len(word)
                     kind = reserved(word, "IDENTIFIER") if pos - start <= MAX_IDENTIFIER else None
@@ -211,7 +222,7 @@ class FastLexer:
                         known = start
                         coord = new(coord_type, (filename, line, start - line_start + 1,
                                                  line - skipped))
-                    append(new(token_type, ("QSTRING", string[1:-1], start, coord, string[0])))
+                    append(("QSTRING", string[1:-1], start, coord, string[0]))
                     continue
                 elif naked:
                     pos = start + len(naked)
@@ -236,8 +247,8 @@ class FastLexer:
                     tok = ply.token()
                     if tok is None:
                         return
-                    append(new(token_type, (tok.type, tok.value, tok.lexpos, tok.coord,
-                                            getattr(tok, "quote", None))))
+                    append((tok.type, tok.value, tok.lexpos, tok.coord,
+                            getattr(tok, "quote", None)))
                     pos = ply.lexpos
                     skipped = owner.skipped
                     break
@@ -251,13 +262,13 @@ class FastLexer:
                                              line - skipped))
                 else:
                     coord = simple_coord(owner, start)
-                append(new(token_type, (kind, value, start, coord, None)))
+                append((kind, value, start, coord, None))
             else:
                 return
 
     @staticmethod
     def _other(owner: Lexer, m: Any, kinds: list[str | None], text: str, start: int,
-               out: list[Token]) -> tuple[str | None, str, int]:
+               out: list[tuple[Any, ...]]) -> tuple[str | None, str, int]:
         """A token the one-pass regex has no group for, read by the named regex ``m``
         at ``start``: its kind, value and end; the kind None to hand it to PLY's lexer,
         "" when it is done here (a kept macro's bound; a string or a VARCLASS, whose
@@ -271,12 +282,10 @@ class FastLexer:
         if kind == "QSTRING":                       # t_QSTRING (an escape in it)
             coord = (owner.token_coord(start, pos - 1) if "\n" in value
                      else simple_coord(owner, start))
-            out.append(_new_tuple(Token, ("QSTRING", deescape(value[1:-1]), start, coord,
-                                          value[0])))
+            out.append(("QSTRING", deescape(value[1:-1]), start, coord, value[0]))
             return "", value, pos
         if kind == "VARCLASS":                      # t_VARCLASS
-            out.append(_new_tuple(Token, ("VARCLASS", value[1:-3], start,
-                                          owner.token_coord(start, pos - 1), None)))
+            out.append(("VARCLASS", value[1:-3], start, owner.token_coord(start, pos - 1), None))
             return "", value, pos
         if kind == "MACRO_IF" or kind == "MACRO_ENDIF":
             # a kept @if block's bounds (what t_MACRO_IF/t_MACRO_ENDIF do when they
