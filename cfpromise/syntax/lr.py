@@ -49,14 +49,25 @@ class SyntaxErrorAt(Exception):
         self.expected = expected
 
 
+class _Defaulted(dict):  # type: ignore[type-arg]
+    """A defaulted state's actions: its one reduction whatever the token (PLY takes it
+    without reading one; the tokens here are read already, so only ``$more`` -- the
+    lexer's error -- could tell, and it is reduced over as PLY would)."""
+
+    __slots__ = ("default",)
+
+    def __missing__(self, key: str) -> int:
+        return self.default
+
+
 class Tables:
     """PLY's action, goto and production tables, indexed for the driver.
 
     ``action[state]`` maps a token type to PLY's action (``> 0`` shift to that state,
-    ``< 0`` reduce by that production, ``0`` accept); ``default[state]`` is the
-    reduction of a defaulted state, else None; ``rules[n]`` is production ``n`` as
-    ``(function or None, length, goto)`` where ``goto[state]`` is the state after
-    its nonterminal is pushed over ``state``."""
+    ``< 0`` reduce by that production, ``0`` accept; a defaulted state's reduction
+    for any type); ``rules[-n]`` is production ``n`` as ``(function or None, length,
+    goto)`` where ``goto[state]`` is the state after its nonterminal is pushed over
+    ``state`` (indexed by the action itself: ``rules[action]``)."""
 
     def __init__(self, tabmodule: ModuleType, rules: Mapping[str, Any]) -> None:
         action: dict[int, dict[str, int]] = tabmodule._lr_action
@@ -64,23 +75,26 @@ class Tables:
         size = max(list(action) + list(goto)) + 1
         self.action: list[dict[str, int]] = [action.get(i, {}) for i in range(size)]
         # PLY's defaulted states: one action, a reduction, taken without reading a token.
-        self.default: list[int | None] = [None] * size
+        terminals = {name for actions in action.values() for name in actions} | {_MORE}
         for state, actions in action.items():
             only = list(actions.values())
             if len(only) == 1 and only[0] < 0:
-                self.default[state] = only[0]
+                defaulted = _Defaulted(dict.fromkeys(terminals, only[0]))
+                defaulted.default = only[0]
+                self.action[state] = defaulted
         # the goto table by nonterminal: over which state it lands where
         by_name: dict[str, list[int]] = {}
         for state, gotos in goto.items():
             for name, target in gotos.items():
                 by_name.setdefault(name, [-1] * size)[state] = target
         # production 0 is PLY's S' -> start; it has no function and is never reduced
-        self.rules: list[tuple[Callable[[list[Any]], None] | None, int, list[int]]] = []
+        productions: list[tuple[Callable[[list[Any]], None] | None, int, list[int]]] = []
         for _, name, length, func, *_ in tabmodule._lr_productions:
             action_ = rules[func] if func else _no_action
             if getattr(action_, "passes_through", False) and length <= 1:
                 action_ = None
-            self.rules.append((action_, length, by_name.get(name, [])))
+            productions.append((action_, length, by_name.get(name, [])))
+        self.rules = productions[:0:-1]         # production n at -n
 
 
 def _no_action(p: list[Any]) -> None:
@@ -98,7 +112,6 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
     with no action raises :class:`SyntaxErrorAt` (``end`` at the end of input).
     ``tokens`` gets a sentinel appended (so the loop needs no bounds check)."""
     action = tables.action
-    default = tables.default
     rules = tables.rules
     statestack: list[int] = [0]
     symstack: list[Any] = [None]
@@ -107,28 +120,30 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
     state = 0
     tokens.append((_MORE,) if after is not None else (END,))
     i = 0
+    lookahead = tokens[0]
+    ltype = lookahead[0]
     while True:
-        t = default[state]
-        if t is None:
+        try:
+            t = action[state][ltype]
+        except KeyError:
+            if ltype == _MORE:
+                raise after from None       # type: ignore[misc]
+            raise SyntaxErrorAt(end if ltype == END else lookahead,
+                                list(action[state])) from None
+        if t > 0:                                   # shift
+            push_state(t)
+            push(lookahead)
+            state = t
+            i += 1
             lookahead = tokens[i]
-            t = action[state].get(lookahead[0])
-            if t is None:
-                ltype = lookahead[0]
-                if ltype == _MORE:
-                    raise after             # type: ignore[misc]
-                raise SyntaxErrorAt(end if ltype == END else lookahead, list(action[state]))
-            if t > 0:                               # shift
-                push_state(t)
-                push(lookahead)
-                state = t
-                i += 1
-                continue
-            if t == 0:                              # accept
-                return symstack[-1]
-        func, length, goto = rules[-t]              # reduce
+            ltype = lookahead[0]
+            continue
+        if t == 0:                                  # accept
+            return symstack[-1]
+        func, length, goto = rules[t]               # reduce
         if length == 1:
             if func is not None:
-                p = symstack[-2:]
+                p = [None, symstack[-1]]
                 func(p)
                 symstack[-1] = p[0]
             state = statestack[-1] = goto[statestack[-2]]
