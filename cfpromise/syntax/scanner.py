@@ -125,8 +125,8 @@ class FastLexer:
     guarded groups say the common kinds of token (see :data:`_FAST_GROUPS`) and
     whose last one reads whatever else PLY's lexer would, which the named regex
     (PLY's master regex, its rules in its order) then reads again; so the token
-    chosen is PLY's, rule order included.  Lines are counted incrementally from the
-    previous token (``str.count``), and tokens and Coords are made with
+    chosen is PLY's, rule order included.  Lines are counted incrementally (the
+    newlines in the separators before each token), and Coords are made with
     ``tuple.__new__``.  A kept ``@if`` block's ``@if`` and ``@endif`` are handled
     here too (real policy has them: masterfiles' lib/files.cf has seven), so that
     such a file never needs PLY's lexer built.  Anything else -- ``@else``, a false
@@ -184,8 +184,6 @@ class FastLexer:
         named, kinds, fast = _scanner()
         findall = fast.findall
         append = out.append
-        count = text.count
-        rfind = text.rfind
         filename = owner.filename
         plain = "\r\n" not in text        # else CFEngine's CRLF line count: the Lexer's own
         new, coord_type = _new_tuple, Coord
@@ -193,9 +191,12 @@ class FastLexer:
         lazy = _LAZY_PUNCT.get
         skipped = owner.skipped
         pos = 0
-        known, line, line_start = 0, 1, 0    # the line of position `known` and its start
+        line, line_start = 1, 0         # the line of position `pos` and where it starts
         while True:             # a findall from `pos`, again after each token PLY reads
             for ws, punct, word, string, naked, ptype, guard, other in findall(text, pos):
+                if "\n" in ws:
+                    line += ws.count("\n")
+                    line_start = pos + ws.rfind("\n") + 1
                 start = pos + len(ws)
                 if punct:
                     pos = start + len(punct)
@@ -212,16 +213,13 @@ class FastLexer:
                     pos = start + len(string)
                     if "\n" in string:
                         coord = owner.token_coord(start, pos - 1)
-                    elif not plain:
-                        coord = simple_coord(owner, start)
-                    else:
-                        nl = count("\n", known, start)
-                        if nl:
-                            line += nl
-                            line_start = rfind("\n", known, start) + 1
-                        known = start
+                        line += string.count("\n")
+                        line_start = start + string.rfind("\n") + 1
+                    elif plain:
                         coord = new(coord_type, (filename, line, start - line_start + 1,
                                                  line - skipped))
+                    else:
+                        coord = simple_coord(owner, start)
                     append(("QSTRING", string[1:-1], start, coord, string[0]))
                     continue
                 elif naked:
@@ -239,6 +237,9 @@ class FastLexer:
                 else:
                     kind, value, pos = self._other(owner, named.match(text, start), kinds,
                                                    text, start, out)
+                    if "\n" in text[start:pos]:      # a string or a VARCLASS over lines
+                        line += text.count("\n", start, pos)
+                        line_start = text.rfind("\n", start, pos) + 1
                     if kind == "":                  # done: a macro, or a token made
                         continue
                 if kind is None:                    # PLY's own lexer, from `start`
@@ -251,13 +252,10 @@ class FastLexer:
                             getattr(tok, "quote", None)))
                     pos = ply.lexpos
                     skipped = owner.skipped
+                    line = text.count("\n", 0, pos) + 1
+                    line_start = text.rfind("\n", 0, pos) + 1
                     break
                 if plain:
-                    nl = count("\n", known, start)
-                    if nl:
-                        line += nl
-                        line_start = rfind("\n", known, start) + 1
-                    known = start
                     coord = new(coord_type, (filename, line, start - line_start + 1,
                                              line - skipped))
                 else:
