@@ -144,7 +144,11 @@ def p_aitems(p: Any) -> None:
 def p_sections(p: Any) -> None:
     """sections : sections section
                 | empty"""
-    p[0] = _append(p[1], p[2]) if len(p) == 3 else []
+    if len(p) == 3:
+        p[1].append(p[2])
+        p[0] = p[1]
+    else:
+        p[0] = []
 
 
 def p_section(p: Any) -> None:
@@ -166,7 +170,11 @@ def p_section(p: Any) -> None:
 def p_classpromises(p: Any) -> None:
     """classpromises : classpromises classpromise
                      | empty"""
-    p[0] = _append(p[1], p[2]) if len(p) == 3 else []
+    if len(p) == 3:
+        p[1].append(p[2])
+        p[0] = p[1]
+    else:
+        p[0] = []
 
 
 @lr.passes_through
@@ -210,7 +218,11 @@ def p_promise(p: Any) -> None:
 def p_constraints(p: Any) -> None:
     """constraints : constraints ',' constraint
                    | constraint"""
-    p[0] = _append(p[1], p[3]) if len(p) == 4 else [p[1]]
+    if len(p) == 4:
+        p[1].append(p[3])
+        p[0] = p[1]
+    else:
+        p[0] = [p[1]]
 
 
 def p_constraint(p: Any) -> None:
@@ -267,7 +279,11 @@ def p_rval_scalar(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    p[0] = _scalar(p[1])
+    tok = p[1]
+    coord = tok[_COORD]
+    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
+    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+            coord.cfline)
 
 
 @lr.passes_through
@@ -287,7 +303,11 @@ def p_rval_list(p: Any) -> None:
 def p_litems(p: Any) -> None:
     """litems : litems ',' litem
               | litem"""
-    p[0] = _append(p[1], p[3]) if len(p) == 4 else [p[1]]
+    if len(p) == 4:
+        p[1].append(p[3])
+        p[0] = p[1]
+    else:
+        p[0] = [p[1]]
 
 
 def p_litem(p: Any) -> None:
@@ -295,10 +315,11 @@ def p_litem(p: Any) -> None:
              | SYMBOL
              | QSTRING
              | NAKEDVAR"""
-    node, line = _scalar(p[1])
-    if node.kind == ast.BARE:
-        node = ast.Scalar(node.value, ast.BARE, node.coord, "")
-    p[0] = (node, line)
+    tok = p[1]
+    coord = tok[_COORD]
+    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
+    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+            coord.cfline)
 
 
 @lr.passes_through
@@ -326,7 +347,11 @@ def p_fname(p: Any) -> None:
 def p_fargs(p: Any) -> None:
     """fargs : fargs ',' farg
              | farg"""
-    p[0] = _append(p[1], p[3]) if len(p) == 4 else [p[1]]
+    if len(p) == 4:
+        p[1].append(p[3])
+        p[0] = p[1]
+    else:
+        p[0] = [p[1]]
 
 
 def p_farg(p: Any) -> None:
@@ -334,7 +359,11 @@ def p_farg(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    p[0] = _scalar(p[1])
+    tok = p[1]
+    coord = tok[_COORD]
+    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
+    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+            coord.cfline)
 
 
 @lr.passes_through
@@ -384,11 +413,6 @@ def syntax_error(lexer: Lexer, tok: Any, accepted: list[str]) -> None:
 
 # --- helpers ------------------------------------------------------------------------
 
-def _append(items: list[Any], item: Any) -> list[Any]:
-    items.append(item)
-    return items
-
-
 def _one_of(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
@@ -397,13 +421,9 @@ def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
     raise PolicyError.at(coord, message, source_line_of(lexer.text, coord.line))
 
 
+# A scalar token's kind (the rval rules make its Scalar, with CFEngine's line at it).
 _SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
-
-
-def _scalar(tok: Any) -> tuple[ast.Scalar, int]:
-    kind = _SCALAR_KINDS.get(tok[_TYPE], ast.BARE)
-    coord = tok[_COORD]
-    return ast.Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind == ast.QUOTED else ""), coord.cfline
+_Scalar, _QUOTED, _BARE = ast.Scalar, ast.QUOTED, ast.BARE
 
 
 def _split_name(lexer: Lexer, name: str) -> tuple[str, str]:
