@@ -16,8 +16,9 @@ too: the reference parse gives PLY tokens whose value is that Token, see
 
 The algorithm is PLY's, step for step, so that rules run in the same order and a
 syntax error is met at the same token in the same state (and so names the same
-expected tokens): a state whose only action is a reduction reduces without reading
-a token (PLY's "defaulted states"); any other state reads the next token first.
+expected tokens): a state whose only action is a reduction takes it whatever the
+next token (PLY's "defaulted states", which PLY reduces in without reading one);
+any other state looks the next token up first.
 A rule marked :func:`passes_through` (its value is its one symbol's) is not called.
 """
 from __future__ import annotations

@@ -112,14 +112,14 @@ def _scanner() -> tuple[Any, list[str | None], Any]:
 
 
 class FastLexer:
-    """The whole text scanned in one loop into :class:`Token` tuples, PLY's tokens exactly.
+    """The whole text scanned in one loop into tuples of :class:`Token`'s fields: PLY's tokens.
 
     Profiling a cold parse of masterfiles put a third of its time in the lexer: per
     token, PLY's generic loop, a separate match for the whitespace before it, a
     bisect for its line and a Coord built through NamedTuple's Python ``__new__``;
-    then, in a loop of one ``match`` per token, SRE's cost per call (about 2,000
-    instructions before it reads a character) and per rule tried and failed (about
-    200 each: a rule's group is entered before its first character is tried).
+    then, in a loop of one ``match`` per token, SRE's set-up on every call (more
+    than most tokens cost to read) and its cost per rule tried and failed (a rule's
+    group is entered before its first character is tried).
 
     Here one ``findall`` reads the whole text (SRE's set-up once), with a regex whose
     guarded groups say the common kinds of token (see :data:`_FAST_GROUPS`) and
