@@ -252,12 +252,13 @@ class Lexer:
         return lexpos == 0 or self.text[lexpos - 1] == "\n"
 
 
-def simple_coord(owner: Lexer, lexpos: int) -> Coord:
-    """The coordinates of a one-line token starting at ``lexpos``."""
+def simple_coord(owner: Lexer, lexpos: int, skipped: int | None = None) -> Coord:
+    """The coordinates of a one-line token starting at ``lexpos`` (``skipped``: the
+    lines an ``@if`` skipped before it, if not the lexer's count now)."""
     newlines = owner.newlines
     index = bisect_left(newlines, lexpos)
     start = newlines[index - 1] + 1 if index else 0
-    cfline = index + 1 - owner.skipped
+    cfline = index + 1 - (owner.skipped if skipped is None else skipped)
     if owner.crlfs:
         cfline += bisect_left(owner.crlfs, lexpos)
     return Coord(owner.filename, index + 1, lexpos - start + 1, cfline)

@@ -2,53 +2,34 @@
 
 The grammar stays in :mod:`cfpromise.syntax.parser` as PLY ``p_*`` rules, and PLY
 still generates the tables (``_parsetab.py``, shipped with the package).  Only the
-loop that runs them is ours: profiling a cold parse of masterfiles put nearly
-half of its time in PLY's generic ``parseopt_notrack`` loop -- a ``YaccSymbol``
-object per symbol, a ``YaccProduction`` whose ``p[i]`` is a Python method call per
-access.  This driver stacks plain values (the token tuples of
-:class:`cfpromise.syntax.lexer.Token` for terminals, the rules' results for
-nonterminals) and hands each rule a :class:`Production`, a list: ``p[i]``,
-``p[0] = ...`` and ``len(p)`` are the list's own C operations.
+loop that runs them is ours: PLY's generic ``parseopt_notrack`` loop makes a
+``YaccSymbol`` object per symbol and hands each rule a ``YaccProduction`` whose
+``p[i]`` is a Python method call per access.  This driver stacks plain values (the
+:class:`~cfpromise.syntax.scanner.Token` tuples for terminals, the rules' results
+for nonterminals) and hands each rule a plain list, the top of its value stack:
+``p[i]``, ``p[0] = ...`` and ``len(p)`` are the list's own C operations.
+
+The rules' one convention for this: ``p[i]`` of a terminal is its Token (under PLY
+too: the reference parse gives PLY tokens whose value is that Token, see
+:func:`cfpromise.syntax.parser.reference_parse`), and per-parse state is not
+``p.lexer`` but the parser's own (``parser._STATE``).
 
 The algorithm is PLY's, step for step, so that rules run in the same order and a
 syntax error is met at the same token in the same state (and so names the same
-expected tokens): a state whose only action is a reduction reduces without reading
-a token (PLY's "defaulted states"); any other state reads the next token first.
-The one convention the rules keep for this: a terminal is read as ``p.slice[i]``
-(the token, under PLY and here alike), never as ``p[i]`` (PLY would give its
-value, this driver the token).
+expected tokens): a state whose only action is a reduction takes it whatever the
+next token (PLY's "defaulted states", which PLY reduces in without reading one);
+any other state looks the next token up first.
+A rule marked :func:`passes_through` (its value is its one symbol's) is not called.
 """
 from __future__ import annotations
 
 from types import ModuleType
-
-from cfpromise.fast.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping, Sequence
 
 END = "$end"
-
-
-class Production(list):  # type: ignore[type-arg]
-    """What a ``p_*`` rule receives: ``p[0]`` the result, ``p[1:]`` the right-hand side."""
-
-    __slots__ = ()
-
-    lexer: Any          # a class attribute of each parse's subclass (see parse())
-
-    @property
-    def slice(self) -> Production:
-        """The right-hand side's symbols as PLY names them: here the values themselves."""
-        return self
-
-
-@record
-class Rule:
-    name: str                               # the nonterminal it makes
-    length: int                             # symbols on its right-hand side
-    action: Callable[[Production], None] | None   # the ``p_*`` function; None: see below
 
 
 def passes_through(rule: Callable[[Any], None]) -> Callable[[Any], None]:
@@ -69,104 +50,117 @@ class SyntaxErrorAt(Exception):
         self.expected = expected
 
 
+class _Defaulted(dict):  # type: ignore[type-arg]
+    """A defaulted state's actions: its one reduction whatever the token (PLY takes it
+    without reading one; the tokens here are read already, so only ``$more`` -- the
+    lexer's error -- could tell, and it is reduced over as PLY would)."""
+
+    __slots__ = ("default",)
+
+    def __missing__(self, key: str) -> int:
+        return self.default
+
+
 class Tables:
-    """PLY's action, goto and production tables, indexed for the driver."""
+    """PLY's action, goto and production tables, indexed for the driver.
+
+    ``action[state]`` maps a token type to PLY's action (``> 0`` shift to that state,
+    ``< 0`` reduce by that production, ``0`` accept; a defaulted state's reduction
+    for any type); ``rules[-n]`` is production ``n`` as ``(function or None, length,
+    goto)`` where ``goto[state]`` is the state after its nonterminal is pushed over
+    ``state`` (indexed by the action itself: ``rules[action]``)."""
 
     def __init__(self, tabmodule: ModuleType, rules: Mapping[str, Any]) -> None:
         action: dict[int, dict[str, int]] = tabmodule._lr_action
         goto: dict[int, dict[str, int]] = tabmodule._lr_goto
         size = max(list(action) + list(goto)) + 1
         self.action: list[dict[str, int]] = [action.get(i, {}) for i in range(size)]
-        self.goto: list[dict[str, int]] = [goto.get(i, {}) for i in range(size)]
         # PLY's defaulted states: one action, a reduction, taken without reading a token.
-        self.default: list[int | None] = [None] * size
+        terminals = {name for actions in action.values() for name in actions} | {_MORE}
         for state, actions in action.items():
             only = list(actions.values())
             if len(only) == 1 and only[0] < 0:
-                self.default[state] = only[0]
+                defaulted = _Defaulted(dict.fromkeys(terminals, only[0]))
+                defaulted.default = only[0]
+                self.action[state] = defaulted
+        # the goto table by nonterminal: over which state it lands where
+        by_name: dict[str, list[int]] = {}
+        for state, gotos in goto.items():
+            for name, target in gotos.items():
+                by_name.setdefault(name, [-1] * size)[state] = target
         # production 0 is PLY's S' -> start; it has no function and is never reduced
-        self.rules: list[Rule] = []
+        productions: list[tuple[Callable[[list[Any]], None] | None, int, list[int]]] = []
         for _, name, length, func, *_ in tabmodule._lr_productions:
-            action = rules[func] if func else _no_action
-            if getattr(action, "passes_through", False) and length <= 1:
-                action = None
-            self.rules.append(Rule(name, length, action))
+            action_ = rules[func] if func else _no_action
+            if getattr(action_, "passes_through", False) and length <= 1:
+                action_ = None
+            productions.append((action_, length, by_name.get(name, [])))
+        self.rules = productions[:0:-1]         # production n at -n
 
 
-def _no_action(p: Production) -> None:
+def _no_action(p: list[Any]) -> None:
     raise AssertionError("the start production is never reduced")
 
 
 _MORE = "$more"       # the type of the sentinel after the last token when an error follows
 
 
-def parse(tables: Tables, tokens: list[Any], after: Exception | None, lexer: Any,
-          end: Any = None) -> Any:
+def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any = None) -> Any:
     """Run the grammar over ``tokens``; the result is the start symbol's value.
 
     ``after`` is raised when a token beyond the last one is needed (the lexer's error
-    that ended ``tokens``); otherwise the end of input is ``end`` with type ``$end``.
-    ``lexer`` is what the rules see as ``p.lexer``.  A token with no action raises
-    :class:`SyntaxErrorAt` (``end`` at the end of input).  ``tokens`` gets a
-    sentinel appended (so the loop needs no bounds check)."""
+    that ended ``tokens``); otherwise the end of input has type ``$end``.  A token
+    with no action raises :class:`SyntaxErrorAt` (``end`` at the end of input).
+    ``tokens`` gets a sentinel appended (so the loop needs no bounds check)."""
     action = tables.action
-    goto = tables.goto
-    default = tables.default
     rules = tables.rules
     statestack: list[int] = [0]
     symstack: list[Any] = [None]
+    push_state = statestack.append
+    push = symstack.append
     state = 0
-    lookahead: Any = None
-    ltype = END
     tokens.append((_MORE,) if after is not None else (END,))
     i = 0
-    # the rules see `p.lexer`: a class attribute of this parse's own Production class
-    production = type("Production", (Production,), {"__slots__": (), "lexer": lexer})
+    lookahead = tokens[0]
+    ltype = lookahead[0]
     while True:
-        t = default[state]
-        if t is None:
-            if lookahead is None:
-                lookahead = tokens[i]
-                ltype = lookahead[0]
-                i += 1
-            t = action[state].get(ltype)
-            if t is None:
-                if ltype == _MORE:
-                    raise after             # type: ignore[misc]
-                if ltype == END:
-                    raise SyntaxErrorAt(None, list(action[state]))
-                raise SyntaxErrorAt(lookahead, list(action[state]))
+        try:
+            t = action[state][ltype]
+        except KeyError:
+            if ltype == _MORE:
+                raise after from None       # type: ignore[misc]
+            raise SyntaxErrorAt(end if ltype == END else lookahead,
+                                list(action[state])) from None
         if t > 0:                                   # shift
-            statestack.append(t)
-            symstack.append(lookahead)
+            push_state(t)
+            push(lookahead)
             state = t
-            lookahead = None
+            i += 1
+            lookahead = tokens[i]
+            ltype = lookahead[0]
             continue
         if t == 0:                                  # accept
             return symstack[-1]
-        name, length, func = rules[-t]              # reduce
+        func, length, goto = rules[t]               # reduce
         if length == 1:
             if func is not None:
-                p = production((None, symstack[-1]))
+                p = [None, symstack[-1]]
                 func(p)
                 symstack[-1] = p[0]
-            state = goto[statestack[-2]][name]
-            statestack[-1] = state
+            state = statestack[-1] = goto[statestack[-2]]
         elif length:
-            p = production(symstack[-length - 1:])
-            p[0] = None
+            p = symstack[-length - 1:]
             func(p)                                 # type: ignore[misc]
             del symstack[1 - length:]
             symstack[-1] = p[0]
             del statestack[1 - length:]
-            state = goto[statestack[-2]][name]
-            statestack[-1] = state
+            state = statestack[-1] = goto[statestack[-2]]
         else:
             if func is None:
-                symstack.append(None)
+                push(None)
             else:
-                p = production((None,))
+                p = [None]
                 func(p)
-                symstack.append(p[0])
-            state = goto[state][name]
-            statestack.append(state)
+                push(p[0])
+            state = goto[state]
+            push_state(state)

@@ -4,8 +4,10 @@ Grammar rules live in the ``p_*`` docstrings.  Tables are generated once into
 ``cfpromise/syntax/_parsetab.py`` (``python -m cfpromise.syntax.parser``) and
 loaded read-only from the package; nothing is written at run time.
 
-Per-parse state (file name, current namespace) lives on the Lexer object, which
-PLY hands to every action as ``p.lexer``.  Internally rval productions return
+Per-parse state (file name, current namespace) lives on the Lexer object of the
+parse under way, ``_STATE[-1]``.  A rule reads a terminal as ``p[i]``: its Token
+(under the driver of :mod:`.lr` and under PLY alike, see :func:`reference_parse`).
+Internally rval productions return
 ``(node, endline)`` pairs, ``endline`` being CFEngine's line at the rval's last
 token: that is the line cf-promises reports for an attribute.
 
@@ -24,8 +26,8 @@ import sys
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr
 from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
-from cfpromise.syntax.lexer import Lexer, tokens  # noqa: F401  (PLY reads `tokens`)
-from cfpromise.syntax.scanner import FastLexer
+from cfpromise.syntax.lexer import Lexer, simple_coord, tokens  # noqa: F401  (PLY reads `tokens`)
+from cfpromise.syntax.scanner import FastLexer, Token
 from cfpromise.syntax.convert import (canonical_json, data_lvals as _data_lvals, inline_data,  # noqa: F401
                                       policy as _policy, replace_repeats as _replace_repeats)
 
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 start = "specification"
+# A terminal's Token (scanner.Token: a plain tuple from the scanner, the record from PLY)
+_TYPE, _VALUE, _LEXPOS, _COORD, _QUOTE = range(5)
 
 _TOKEN_NAMES = {
     "BUNDLE": "'bundle'", "BODY": "'body'", "PROMISE": "'promise'",
@@ -69,21 +73,23 @@ def p_block(p: Any) -> None:
     p[0] = p[1]
 
 
+@lr.passes_through
 def p_blockid(p: Any) -> None:
     """blockid : IDENTIFIER
                | SYMBOL"""
-    p[0] = p.slice[1]
+    p[0] = p[1]
 
 
+@lr.passes_through
 def p_blocktype(p: Any) -> None:
     """blocktype : IDENTIFIER"""
-    p[0] = p.slice[1]
+    p[0] = p[1]
 
 
 def p_bundle(p: Any) -> None:
     """bundle : BUNDLE blocktype blockid arglist '{' sections '}'"""
-    lexer: Lexer = p.lexer.owner
-    namespace, name = _split_name(lexer, p[3].value)
+    lexer = _STATE[-1]
+    namespace, name = _split_name(lexer, p[3][_VALUE])
     merged: dict[str, tuple[Coord, list[ast.Promise]]] = {}
     for coord, name_, promises in p[6]:
         if name_ in merged:
@@ -91,15 +97,15 @@ def p_bundle(p: Any) -> None:
         else:
             merged[name_] = (coord, promises)
     sections = tuple(ast.PromiseSection(n, tuple(ps), c) for n, (c, ps) in merged.items())
-    p[0] = ast.Bundle(p[2].value, name, tuple(p[4]), sections, namespace, p[3].coord)
+    p[0] = ast.Bundle(p[2][_VALUE], name, tuple(p[4]), sections, namespace, p[3][_COORD])
 
 
 def p_body(p: Any) -> None:
     """body : BODY blocktype blockid arglist '{' bodyattribs '}'"""
-    lexer: Lexer = p.lexer.owner
-    namespace, name = _split_name(lexer, p[3].value)
+    lexer = _STATE[-1]
+    namespace, name = _split_name(lexer, p[3][_VALUE])
     constraints = _replace_repeats(p[6])
-    body = ast.Body(p[2].value, name, tuple(p[4]), constraints, namespace, p[3].coord)
+    body = ast.Body(p[2][_VALUE], name, tuple(p[4]), constraints, namespace, p[3][_COORD])
     if body.type == "file" and body.name == "control":
         for c in constraints:
             if c.lval == "namespace":
@@ -111,8 +117,8 @@ def p_body(p: Any) -> None:
 
 def p_promise_block(p: Any) -> None:
     """promise_block : PROMISE blocktype blockid '{' bodyattribs '}'"""
-    namespace, name = _split_name(p.lexer.owner, p[3].value)
-    p[0] = ast.PromiseBlock(p[2].value, name, tuple(p[5]), namespace, p[3].coord)
+    namespace, name = _split_name(_STATE[-1], p[3][_VALUE])
+    p[0] = ast.PromiseBlock(p[2][_VALUE], name, tuple(p[5]), namespace, p[3][_COORD])
 
 
 def p_arglist(p: Any) -> None:
@@ -127,10 +133,10 @@ def p_aitems(p: Any) -> None:
     """aitems : aitems ',' IDENTIFIER
               | IDENTIFIER"""
     if len(p) == 4:
-        p[1].append(p.slice[3].value)
+        p[1].append(p[3][_VALUE])
         p[0] = p[1]
     else:
-        p[0] = [p.slice[1].value]
+        p[0] = [p[1][_VALUE]]
 
 
 # --- bundle bodies --------------------------------------------------------------
@@ -138,35 +144,44 @@ def p_aitems(p: Any) -> None:
 def p_sections(p: Any) -> None:
     """sections : sections section
                 | empty"""
-    p[0] = _append(p[1], p[2]) if len(p) == 3 else []
+    if len(p) == 3:
+        p[1].append(p[2])
+        p[0] = p[1]
+    else:
+        p[0] = []
 
 
 def p_section(p: Any) -> None:
     """section : PROMISE_TYPE classpromises"""
-    tok = p.slice[1]
+    tok = p[1]
     classes, varclass = "any", None
     promises: list[ast.Promise] = []
     for item in p[2]:
-        if item.type == "CLASS":
-            classes, varclass = item.value, None
-        elif item.type == "VARCLASS":
-            classes, varclass = "any", item.value
-        else:
+        if item.__class__ is _RawPromise:
             promises.append(ast.Promise(item.promiser, item.constraints, item.promisee,
                                         classes, varclass, item.coord))
-    p[0] = (tok.coord, tok.value, promises)
+        elif item[_TYPE] == "CLASS":
+            classes, varclass = item[_VALUE], None
+        else:                                   # VARCLASS
+            classes, varclass = "any", item[_VALUE]
+    p[0] = (tok[_COORD], tok[_VALUE], promises)
 
 
 def p_classpromises(p: Any) -> None:
     """classpromises : classpromises classpromise
                      | empty"""
-    p[0] = _append(p[1], p[2]) if len(p) == 3 else []
+    if len(p) == 3:
+        p[1].append(p[2])
+        p[0] = p[1]
+    else:
+        p[0] = []
 
 
+@lr.passes_through
 def p_classpromise_guard(p: Any) -> None:
     """classpromise : CLASS
                     | VARCLASS"""
-    p[0] = p.slice[1]
+    p[0] = p[1]
 
 
 @lr.passes_through
@@ -176,7 +191,6 @@ def p_classpromise_promise(p: Any) -> None:
 
 
 class _RawPromise:
-    type = "PROMISE"
     __slots__ = ("promiser", "promisee", "constraints", "coord")
 
     def __init__(self, promiser: str, promisee: ast.Rval | None,
@@ -189,7 +203,7 @@ def p_promise(p: Any) -> None:
                | QSTRING constraints ';'
                | QSTRING ARROW rval ';'
                | QSTRING ARROW rval constraints ';'"""
-    tok = p.slice[1]
+    tok = p[1]
     promisee = None
     constraints: list[ast.Constraint] = []
     if len(p) == 4:
@@ -198,22 +212,26 @@ def p_promise(p: Any) -> None:
         promisee = p[3][0]
         if len(p) == 6:
             constraints = p[4]
-    p[0] = _RawPromise(tok.value, promisee, _replace_repeats(constraints), tok.coord)
+    p[0] = _RawPromise(tok[_VALUE], promisee, _replace_repeats(constraints), tok[_COORD])
 
 
 def p_constraints(p: Any) -> None:
     """constraints : constraints ',' constraint
                    | constraint"""
-    p[0] = _append(p[1], p[3]) if len(p) == 4 else [p[1]]
+    if len(p) == 4:
+        p[1].append(p[3])
+        p[0] = p[1]
+    else:
+        p[0] = [p[1]]
 
 
 def p_constraint(p: Any) -> None:
     """constraint : IDENTIFIER ASSIGN rval"""
-    tok = p.slice[1]
+    tok = p[1]
     rval, endline = p[3]
-    if tok.value in _data_lvals() and isinstance(rval, ast.Scalar) and rval.kind != ast.BARE:
+    if tok[_VALUE] in _data_lvals() and isinstance(rval, ast.Scalar) and rval.kind != ast.BARE:
         rval = inline_data(rval)
-    p[0] = ast.Constraint(tok.value, rval, tok.coord, endline)
+    p[0] = ast.Constraint(tok[_VALUE], rval, tok[_COORD], endline)
 
 
 # --- body bodies ------------------------------------------------------------------
@@ -223,7 +241,7 @@ def p_bodyattribs(p: Any) -> None:
                    | empty"""
     if len(p) == 2:
         p[0] = []
-        p.lexer.owner.body_classes = "any"
+        _STATE[-1].body_classes = "any"
         return
     item = p[2]
     if item is not None:
@@ -233,25 +251,25 @@ def p_bodyattribs(p: Any) -> None:
 
 def p_bodyattrib_class(p: Any) -> None:
     """bodyattrib : CLASS"""
-    p.lexer.owner.body_classes = p.slice[1].value
+    _STATE[-1].body_classes = p[1][_VALUE]
     p[0] = None
 
 
 def p_bodyattrib_varclass(p: Any) -> None:
     """bodyattrib : VARCLASS"""
-    p.lexer.owner.body_varclass_coord = p.slice[1].coord
-    p.lexer.owner.body_classes = None
+    _STATE[-1].body_varclass_coord = p[1][_COORD]
+    _STATE[-1].body_classes = None
     p[0] = None
 
 
 def p_bodyattrib_selection(p: Any) -> None:
     """bodyattrib : IDENTIFIER ASSIGN rval ';'"""
-    lexer: Lexer = p.lexer.owner
-    tok = p.slice[1]
+    lexer = _STATE[-1]
+    tok = p[1]
     rval, endline = p[3]
     if lexer.body_classes is None:
-        _fail(lexer, tok.coord, "Body attributes can't be put under a variable class")
-    p[0] = ast.Constraint(tok.value, rval, tok.coord, endline, lexer.body_classes)
+        _fail(lexer, tok[_COORD], "Body attributes can't be put under a variable class")
+    p[0] = ast.Constraint(tok[_VALUE], rval, tok[_COORD], endline, lexer.body_classes)
 
 
 # --- rvals --------------------------------------------------------------------------
@@ -261,7 +279,11 @@ def p_rval_scalar(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    p[0] = _scalar(p.slice[1])
+    tok = p[1]
+    coord = tok[_COORD]
+    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
+    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+            coord.cfline)
 
 
 @lr.passes_through
@@ -275,13 +297,17 @@ def p_rval_list(p: Any) -> None:
             | '{' litems '}'
             | '{' litems ',' '}'"""
     items = tuple(node for node, _ in p[2]) if len(p) > 3 else ()
-    p[0] = (ast.List(items, p.slice[1].coord), p.slice[len(p) - 1].coord.cfline)
+    p[0] = (ast.List(items, p[1][_COORD]), p[len(p) - 1][_COORD].cfline)
 
 
 def p_litems(p: Any) -> None:
     """litems : litems ',' litem
               | litem"""
-    p[0] = _append(p[1], p[3]) if len(p) == 4 else [p[1]]
+    if len(p) == 4:
+        p[1].append(p[3])
+        p[0] = p[1]
+    else:
+        p[0] = [p[1]]
 
 
 def p_litem(p: Any) -> None:
@@ -289,10 +315,11 @@ def p_litem(p: Any) -> None:
              | SYMBOL
              | QSTRING
              | NAKEDVAR"""
-    node, line = _scalar(p.slice[1])
-    if node.kind == ast.BARE:
-        node = ast.Scalar(node.value, ast.BARE, node.coord, "")
-    p[0] = (node, line)
+    tok = p[1]
+    coord = tok[_COORD]
+    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
+    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+            coord.cfline)
 
 
 @lr.passes_through
@@ -306,20 +333,25 @@ def p_fncall(p: Any) -> None:
               | fname '(' fargs ')'"""
     args = tuple(node for node, _ in p[3]) if len(p) == 5 else ()
     name_tok = p[1]
-    p[0] = (ast.FnCall(name_tok.value, args, name_tok.coord), p.slice[len(p) - 1].coord.cfline)
+    p[0] = (ast.FnCall(name_tok[_VALUE], args, name_tok[_COORD]), p[len(p) - 1][_COORD].cfline)
 
 
+@lr.passes_through
 def p_fname(p: Any) -> None:
     """fname : IDENTIFIER
              | SYMBOL
              | NAKEDVAR"""
-    p[0] = p.slice[1]
+    p[0] = p[1]
 
 
 def p_fargs(p: Any) -> None:
     """fargs : fargs ',' farg
              | farg"""
-    p[0] = _append(p[1], p[3]) if len(p) == 4 else [p[1]]
+    if len(p) == 4:
+        p[1].append(p[3])
+        p[0] = p[1]
+    else:
+        p[0] = [p[1]]
 
 
 def p_farg(p: Any) -> None:
@@ -327,7 +359,11 @@ def p_farg(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    p[0] = _scalar(p.slice[1])
+    tok = p[1]
+    coord = tok[_COORD]
+    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
+    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+            coord.cfline)
 
 
 @lr.passes_through
@@ -348,7 +384,7 @@ def p_error(tok: Any) -> None:
     accepted: list[str] = []
     if parser is not None and getattr(parser, "statestack", None):
         accepted = list(parser.action[parser.statestack[-1]])
-    syntax_error(_CURRENT_LEXER[-1] if tok is None else tok.lexer.owner, tok, accepted)
+    syntax_error(_STATE[-1], None if tok is None else tok.value, accepted)
 
 
 def syntax_error(lexer: Lexer, tok: Any, accepted: list[str]) -> None:
@@ -363,21 +399,19 @@ def syntax_error(lexer: Lexer, tok: Any, accepted: list[str]) -> None:
         if expected:
             msg += f", expected {_one_of(expected)}"
         raise PolicyError.at(coord, msg, source_line_of(lexer.text, coord.line))
-    shown = tok.value if tok.type != "QSTRING" else tok.quote + tok.value + tok.quote
-    if tok.type == "CLASS":
+    ttype, value, lexpos, coord, quote = tok
+    if coord.__class__ is not Coord:            # not made by the scanner: see scanner.Token
+        coord = simple_coord(lexer, lexpos, coord)
+    shown = value if ttype != "QSTRING" else quote + value + quote
+    if ttype == "CLASS":
         shown += "::"
-    elif tok.type == "PROMISE_TYPE":
+    elif ttype == "PROMISE_TYPE":
         shown += ":"
     msg = f"Expected {_one_of(expected)}, got '{shown}'" if expected else f"Unexpected '{shown}'"
-    raise PolicyError.at(tok.coord, msg, source_line_of(lexer.text, tok.coord.line))
+    raise PolicyError.at(coord, msg, source_line_of(lexer.text, coord.line))
 
 
 # --- helpers ------------------------------------------------------------------------
-
-def _append(items: list[Any], item: Any) -> list[Any]:
-    items.append(item)
-    return items
-
 
 def _one_of(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
@@ -387,13 +421,9 @@ def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
     raise PolicyError.at(coord, message, source_line_of(lexer.text, coord.line))
 
 
+# A scalar token's kind (the rval rules make its Scalar, with CFEngine's line at it).
 _SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
-
-
-def _scalar(tok: Any) -> tuple[ast.Scalar, int]:
-    kind = _SCALAR_KINDS.get(tok.type, ast.BARE)
-    quote = getattr(tok, "quote", '"') if kind == ast.QUOTED else ""
-    return ast.Scalar(tok.value, kind, tok.coord, quote), tok.coord.cfline
+_Scalar, _QUOTED, _BARE = ast.Scalar, ast.QUOTED, ast.BARE
 
 
 def _split_name(lexer: Lexer, name: str) -> tuple[str, str]:
@@ -406,7 +436,7 @@ def _split_name(lexer: Lexer, name: str) -> tuple[str, str]:
 # --- the parser object ------------------------------------------------------------
 
 _PARSER: list[Any] = []
-_CURRENT_LEXER: list[Lexer] = []
+_STATE: list[Lexer] = []       # the Lexer of each parse under way, the innermost last
 _TABMODULE = "cfpromise.syntax._parsetab"
 
 
@@ -458,15 +488,35 @@ def parse(text: str, filename: str = "<string>") -> ast.Policy:
     lexer = Lexer(filename)
     lexer.input(text)
     scanner = FastLexer(lexer)
-    with gc_paused():
-        tokens, after = scanner.scan()
-        try:
-            blocks = lr.parse(_tables(), tokens, after, scanner)
-        except lr.SyntaxErrorAt as exc:
-            syntax_error(lexer, exc.token, list(exc.expected))
-            raise AssertionError("unreachable") from None
+    _STATE.append(lexer)
+    try:
+        with gc_paused():
+            tokens, after = scanner.scan()
+            try:
+                blocks = lr.parse(_tables(), tokens, after)
+            except lr.SyntaxErrorAt as exc:
+                syntax_error(lexer, exc.token, list(exc.expected))
+                raise AssertionError("unreachable") from None
+    finally:
+        _STATE.pop()
     lexer.check_end()
     return _policy(blocks, filename)
+
+
+class _ReferenceTokens:
+    """PLY's lexer as PLY's parser reads it in :func:`reference_parse`: each token's
+    value is its :class:`~cfpromise.syntax.scanner.Token`, so that a rule's ``p[i]``
+    is the Token under PLY as under :mod:`.lr`."""
+
+    def __init__(self, ply: Any) -> None:
+        self.ply = ply
+
+    def token(self) -> Any:
+        tok = self.ply.token()
+        if tok is not None:
+            tok.value = Token(tok.type, tok.value, tok.lexpos, tok.coord,
+                              getattr(tok, "quote", None))
+        return tok
 
 
 def reference_parse(text: str, filename: str = "<string>") -> ast.Policy:
@@ -474,12 +524,12 @@ def reference_parse(text: str, filename: str = "<string>") -> ast.Policy:
     differential tests hold :func:`parse` to.  Builds PLY's parser on first use."""
     lexer = Lexer(filename)
     lexer.input(text)
-    _CURRENT_LEXER.append(lexer)
+    _STATE.append(lexer)
     try:
-        blocks = _parser().parse(lexer=lexer.lexer, tracking=False)
+        blocks = _parser().parse(lexer=_ReferenceTokens(lexer.lexer), tracking=False)
         lexer.check_end()
     finally:
-        _CURRENT_LEXER.pop()
+        _STATE.pop()
     return _policy(blocks, filename)
 
 

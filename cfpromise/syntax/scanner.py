@@ -13,8 +13,9 @@ from __future__ import annotations
 from cfpromise.fast import precompiled
 from cfpromise.fast.records import record
 from cfpromise.syntax.errors import Coord, PolicyError
-from cfpromise.syntax.lexer import (MAX_IDENTIFIER, RESERVED, _WHITESPACE_IN_CLASS, Lexer,
-                                    _macro_accepts, _master_lexer, deescape, simple_coord)
+from cfpromise.syntax.lexer import (CLASS_RE, MAX_IDENTIFIER, NAKEDVAR_RE, RESERVED, _ID,
+                                    _WHITESPACE_IN_CLASS, Lexer, _cls, _macro_accepts,
+                                    _master_lexer, deescape, simple_coord)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,8 +24,12 @@ if TYPE_CHECKING:
 
 @record
 class Token:
-    """One token as the parser sees it (``p.slice[i]`` in a grammar rule): a tuple made
-    with ``tuple.__new__`` in the scanner's loop, cheaper than PLY's LexToken object."""
+    """One token as the parser sees it (``p[i]`` in a grammar rule, read by index:
+    ``parser._TYPE``...).  :meth:`FastLexer.scan` makes them as plain tuples of these
+    fields, cheaper than this record (and than PLY's LexToken object), and gives the
+    punctuation no rule reads the Coord of (``(``, ``,``, ``;``, ``=>``, ``->``) none:
+    its ``coord`` is then the count of lines skipped before it, from which
+    ``lexer.simple_coord`` makes the Coord when an error needs it."""
 
     type: str
     value: str
@@ -34,27 +39,49 @@ class Token:
 
 
 _new_tuple = tuple.__new__
-# After every token: skip whitespace and comments (atomic, so that no alternative is
-# ever tried inside them), then PLY's own master regex with its rules in its order.
+# Before every token: whitespace and comments (atomic, so that no alternative is
+# ever tried inside them).
 _SKIP_PREFIX = r"[ \t\r\n]*+(?:\#(?>[^\n]*+[ \t\r\n]*+(?:\#[^\n]*+[ \t\r\n]*+)*)|)"
-_SKIP = precompiled.compile(_SKIP_PREFIX, precompiled.VERBOSE)
-_SCANNER: list[tuple[Any, list[str | None]]] = []
+_SCANNER: list[tuple[Any, list[str | None], Any]] = []
 
-# PLY tries its rules in order, and SRE pays for each rule it tries and fails (most
-# tokens are punctuation and strings, which come late in PLY's order).  The scanner's
-# regex tries these first: each can start only with characters no rule before it in
-# PLY's order can start with (the macros start with "@"; a CLASS, SYMBOL, PROMISE_TYPE
-# or IDENTIFIER with a word character, a non-ASCII one or one of ``.|&!():``; a
-# VARCLASS, like a string, with a quote), so the token is the one PLY's order gives.
-# (The ``(`` and ``)`` literals can start a CLASS and keep their place.)
+# The named regex: PLY's master regex with these rules first.  PLY tries its rules in
+# order, and SRE pays for each rule it tries and fails.  Each of these can start only
+# with characters no rule before it in PLY's order can start with (the macros start
+# with "@"; a CLASS, SYMBOL, PROMISE_TYPE or IDENTIFIER with a word character, a
+# non-ASCII one or one of ``.|&!():``; a VARCLASS, like a string, with a quote), so
+# the token is the one PLY's order gives.
 _FIRST = (("h_PUNCT", "[{},;]"), ("t_ASSIGN", None), ("t_VARCLASS", None), ("t_QSTRING", None))
 _KIND = {"h_PUNCT": "LITERAL"}
 
+# The characters a CLASS holds after its first one.  A word (a run of _ID) is PLY's
+# CLASS when the run of these from its start holds a `::` (the word itself holds no
+# `:`), else its SYMBOL or PROMISE_TYPE when a `:` follows it, else its IDENTIFIER.
+_CLASS_RUN = _cls("\t .|&!():")
+# The one-pass regex's groups after the separators' (see FastLexer): one per common
+# kind of token, each guarded so that it matches only where PLY's order gives that
+# kind -- punctuation (`(` and `)` where no CLASS starts), a word no CLASS, SYMBOL or
+# PROMISE_TYPE starts at, a quoted string with no backslash (no escape to undo) and
+# no `::` after it (no VARCLASS), a naked variable (no earlier rule starts with `$(`, `${`, `@(` or `@{`),
+# a promise type no CLASS or SYMBOL starts at, a class guard (PLY's first rule for a
+# word) -- then anything else PLY's lexer reads, or one character: the named regex
+# reads that again to know its rule.
+# Punctuation whose Coord no rule reads (see Token), by kind; the rest is its own kind.
+_LAZY_PUNCT = {"(": "(", ",": ",", ";": ";", "=>": "ASSIGN", "->": "ARROW"}
+_FAST_GROUPS = (
+    f"[{{}},;]|=>|->|[()](?!{_CLASS_RUN}*::)",
+    f"{_ID}++(?![:]|{_CLASS_RUN}*::)",
+    "\"(?![^\"]*\\\\)[^\"]*+\"(?!::)|'(?![^']*\\\\)[^']*+'(?!::)",
+    NAKEDVAR_RE,
+    f"[a-zA-Z_]++:(?![:]|{_ID}|{_CLASS_RUN}*::)",
+    CLASS_RE,
+)
 
-def _scanner() -> tuple[Any, list[str | None]]:
-    """The scanner's regex (built once per process from PLY's master regex, its rules
-    reordered as above) and the token kind of each of its groups (None for groups
-    inside a rule)."""
+
+def _scanner() -> tuple[Any, list[str | None], Any]:
+    """The scanner's two regexes, built once per process from PLY's master regex: the
+    named one (PLY's rules, reordered as above, each in a group named after it), the
+    token kind of each of its groups (None for groups inside a rule), and the
+    one-pass one (:data:`_FAST_GROUPS`)."""
     if not _SCANNER:
         try:        # PLY's generated table: no need to build PLY's lexer to read it
             from cfpromise.syntax import _lextab
@@ -69,34 +96,45 @@ def _scanner() -> tuple[Any, list[str | None]]:
         for part in pattern[len("(?P<"):].split("|(?P<"):
             name, _, body = part.partition(">")
             rules[name] = body[:-1]
+        anything = "|".join(f"(?:{body})" for body in rules.values())
         first = [(name, regex if regex is not None else rules.pop(name)) for name, regex in _FIRST]
         ordered = first + list(rules.items())
         alternatives = "|".join(f"(?P<{name}>{regex})" for name, regex in ordered)
-        fast = precompiled.compile(f"{_SKIP_PREFIX}(?:{alternatives})", flags)
-        kinds: list[str | None] = [None] * (fast.groups + 1)
-        for name, number in fast.groupindex.items():
+        named = precompiled.compile(f"{_SKIP_PREFIX}(?:{alternatives})", flags)
+        kinds: list[str | None] = [None] * (named.groups + 1)
+        for name, number in named.groupindex.items():
             kinds[number] = _KIND.get(name) or kind_of.get(name) or "ignore"
-        _SCANNER.append((fast, kinds))
+        groups = "|".join(f"({body})" for body in _FAST_GROUPS)
+        fast = precompiled.compile(f"({_SKIP_PREFIX})(?:{groups}|((?:{anything})|[\\s\\S]))",
+                                   flags)
+        _SCANNER.append((named, kinds, fast))
     return _SCANNER[0]
 
 
 class FastLexer:
-    """The whole text scanned in one loop into :class:`Token` tuples, PLY's tokens exactly.
+    """The whole text scanned in one loop into tuples of :class:`Token`'s fields: PLY's tokens.
 
     Profiling a cold parse of masterfiles put a third of its time in the lexer: per
-    token, PLY's generic loop (or, before this, a per-token inlined copy of it), a
-    separate match for the whitespace before it, a bisect for its line and a Coord
-    built through NamedTuple's Python ``__new__``.  Here one regex match per token
-    skips the whitespace and comments before it and matches PLY's own master regex
-    (so the token chosen is PLY's, rule order included); lines are counted
-    incrementally from the previous token (``str.count``), and tokens and Coords are
-    made with ``tuple.__new__``.  A kept ``@if`` block's ``@if`` and ``@endif`` are
-    handled here too (real policy has them: masterfiles' lib/files.cf has seven), so
-    that such a file never needs PLY's lexer built.  Anything else -- ``@else``, a
-    false ``@if`` and the skipping state inside it, a misplaced macro, a string with a bad character, an overlong
-    identifier, a class with spaces, no match at all, a text with CRLF line ends --
-    is handed to PLY's lexer (or the Lexer's own coordinate functions) at the same
-    position, so errors and macros behave exactly as before.
+    token, PLY's generic loop, a separate match for the whitespace before it, a
+    bisect for its line and a Coord built through NamedTuple's Python ``__new__``;
+    then, in a loop of one ``match`` per token, SRE's set-up on every call (more
+    than most tokens cost to read) and its cost per rule tried and failed (a rule's
+    group is entered before its first character is tried).
+
+    Here one ``findall`` reads the whole text (SRE's set-up once), with a regex whose
+    guarded groups say the common kinds of token (see :data:`_FAST_GROUPS`) and
+    whose last one reads whatever else PLY's lexer would, which the named regex
+    (PLY's master regex, its rules in its order) then reads again; so the token
+    chosen is PLY's, rule order included.  Lines are counted incrementally (the
+    newlines in the separators before each token), and Coords are made with
+    ``tuple.__new__``.  A kept ``@if`` block's ``@if`` and ``@endif`` are handled
+    here too (real policy has them: masterfiles' lib/files.cf has seven), so that
+    such a file never needs PLY's lexer built.  Anything else -- ``@else``, a false
+    ``@if`` and the skipping state inside it, a misplaced macro, a string with a bad
+    character, an overlong identifier, a class with spaces, a character no rule
+    reads, a text with CRLF line ends -- is handed to PLY's lexer (or the Lexer's
+    own coordinate functions) at the same position, so errors and macros behave
+    exactly as before; the scan goes on (another ``findall``) where PLY's token ends.
 
     :meth:`scan` returns the tokens and the error that stopped the scan, if any: the
     parser raises that error only when it asks for the token after the last one, as
@@ -105,7 +143,7 @@ class FastLexer:
 
     def __init__(self, owner: Lexer) -> None:
         self.owner = owner
-        self._tokens: list[Token] | None = None
+        self._tokens: list[tuple[Any, ...]] | None = None
         self._error: PolicyError | None = None
         self._next = 0
 
@@ -114,126 +152,161 @@ class FastLexer:
         self._tokens = None
 
     def token(self) -> Token | None:
+        """The next token as a :class:`Token` record, its Coord made if it has none."""
         if self._tokens is None:
             self._tokens, self._error = self.scan()
             self._next = 0
         if self._next < len(self._tokens):
             self._next += 1
-            return self._tokens[self._next - 1]
+            kind, value, lexpos, coord, quote = self._tokens[self._next - 1]
+            if coord.__class__ is not Coord:
+                coord = simple_coord(self.owner, lexpos, coord)
+            return Token(kind, value, lexpos, coord, quote)
         if self._error is not None:
             error, self._error = self._error, None
             raise error
         return None
 
-    def scan(self) -> tuple[list[Token], PolicyError | None]:
+    def scan(self) -> tuple[list[tuple[Any, ...]], PolicyError | None]:
         """Every token of the text, and the error met after the last one (or None)."""
         owner = self.owner
         text = owner.text
-        out: list[Token] = []
+        out: list[tuple[Any, ...]] = []
         try:
             self._scan(owner, text, out)
         except PolicyError as exc:
             return out, exc
         return out, None
 
-    def _scan(self, owner: Lexer, text: str, out: list[Token]) -> None:
+    def _scan(self, owner: Lexer, text: str, out: list[tuple[Any, ...]]) -> None:
         # Only a delegated token can change the lexer's state, and PLY returns one only
         # once it is back in INITIAL (no rule of the skipping state returns a token).
-        regex, kinds = _scanner()
-        match = regex.match
+        named, kinds, fast = _scanner()
+        findall = fast.findall
         append = out.append
-        count = text.count
-        rfind = text.rfind
         filename = owner.filename
         plain = "\r\n" not in text        # else CFEngine's CRLF line count: the Lexer's own
-        new, coord_type, token_type = _new_tuple, Coord, Token
+        new, coord_type = _new_tuple, Coord
         reserved = RESERVED.get
-        whitespace_in_class = _WHITESPACE_IN_CLASS.fullmatch
+        lazy = _LAZY_PUNCT.get
         skipped = owner.skipped
-        n = len(text)
         pos = 0
-        known, line, line_start = 0, 1, 0    # the line of position `known` and its start
-        while True:
-            m = match(text, pos)
-            if m is None:
-                start = _SKIP.match(text, pos).end()
-                if start >= n:
-                    return
-                kind = None
-            else:
-                k = m.lastindex
-                start, pos = m.span(k)
-                kind = kinds[k]
-                if kind == "QSTRING":
-                    value = text[start:pos]
-                    if "\n" in value:
+        line, line_start = 1, 0         # the line of position `pos` and where it starts
+        while True:             # a findall from `pos`, again after each token PLY reads
+            for ws, punct, word, string, naked, ptype, guard, other in findall(text, pos):
+                if "\n" in ws:
+                    line += ws.count("\n")
+                    line_start = pos + ws.rfind("\n") + 1
+                start = pos + len(ws)
+                if punct:
+                    pos = start + len(punct)
+                    kind = lazy(punct)
+                    if kind is not None:            # no Coord: see Token
+                        append((kind, punct, start, skipped, None))
+                        continue
+                    kind = value = punct
+                elif word:
+                    pos = start + len(word)
+                    kind = reserved(word, "IDENTIFIER") if pos - start <= MAX_IDENTIFIER else None
+                    value = word
+                elif string:
+                    pos = start + len(string)
+                    if "\n" in string:
                         coord = owner.token_coord(start, pos - 1)
-                    elif not plain:
-                        coord = simple_coord(owner, start)
-                    else:
-                        nl = count("\n", known, start)
-                        if nl:
-                            line += nl
-                            line_start = rfind("\n", known, start) + 1
-                        known = start
+                        line += string.count("\n")
+                        line_start = start + string.rfind("\n") + 1
+                    elif plain:
                         coord = new(coord_type, (filename, line, start - line_start + 1,
                                                  line - skipped))
-                    inner = value[1:-1]
-                    append(new(token_type, ("QSTRING",
-                                            deescape(inner) if "\\" in inner else inner,
-                                            start, coord, value[0])))
-                    continue
-                value = text[start:pos]
-                if kind == "LITERAL":
-                    kind = value
-                elif kind == "IDENTIFIER":
-                    kind = reserved(value, kind) if pos - start <= MAX_IDENTIFIER else None
-                elif kind == "PROMISE_TYPE":
-                    value = value[:-1]
-                elif kind == "CLASS":
-                    if whitespace_in_class(value):
-                        kind = None
                     else:
-                        value = value[:-2]
-                elif kind == "MACRO_IF" or kind == "MACRO_ENDIF":
-                    # a kept @if block's bounds (what t_MACRO_IF/t_MACRO_ENDIF do
-                    # when they raise nothing and do not start skipping): no token
-                    if start == 0 or text[start - 1] == "\n":
-                        if kind == "MACRO_ENDIF":
-                            if owner.if_depth > 0:
-                                owner.if_depth -= 1
-                                continue
-                        elif owner.if_depth == 0:
-                            macro, _, arg = value[4:-1].partition("(")
-                            if _macro_accepts(owner, macro, arg):
-                                owner.if_depth += 1
-                                continue
-                    kind = None
-                elif kind == "VARCLASS":            # t_VARCLASS
-                    append(new(token_type, ("VARCLASS", value[1:-3], start,
-                                            owner.token_coord(start, pos - 1), None)))
+                        coord = simple_coord(owner, start)
+                    append(("QSTRING", string[1:-1], start, coord, string[0]))
                     continue
-                elif kind not in ("ASSIGN", "SYMBOL", "NAKEDVAR", "ARROW"):
-                    kind = None                     # @else
-            if kind is None:                        # PLY's own lexer, from `start`
-                ply = owner.lexer
-                ply.lexpos = start
-                tok = ply.token()
-                if tok is None:
-                    return
-                append(new(token_type, (tok.type, tok.value, tok.lexpos, tok.coord,
-                                        getattr(tok, "quote", None))))
-                pos = ply.lexpos
-                skipped = owner.skipped
-                continue
-            if plain:
-                nl = count("\n", known, start)
-                if nl:
-                    line += nl
-                    line_start = rfind("\n", known, start) + 1
-                known = start
-                coord = new(coord_type, (filename, line, start - line_start + 1,
-                                         line - skipped))
+                elif naked:
+                    pos = start + len(naked)
+                    kind = "NAKEDVAR"
+                    value = naked
+                elif ptype:
+                    pos = start + len(ptype)
+                    kind = "PROMISE_TYPE"
+                    value = ptype[:-1]
+                elif guard:
+                    pos = start + len(guard)
+                    kind = None if _WHITESPACE_IN_CLASS.fullmatch(guard) else "CLASS"
+                    value = guard[:-2]
+                else:
+                    kind, value, pos = self._other(owner, named.match(text, start), kinds,
+                                                   text, start, out)
+                    if "\n" in text[start:pos]:      # a string or a VARCLASS over lines
+                        line += text.count("\n", start, pos)
+                        line_start = text.rfind("\n", start, pos) + 1
+                    if kind == "":                  # done: a macro, or a token made
+                        continue
+                if kind is None:                    # PLY's own lexer, from `start`
+                    ply = owner.lexer
+                    ply.lexpos = start
+                    tok = ply.token()
+                    if tok is None:
+                        return
+                    append((tok.type, tok.value, tok.lexpos, tok.coord,
+                            getattr(tok, "quote", None)))
+                    pos = ply.lexpos
+                    skipped = owner.skipped
+                    line = text.count("\n", 0, pos) + 1
+                    line_start = text.rfind("\n", 0, pos) + 1
+                    break
+                if plain:
+                    coord = new(coord_type, (filename, line, start - line_start + 1,
+                                             line - skipped))
+                else:
+                    coord = simple_coord(owner, start)
+                append((kind, value, start, coord, None))
             else:
-                coord = simple_coord(owner, start)
-            append(new(token_type, (kind, value, start, coord, None)))
+                return
+
+    @staticmethod
+    def _other(owner: Lexer, m: Any, kinds: list[str | None], text: str, start: int,
+               out: list[tuple[Any, ...]]) -> tuple[str | None, str, int]:
+        """A token the one-pass regex has no group for, read by the named regex ``m``
+        at ``start``: its kind, value and end; the kind None to hand it to PLY's lexer,
+        "" when it is done here (a kept macro's bound; a string or a VARCLASS, whose
+        Token this appends to ``out``)."""
+        if m is None:
+            return None, "", start
+        k = m.lastindex
+        pos = m.end()
+        kind = kinds[k]
+        value = text[start:pos]
+        if kind == "QSTRING":                       # t_QSTRING (an escape in it)
+            coord = (owner.token_coord(start, pos - 1) if "\n" in value
+                     else simple_coord(owner, start))
+            out.append(("QSTRING", deescape(value[1:-1]), start, coord, value[0]))
+            return "", value, pos
+        if kind == "VARCLASS":                      # t_VARCLASS
+            out.append(("VARCLASS", value[1:-3], start, owner.token_coord(start, pos - 1), None))
+            return "", value, pos
+        if kind == "MACRO_IF" or kind == "MACRO_ENDIF":
+            # a kept @if block's bounds (what t_MACRO_IF/t_MACRO_ENDIF do when they
+            # raise nothing and do not start skipping): no token
+            if start == 0 or text[start - 1] == "\n":
+                if kind == "MACRO_ENDIF":
+                    if owner.if_depth > 0:
+                        owner.if_depth -= 1
+                        return "", value, pos
+                elif owner.if_depth == 0:
+                    macro, _, arg = value[4:-1].partition("(")
+                    if _macro_accepts(owner, macro, arg):
+                        owner.if_depth += 1
+                        return "", value, pos
+            return None, value, pos
+        if kind in ("SYMBOL", "ASSIGN", "ARROW", "NAKEDVAR"):
+            return kind, value, pos
+        if kind == "LITERAL":
+            return value, value, pos
+        if kind == "IDENTIFIER" and pos - start <= MAX_IDENTIFIER:
+            return RESERVED.get(value, kind), value, pos
+        if kind == "PROMISE_TYPE":
+            return kind, value[:-1], pos
+        if kind == "CLASS" and not _WHITESPACE_IN_CLASS.fullmatch(value):
+            return kind, value[:-2], pos
+        return None, value, pos     # @else, a class with whitespace, a comment at the end...

@@ -82,7 +82,7 @@ def test_kept_macros_and_variable_classes_need_no_ply_lexer() -> None:
     tokens, error = FastLexer(owner).scan()
     assert error is None and owner.if_depth == 0
     assert owner._ply is None
-    assert [(t.type, t.value) for t in tokens][4:6] == [("PROMISE_TYPE", "reports"),
+    assert [(t[0], t[1]) for t in tokens][4:6] == [("PROMISE_TYPE", "reports"),
                                                          ("VARCLASS", "$(x)|y")]
     assert _stream(text, fast=True) == _stream(text, fast=False)
 
