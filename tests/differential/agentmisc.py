@@ -436,9 +436,4 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         "policy and stops the run on a list (\"Attempted to give a list to a non-list "
         "type\", fatal, before any bundle runs); cf-lite has no such load-time pass and "
         "runs it as cf-agent runs a guarded one (no $(with))",
-    "processes_kill_restart":
-        "cf-agent checks a processes promise (\"kills then restarts - never strictly "
-        "converges\") before its lock, so the warning comes again in passes 2 and 3; "
-        "cf-lite's engine does not evaluate a promise again once it has an outcome (the "
-        "same family as the rxdirs warning cf-agent repeats per pass)",
 }
