@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 EVALUATORS = _load_evaluators()
 # promise types whose verifier makes checks before its lock (api.BEFORE_LOCK, filled as
 # their modules load): a promise of these is met again in every pass, also once done
-BEFORE_LOCK_TYPES = frozenset({"processes"})
+BEFORE_LOCK_TYPES = frozenset({"processes", "commands"})
 
 
 class PromiseEvaluation:

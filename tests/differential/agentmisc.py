@@ -376,6 +376,34 @@ for name, value in (("at", "@(l)"), ("split", 'splitstring("a,b", ",", 9)'),
     case(f"with_list_{name}", _WITH_LIST % ("later:: ", value))
 case("with_list_at_load", _WITH_LIST % ("", "@(l)"))
 
+# checks a verifier makes before its lock: made (and printed) again in every pass, also for
+# a promise done in pass 1 (commands' SyntaxCheckExec fails the promise with no class)
+_BEFORE_LOCK = """
+bundle agent main {
+commands:
+  "/bin/echo hi" contain => c(%s), classes => o("cmd");
+processes:
+  "nosuch_process_xyz_26" restart_class => "pc_restart", %s classes => o("pc");
+reports:
+  "class $(cl)";
+vars:
+  "cl" slist => classesmatching("(cmd|pc)_.*");
+}
+body contain c(p) { no_output => "true"; preview => "$(p)"; }
+body classes o(p) { promise_kept => { "$(p)_kept" }; promise_repaired => { "$(p)_repaired" };
+  repair_failed => { "$(p)_failed" }; }
+body process_count zero { match_range => "0,0"; in_range_define => { "pc_in" }; }
+body process_count norange { in_range_define => { "pc_in" }; }
+body process_select nores { command => ".*"; }
+"""
+for name, preview, extra in (("preview", "true", ""), ("nopreview", "false", ""),
+                             ("zero", "false", "process_count => zero,"),
+                             ("norange", "true", "process_count => norange,"),
+                             ("noresult", "true", "process_select => nores,"),
+                             ("kill", "true", 'signals => { "kill" },')):
+    case(f"before_lock_{name}", _BEFORE_LOCK % (preview, extra))
+    case(f"before_lock_{name}_dry", _BEFORE_LOCK % (preview, extra), "-n")
+
 # cf-agent's type check of every promise while it loads the policy (cfpromise.agent.precheck):
 # which promises (guards holding then, if/unless, depends_on, bundles never called, other
 # bundle types, variables of later bundles), which attributes and which values
