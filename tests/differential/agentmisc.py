@@ -427,6 +427,7 @@ reports:
 }
 bundle agent other { vars: "l" slist => { "p", "q" }; }
 body action pa { action_policy => "warn"; }
+body action pbad(p) { action_policy => "$(p)"; }
 """
 _EDIT = 'bundle edit_line ed { vars: "m" slist => { "p", "q" }; insert_lines: "x" with => @(m); }'
 
@@ -456,7 +457,10 @@ for name, text in (
         ("files_create_range", 'files: "$(sys.workdir)/f" create => "$(v)";'),
         ("edit_bundle", ""),
         ("classes_with", 'classes: "k" expression => "any", with => @(l);'),
-        ("vars_with", 'vars: "k" string => "k", with => @(l);')):
+        ("vars_with", 'vars: "k" string => "k", with => @(l);'),
+        # an action body's value out of range: never checked (read as the default)
+        ("action_body_range", 'reports: "r" action => pbad("$(v)");'),
+        ("action_body_range_literal", 'reports: "r" action => pbad("maybe");')):
     case(f"load_{name}", _LOAD % text + (_EDIT if name == "edit_bundle" else ""),
          *(("-D", "dd") if name == "with_d_class" else ()))
 
