@@ -68,7 +68,32 @@ def check_policy(agent: Any) -> None:
             ctx.pop()
 
 
+def _candidates(agent: Any, ptype: str, table: dict[str, Any],
+                promise: ast.Promise) -> list[tuple[ast.Constraint, Any]]:
+    """The constraints whose value may fail the check: scalar attributes whose value holds
+    a reference or calls a function returning a list (a literal is checked with the
+    policy, as cf-promises checks it)."""
+    out = []
+    for c in promise.constraints:
+        if c.lval in _SKIPPED or (ptype in _OWN_CHECKS and c.lval not in _COMMON):
+            continue
+        attr = table.get(c.lval)
+        if attr is None or attr.type in ("body", "bundle") or attr.type in _LIST_TYPES:
+            continue
+        rval = c.rval
+        if isinstance(rval, ast.Scalar) and ("$" in rval.value or "@" in rval.value):
+            out.append((c, attr))
+        elif isinstance(rval, ast.FnCall):
+            sig = agent.schema.functions.get(rval.name)
+            if sig is not None and sig.return_type in _LIST_TYPES:
+                out.append((c, attr))
+    return out
+
+
 def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) -> None:
+    candidates = _candidates(agent, ptype, table, promise)
+    if not candidates:
+        return
     ctx = agent.ctx
     facts = guard_info(agent.infos, promise)
     if facts.guarded and not ctx.class_tree_holds(facts.guard):
@@ -89,13 +114,8 @@ def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) 
     ev.unresolved = False
     if agent.conditions(promise, ev, False) is not True:
         return
-    for c in promise.constraints:
-        if c.lval in _SKIPPED or (ptype in _OWN_CHECKS and c.lval not in _COMMON):
-            continue
-        attr = table.get(c.lval)
-        if attr is None or attr.type in ("body", "bundle") or attr.type in _LIST_TYPES:
-            continue
-        value = _value(agent, ev, c.rval)
+    for c, attr in candidates:
+        value = _value(ev, c.rval)
         if value is UNRESOLVED:
             continue
         if isinstance(value, list):
@@ -113,16 +133,10 @@ def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) 
                 raise FatalError(f"{c.coord.file}:0:0: {exc}") from None
 
 
-def _value(agent: Any, ev: RvalEvaluator, rval: ast.Rval) -> Any:
-    """The constraint's value as cf-agent has it now; UNRESOLVED when it holds references
-    still, or when finding it would call a function that returns no list."""
-    if isinstance(rval, ast.FnCall):
-        sig = agent.schema.functions.get(rval.name)
-        if sig is None or sig.return_type not in _LIST_TYPES:
-            return UNRESOLVED
-    elif not isinstance(rval, ast.Scalar):
-        return UNRESOLVED                   # a written list: cf-promises' business
-    else:
+def _value(ev: RvalEvaluator, rval: ast.Rval) -> Any:
+    """The constraint's value as cf-agent has it now (a candidate's: a scalar or a call
+    of a function returning a list); UNRESOLVED when it holds references still."""
+    if isinstance(rval, ast.Scalar):
         ev.unresolved = False
         var = ev.whole_list(rval.value)
         if var is not None and var.type == "data":
