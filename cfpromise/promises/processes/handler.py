@@ -15,6 +15,13 @@
 4. ``restart_class`` is defined when a ``term``/``kill`` signal was sent
    (repaired) or nothing matched (kept); under warn that is a warning instead.
 
+Each result is reached as cf-agent's cfPS reaches it, and sets the ``classes`` body's
+classes for that result at once (:class:`_Results`): an out-of-range count that restarts
+nothing is repaired, then kept ("No restart promised"), so both classes are set; under
+warn the warning result sets no class.  The sanity checks (a restart_class with
+term/kill or with a zero count, process_count or process_select incomplete) come before
+the lock: :func:`before_the_lock`, which the engine calls in every pass.
+
 Classes set here live in the promise's namespace.  ``action_policy =>
 "warn"``/``"nop"`` only reports what would be done; under ``-n`` the stop command and
 the signals are logged as errors instead of being run or sent, and ``restart_class``
