@@ -255,7 +255,7 @@ class Autoloader:
         """Load ``want``'s file during the run; True when something was loaded.  Errors
         are reported and the name stays undefined (the caller then fails as before)."""
         from cfpromise.agent import policyfile
-        from cfpromise.agent.order import PRE_EVALUATION
+        from cfpromise.agent.order import LOAD_EVALUATION
         from cfpromise.syntax.errors import PolicyError
         agent = self.agent
         try:
@@ -276,8 +276,9 @@ class Autoloader:
         for new in added:
             for bundle in new.bundles:
                 if bundle.type == "common":
-                    agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+                    agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
             agent.pre_evaluate_vars(new.bundles)
+            agent.preliminary_convergence(new.bundles)
         return True
 
     def bundle_hook(self, name: str, namespace: str, types: tuple[str, ...]) -> Any:

@@ -98,6 +98,12 @@ class BodyResolver:
         body = self.find(name, body_type, namespace)
         if body is None:
             raise BodyError(f"Undefined body {name} with type {body_type}")
+        return self.resolve_body(body, body_type, args, bindings, depth)
+
+    def resolve_body(self, body: ast.Body, body_type: str, args: list[Any],
+                     bindings: dict[str, str], depth: int = 0) -> dict[str, Any]:
+        """The attributes of ``body`` (of type ``body_type``) called with ``args``."""
+        name = body.name
         if len(body.args) != len(args):
             raise BodyError(f"Body {name} of type {body_type} takes {len(body.args)} argument(s), "
                             f"{len(args)} given")

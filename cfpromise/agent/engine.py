@@ -236,14 +236,15 @@ class Agent(PromiseEvaluation, Recording):
         # A bundle's variables outlive its call, as in cf-agent: a later call (or another
         # bundle) still sees what an earlier call defined -- except its classic arrays,
         # which each call starts afresh (a methods call; not the bundlesequence's,
-        # ``keep_arrays``: cf-agent clears them in verify_methods only).  Its parameters
-        # are bound for the call and gone after it (restored for a recursive call).
+        # ``keep_arrays``, nor an edit bundle's: cf-agent clears them in verify_methods
+        # only).  Its parameters are bound for the call and gone after it (restored for
+        # a recursive call); an edit bundle's stay.
         saved = {param: ctx.vars.get(bundle.namespace, bundle.name, param)
                  for param in bundle.args}
         for param, value in zip(bundle.args, args):
             type_, value = parameter_value(value)
             ctx.set_var(bundle.namespace, bundle.name, param, type_, value)
-        if bundle.type != "common" and not keep_arrays:
+        if bundle.type != "common" and not keep_arrays and edit is None:
             # after the parameters are bound, as cf-agent (its table's size decides
             # which elements its clearing walk misses: VariableStore.clear_arrays)
             ctx.vars.clear_arrays(bundle.namespace, bundle.name)
@@ -290,7 +291,9 @@ class Agent(PromiseEvaluation, Recording):
             self.out.log("verbose", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
             ctx.pop()
-            for param, previous in saved.items():
+            # an edit bundle's parameters stay defined after it, as in cf-agent (only a
+            # methods call takes its bundle's parameters away again)
+            for param, previous in (() if edit is not None else saved.items()):
                 if previous is None:
                     ctx.vars.remove(bundle.namespace, bundle.name, param)
                 else:
@@ -316,18 +319,29 @@ class Agent(PromiseEvaluation, Recording):
                 self.eval_promise(run, section.name, promise)
 
     def pre_evaluate_vars(self, bundles: Any = None) -> None:
-        """cf-agent resolves the meta tags and vars of every bundle before the run
-        ("pass 0"), so a bundle's variables can be read, and bundlesmatching() sees its
-        tags, before it runs; unresolved values wait.  A bundle with parameters too
-        (PolicyResolve), with its parameters unbound: what needs them waits for the
-        call, the rest is defined at once."""
+        """cf-agent resolves the vars of every bundle that is not common as it loads
+        each file (PolicyResolve, "pass 0"), so a bundle's variables can be read before
+        it runs; unresolved values wait.  A bundle with parameters too, with its
+        parameters unbound: what needs them waits for the call, the rest is defined at
+        once."""
         for bundle in self.policy.bundles if bundles is None else bundles:
-            if bundle.type == "common":
-                continue
-            types = ("meta", "vars")
-            sections = [sec for sec in map(bundle.section, types) if sec is not None]
-            if not sections:
-                continue
+            if bundle.type != "common":
+                self._pre_evaluate(bundle, [s for s in (bundle.section("vars"),) if s])
+
+    def preliminary_convergence(self, bundles: Any = None) -> None:
+        """cf-agent's "Preliminary variable/class-context convergence" (3.21's
+        libpromises/loading.c), once the whole policy is loaded: every bundle, common
+        or not, in policy order, has its meta and vars promises evaluated again,
+        section by section as written.  A bundle's meta tags are defined here (so
+        bundlesmatching() by tag sees none while files load), and so is a variable the
+        earlier passes could not resolve: this is when they enter cf-agent's variable
+        table, whose order getindices() and variablesmatching() return."""
+        for bundle in self.policy.bundles if bundles is None else bundles:
+            self._pre_evaluate(bundle, [s for s in bundle.sections
+                                        if s.name in ("meta", "vars")])
+
+    def _pre_evaluate(self, bundle: ast.Bundle, sections: list[Any]) -> None:
+        if sections:
             frame = Frame(bundle.namespace, bundle.name, bundle)
             run = BundleRun(bundle, frame, pass_no=0)
             self.ctx.push(frame)

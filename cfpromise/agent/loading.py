@@ -16,7 +16,7 @@ import sys
 from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments
-from cfpromise.agent.order import PRE_EVALUATION
+from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
@@ -171,7 +171,7 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
             policy = queue.pop(0)
             for bundle in policy.bundles:
                 if bundle.type == "common":
-                    agent.run_bundle(bundle, [], types=PRE_EVALUATION)
+                    agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
             agent.pre_evaluate_vars(policy.bundles)
             for rval in _guarded_inputs(agent, policy):
                 items = rval.items if isinstance(rval, ast.List) else (rval,)
@@ -253,6 +253,7 @@ def _written(rval: ast.Rval) -> str:
 
 # the control bodies whose attributes cf-agent publishes as $(control_TYPE.attribute)
 CONTROL_BODY_TYPES = ("common", "agent", "server", "monitor", "runagent", "executor", "hub")
+# (and "file": one per file, see control_bodies)
 _SCALAR_TYPES = frozenset({"string", "int", "real", "slist", "ilist", "rlist"})
 
 
@@ -288,6 +289,12 @@ def control_bodies(agent: Any) -> None:
             if target is not None:
                 target.update(values)
             control_variables(agent, body_type, values)
+        # every file's ``body file control``, in policy order: the last one's inputs and
+        # namespace are $(control_file.inputs) and $(control_file.namespace)
+        for body in agent.policy.bodies:
+            if body.name == "control" and body.type == "file":
+                control_variables(agent, "file",
+                                  agent.resolver.resolve_body(body, "file", [], {}))
     finally:
         agent.ctx.pop()
     domain = agent.control.get("domain")
@@ -444,8 +451,8 @@ def _run(agent: Any) -> int:
         observer.run_started(agent)
     for bundle in list(agent.policy.bundles):
         if bundle.type == "common":
-            agent.run_bundle(bundle, [], types=PRE_EVALUATION)
-    agent.pre_evaluate_vars()
+            agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+    agent.preliminary_convergence()
     from cfpromise.agent.precheck import check_policy
     check_policy(agent)                 # cf-agent's type check of every promise at load
     if agent.trace is not None:

@@ -21,6 +21,9 @@ NORMAL_ORDER: dict[str, tuple[str, ...]] = {
 
 # Promise types evaluated when common bundles are read before the run (and to find inputs).
 PRE_EVALUATION: tuple[str, ...] = ("meta", "vars", "defaults", "classes")
+# ... of them, those evaluated while the policy loads (PolicyResolve): the meta tags wait
+# for the preliminary convergence (Agent.preliminary_convergence)
+LOAD_EVALUATION: tuple[str, ...] = ("vars", "defaults", "classes")
 
 PASSES = 3
 

@@ -6,7 +6,8 @@ The programs read their command lines three ways, each for a reason of its own
 start path; the daemons, cf-lite-runagent and cf-lite-hub with argparse; cf-lite-key,
 -net and -secret with cf-key's, cf-net's and cf-secret's getopt rules, whose messages
 they copy), so the parsing stays in each program; what was the same in all of them
-is here.  Nothing is imported at module level: the one-shot programs import this
+is here: the version line, the argparse programs' start (:func:`argparse_start`) and
+the getopt programs' main.  Nothing is imported at module level: the one-shot programs import this
 only when they print their version.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Callable, Sequence
 
 PROTOCOL_NOTE = "CFEngine Core 3.21 protocol"
@@ -46,3 +48,19 @@ def getopt_main(run: Callable[[list[str], object], int],
             return 1
     main.__doc__ = run.__doc__
     return main
+
+
+def argparse_start(parser: argparse.ArgumentParser, argv: Sequence[str] | None, name: str,
+                   note: str = "", sanitize: bool = False) -> argparse.Namespace | int:
+    """The start of an argparse program (the daemons, cf-lite-runagent, cf-lite-hub):
+    the environment cleaned first when ``sanitize`` (a daemon's children get cf-agent's
+    environment, :func:`cfpromise.cli.options.sanitize_environment`), then ``argv``
+    (``sys.argv[1:]`` when None) parsed; ``--version`` prints the version line and gives
+    its exit code (an int) instead of the arguments."""
+    if sanitize:
+        from cfpromise.cli.options import sanitize_environment
+        sanitize_environment()
+    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+    if args.version:
+        return print_version(name, note)
+    return args

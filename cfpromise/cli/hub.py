@@ -85,11 +85,11 @@ def _workdir(args: Any) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from cfpromise.cli.entry import argparse_start
     ap = _parser()
-    args = ap.parse_args(argv)
-    if args.version:
-        from cfpromise.cli.entry import print_version
-        return print_version("cf-lite-hub")
+    args = argparse_start(ap, argv, "cf-lite-hub")
+    if isinstance(args, int):
+        return args
     if not args.command:
         ap.print_usage(sys.stderr)
         print("cf-lite-hub: error: a command is needed (collect, hosts, promises, changes, "

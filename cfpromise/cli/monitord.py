@@ -45,12 +45,10 @@ def _seconds(text: str | None, default: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
-    from cfpromise.cli.options import sanitize_environment
-    sanitize_environment()
-    if args.version:
-        from cfpromise.cli.entry import language_note, print_version
-        return print_version("cf-lite-monitord", language_note())
+    from cfpromise.cli.entry import argparse_start, language_note
+    args = argparse_start(_parser(), argv, "cf-lite-monitord", language_note(), sanitize=True)
+    if isinstance(args, int):
+        return args
     from cfpromise.daemon import options_from_args
     from cfpromise.monitor.daemon import DEFAULT_INTERVAL, MonitorDaemon
     from cfpromise.monitor.measurements import DEFAULT_PIPE_TIMEOUT

@@ -119,10 +119,10 @@ def hail(host: str, exec_line: str, send_classes: list[str], opts: Any, out: Tex
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.version:
-        from cfpromise.cli.entry import PROTOCOL_NOTE, print_version
-        return print_version("cf-lite-runagent", PROTOCOL_NOTE)
+    from cfpromise.cli.entry import PROTOCOL_NOTE, argparse_start
+    args = argparse_start(_parser(), argv, "cf-lite-runagent", PROTOCOL_NOTE)
+    if isinstance(args, int):
+        return args
     if args.remote_options:
         print('   error: Option "-o" has been deprecated, you can not pass arbitrary arguments '
               "to remote cf-agent", file=sys.stderr)

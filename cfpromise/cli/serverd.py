@@ -20,13 +20,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cfpromise.cli.options import sanitize_environment
+    from cfpromise.cli.entry import PROTOCOL_NOTE, argparse_start
+    args = argparse_start(_parser(), argv, "cf-lite-serverd", PROTOCOL_NOTE, sanitize=True)
+    if isinstance(args, int):
+        return args
     from cfpromise.daemon import options_from_args
-    sanitize_environment()
-    args = _parser().parse_args(argv)
-    if args.version:
-        from cfpromise.cli.entry import PROTOCOL_NOTE, print_version
-        return print_version("cf-lite-serverd", PROTOCOL_NOTE)
     from cfpromise.server.daemon import ServerD
     return ServerD(options_from_args(args), port=args.port).run()
 

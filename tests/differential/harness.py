@@ -1,7 +1,7 @@
 """Run one policy under cf-agent 3.21 and under cf-lite-agent, for the differential tests.
 
 Each agent gets its own work directory (cf-agent's through CFENGINE_TEST_OVERRIDE_WORKDIR,
-with WORKDIR/bin/cf-promises, which it runs to validate a policy); runs go two at a time,
+with WORKDIR/bin holding its programs: see reference_workdir); runs go two at a time,
 since a case is cheap and the tests batch many cases per run."""
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Iterable
 
 import pytest
+
+from cfpromise.agent.loading import OWN_PROGRAMS
 
 HAVE_CF_AGENT = shutil.which("cf-agent") is not None and shutil.which("cf-promises") is not None
 needs_cf_agent = [pytest.mark.reference,
@@ -36,11 +38,17 @@ def check_policy(policy: Path) -> None:
 
 
 def reference_workdir(root: Path, name: str = "ref-workdir") -> Path:
+    """cf-agent's work directory for a run, its bin/ holding the programs cf-lite finds
+    beside itself (loading.OWN_PROGRAMS), as an installed CFEngine's does: cf-agent
+    defines sys.cf_agent & co. for those it finds there, and the number of variables
+    decides the order of its variable table (getindices(), variablesmatching())."""
     wd = root / name
     if not (wd / "bin").exists():
         (wd / "bin").mkdir(parents=True)
-        os.symlink(shutil.which("cf-promises") or "/usr/bin/cf-promises",
-                   wd / "bin" / "cf-promises")
+        for program in OWN_PROGRAMS:
+            found = shutil.which(program) or f"/usr/bin/{program}"
+            if os.path.exists(found):
+                os.symlink(found, wd / "bin" / program)
     return wd
 
 

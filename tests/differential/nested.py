@@ -32,6 +32,21 @@ REFERENCES = {
     "list_and_nested": "$(idx)-$(a[$(idx)])",
     "nested_then_plain": "$(a[$(two)]) and $(nosuch)",
     "qualified": "$(nested_src.a[$(nested_src.idx)])",
+    # a list reached through a name built by expansion: cf-agent 3.21 iterates over it
+    # only when the scope and namespace are written out (or absent), not when they come
+    # from the expansion (a bug fixed later: see test_nested_differential)
+    "indirect_list": "$($(lname))",
+    "indirect_list_scoped": "$($(qlname))",
+    "indirect_list_namespaced": "$($(nlname))",
+    "scope_from_inner": "$($(srcname).idx)",
+    "namespace_from_inner": "$($(nsname):nested_src.idx)",
+    "lval_from_inner": "$(nested_src.$(lname))",
+    "indirect_scalar_scoped": "$($(qsname))",
+    "indirect_data": "$($(dname))",
+    "indirect_data_scoped": "$($(qdname))",
+    "index_with_dot": "$(a[$(dotk)])",
+    "indirect_array_scoped": "$($(qaname))",
+    "indirect_list_self_scoped": "$($(selfname))",
 }
 
 CONTEXTS = ("report", "var", "insert")
@@ -56,6 +71,19 @@ _VARS = """\
     "m[1][1]" string => "M11";
     "m[2][1]" string => "M21";
     "d" data => '{ "x": "DX", "y": { "k": 1 }, "1": { "1": "D11", "3": "D13" } }';
+    "dl" data => '[ "DL1", "DL2" ]';
+    "lname" string => "idx";
+    "qlname" string => "nested_src.idx";
+    "nlname" string => "default:nested_src.idx";
+    "srcname" string => "nested_src";
+    "nsname" string => "default";
+    "qsname" string => "nested_src.one";
+    "dname" string => "dl";
+    "qdname" string => "nested_src.dl";
+    "dotk" string => "x.y";
+    "a[x.y]" slist => { "AXY1", "AXY2" };
+    "qaname" string => "nested_src.a[x.y]";
+    "selfname" string => "$(this.bundle).idx";
 """
 
 

@@ -11,7 +11,19 @@ from tests.differential import harness, nested
 
 pytestmark = harness.needs_cf_agent
 
-EXPECTED_DIFFERENCES: dict[str, str] = {}
+# A list reached through a name whose scope or namespace comes from the expansion
+# ($($(q)) with q = "b.l", $($(ns):b.l)): cf-agent 3.21 never finds the list and leaves the
+# reference as written, a bug CFEngine fixed later (ENT-9491, ENT-11923). The acceptance
+# suite tests the fix (01_vars/01_basic/double_expansion_list_namespace.cf, in the
+# ratchet), and cf-lite follows it: the list is iterated over.
+_DOUBLE_EXPANSION = ("cf-agent 3.21 bug ENT-9491/ENT-11923 (a list named through an expanded "
+                     "scope is not iterated over), fixed in later CFEngine and tested by the "
+                     "acceptance suite; cf-lite iterates, as the fix does")
+EXPECTED_DIFFERENCES: dict[str, str] = {
+    f"{ctx}_{name}": _DOUBLE_EXPANSION for ctx in nested.CONTEXTS
+    for name in ("indirect_list_scoped", "indirect_list_namespaced", "scope_from_inner",
+                 "namespace_from_inner", "indirect_data_scoped", "indirect_array_scoped",
+                 "indirect_list_self_scoped")}
 
 
 @pytest.fixture(scope="module")
