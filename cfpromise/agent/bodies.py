@@ -20,6 +20,12 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 
+# Body types cf-agent never checks a value of against its type (ConstraintCheckType leaves
+# the common bodies out, at load and after): an action_policy out of range is read as the
+# default there, not a fatal error
+_UNCHECKED = frozenset({"action", "classes"})
+
+
 class BodyError(Exception):
     """A body that cannot be used: undefined, wrong number of arguments, inheritance loop."""
 
@@ -136,7 +142,7 @@ class BodyResolver:
             want_list = attr.is_list if attr is not None else body_type not in self.schema.body_types
             value = evaluator.value(c.rval, want_list=want_list)
             if value is not UNRESOLVED:
-                if attr is not None:
+                if attr is not None and body_type not in _UNCHECKED:
                     try:
                         runtime_check(c.lval, value, attr.type, attr.range)
                     except ValueError_ as exc:

@@ -31,7 +31,8 @@ from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, refers_to,
                                   with_value)
-from cfpromise.promises.api import THIS_ATTRIBUTES, BundleCall, PromiseRun, handler_for
+from cfpromise.promises.api import (BEFORE_LOCK, THIS_ATTRIBUTES, BundleCall, PromiseRun,
+                                   handler_for)
 from cfpromise.promises.evaluators import Step, load as _load_evaluators
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.syntax import ast
@@ -44,6 +45,9 @@ if TYPE_CHECKING:
 
 # promise type -> the engine's own evaluator (vars, classes, meta, defaults, methods, reports)
 EVALUATORS = _load_evaluators()
+# promise types whose verifier makes checks before its lock (api.BEFORE_LOCK, filled as
+# their modules load): a promise of these is met again in every pass, also once done
+BEFORE_LOCK_TYPES = frozenset({"processes", "commands"})
 
 
 class PromiseEvaluation:
@@ -61,7 +65,9 @@ class PromiseEvaluation:
             return
         if not facts.complete:
             facts.finish()      # the rest of the facts, once the guard holds
-        if facts.static and self.trace is None and (id(promise), ()) in run.done:
+        prelock = ptype in BEFORE_LOCK_TYPES
+        if facts.static and self.trace is None and (id(promise), ()) in run.done \
+                and not prelock:
             return      # its one iteration is done: the checks below would change nothing
         iterated_guard = False
         if promise.varclass is not None:
@@ -99,11 +105,14 @@ class PromiseEvaluation:
         for index, bindings in enumerate(iterations, 1):
             key = (id(promise), tuple(sorted(bindings.items())) if bindings else ())
             again = key in run.done
+            recheck = False         # done: only the checks cf-agent makes before the lock
             if again and (run.done[key] is None or not facts.dynamic or
                           ("$" not in promise.promiser and "@" not in promise.promiser)):
                 if trace is not None:
                     trace.again(run, key)
-                continue
+                if not prelock or run.done[key] is None:
+                    continue
+                recheck = True
             if iterated_guard and not self.guard_holds(promise.varclass, bindings):
                 if trace is not None:
                     trace.skipped_guard(promise)
@@ -129,15 +138,18 @@ class PromiseEvaluation:
                 frame.this["handle"] = handle
             unresolved, ev.unresolved = ev.unresolved, False
             promiser = ev.text(promise.promiser)
-            if again:
+            if again and not recheck:
                 # done in an earlier pass: again only if its promiser now expands to another
                 # text (a variable it holds changed: randomint(), a list grown...) --
                 # cf-agent's lock is named by the expanded promise, a new one there
                 if ev.unresolved or promiser == run.done[key]:
                     if trace is not None:
                         trace.again(run, key)
-                    continue
-                del run.done[key]
+                    if not prelock:
+                        continue
+                    recheck = True
+                else:
+                    del run.done[key]
             ev.unresolved = ev.unresolved or unresolved
             frame.this["promiser"] = promiser
             frame.promiser = promiser
@@ -166,6 +178,9 @@ class PromiseEvaluation:
                 self.deferrals += 1
                 continue
             step = Step(self, run, ptype, promise, bindings, ev, promiser, last, handle)
+            if recheck:
+                self.before_lock(step)
+                continue
             evaluator = EVALUATORS.get(ptype)
             if trace is not None:
                 trace.begin(step, index, key)
@@ -391,14 +406,12 @@ class PromiseEvaluation:
         if attributes is None:
             return None
         step.attributes = attributes
+        run = self.promise_run(step, attributes)
+        check = BEFORE_LOCK.get(ptype)
+        if check is not None:
+            check(run)
         if self.seen_before(step, attributes):
             return Outcome.SKIPPED
-        promisee = step.promise.promisee
-        if promisee is not None:
-            promisee = step.ev.value(promisee, want_list=True)
-        run = PromiseRun(step.promise, ptype, step.promiser, attributes,
-                         step.run.bundle.namespace, step.run.bundle.name, self.services,
-                         None if promisee is UNRESOLVED else promisee)
         key = self.lock(step, attributes)
         if key is False:
             return Outcome.SKIPPED
@@ -412,6 +425,28 @@ class PromiseEvaluation:
             if outcome is None:
                 self.actuated.discard(self.last_identity)   # "try again next pass"
             self.unlock(key)
+
+    def promise_run(self, step: Step, attributes: dict[str, Any]) -> PromiseRun:
+        promisee = step.promise.promisee
+        if promisee is not None:
+            promisee = step.ev.value(promisee, want_list=True)
+        return PromiseRun(step.promise, step.ptype, step.promiser, attributes,
+                          step.run.bundle.namespace, step.run.bundle.name, self.services,
+                          None if promisee is UNRESOLVED else promisee)
+
+    def before_lock(self, step: Step) -> None:
+        """A promise done in an earlier pass of this bundle call (or held back by its lock
+        or by an identical promise): cf-agent evaluates it again in this pass up to its
+        lock, so the checks its verifier makes before the lock are made (and print)
+        again; nothing is actuated or recorded."""
+        handler_for(step.ptype)              # (the module registers its checks)
+        attributes = self.attributes(step)
+        if attributes is None:
+            return
+        step.attributes = attributes
+        check = BEFORE_LOCK.get(step.ptype)
+        if check is not None:
+            check(self.promise_run(step, attributes))
 
     def custom_handler(self, ptype: str) -> Any:
         """Promise types that are not built in are custom ones, carried out by the

@@ -453,6 +453,8 @@ def _run(agent: Any) -> int:
         if bundle.type == "common":
             agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
     agent.preliminary_convergence()
+    from cfpromise.agent.precheck import check_policy
+    check_policy(agent)                 # cf-agent's type check of every promise at load
     if agent.trace is not None:
         agent.trace.sequence(sequence)
     for name, args in sequence:

@@ -45,7 +45,7 @@ class Recording:
         if body is None and step.promise.get("classes") is not None \
                 and step.ptype != "classes":    # cf-agent sets none for classes promises
             body = self.body("classes", step.promise.get("classes").rval, step)
-        if body and step.ptype != "classes":
+        if body and step.ptype != "classes" and not getattr(step, "own_classes", False):
             self.outcome_classes(body, outcome, step)
         action = step.attributes.get("action") if step.attributes is not None else None
         if isinstance(action, dict) and isinstance(action.get("log_string"), str):

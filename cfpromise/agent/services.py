@@ -54,6 +54,12 @@ class Services:
         if step is not None and body:
             self._agent.outcome_classes(body, outcome, step)
 
+    def own_classes(self, run: Any) -> None:
+        """The handler records its outcome classes itself (see the Protocol)."""
+        step = self._agent.current_step
+        if step is not None:
+            step.own_classes = True
+
     def run_edit_bundle(self, call: Any, buffer: Any, *, namespace: str = "default",
                         bundle_type: str = "edit_line", filename: str = "") -> Any:
         """Run the edit_line (or edit_xml) bundle ``call`` against ``buffer``.

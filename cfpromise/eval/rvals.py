@@ -304,13 +304,16 @@ NO_WITH = object()      # a list or a data container: cf-agent defines no $(with
 def with_value(ev: RvalEvaluator, rval: ast.Rval) -> Any:
     """The value of a promise's ``with`` as cf-agent 3.21 gives it while running a
     bundle: its text, UNRESOLVED, or NO_WITH for a list or a data container
-    (``with => @(l)``, ``with => parsejson('[1]')``: $(with) stays as written).
+    (``with => @(l)``, ``with => parsejson('[1]')``: $(with) stays as written); a
+    container named by ``@(d)`` is the reference as written, ``@(d)``.
     (cf-agent also refuses a list in ``with`` while it loads the policy, before any
-    bundle runs -- "Attempted to give a list to a non-list type", fatal -- for promises
-    whose guard holds then; cf-lite does not.)"""
-    if isinstance(rval, ast.Scalar) and _list_ref(rval) and \
-            ev.named_list(ev.text(rval.value)) is not None:
-        return NO_WITH
+    bundle runs, for promises whose guard holds then: cfpromise.agent.precheck.)"""
+    if isinstance(rval, ast.Scalar) and _list_ref(rval):
+        var = ev.whole_list(rval.value)
+        if var is not None and var.type == "data":
+            return ev.text(rval.value)
+        if ev.named_list(ev.text(rval.value)) is not None:
+            return NO_WITH
     value = ev.value(rval)
     if value is UNRESOLVED:
         return value

@@ -107,6 +107,14 @@ if TYPE_CHECKING:
             still the promise's overall result, which the engine handles as usual.
             """
 
+        def own_classes(self, run: PromiseRun) -> None:
+            """The handler of ``run`` sets the promise's outcome classes itself, one
+            :meth:`record_result` per result cf-agent reaches (cfPS by cfPS, in its order),
+            so the engine does not apply them again for the Outcome the handler returns
+            (which still counts, reports and feeds ``depends_on``): cf-agent may reach a
+            result whose classes it never sets (a processes promise under warn) and may set
+            kept after repaired."""
+
         def at_section_end(self, key: str, factory: Callable[[], Callable[[], None]]
                            ) -> Callable[[], None] | None:
             """The callback registered under ``key`` for the end of the section (promise type)
@@ -232,6 +240,12 @@ THIS_ATTRIBUTES: dict[str, dict[str, str]] = {
 
 HANDLERS: dict[str, Handler] = {}
 
+# Promise type -> the checks its verifier makes before it takes the promise's lock
+# (messages only).  cf-agent makes them in every pass, so again for a promise done in
+# an earlier pass, and for one an identical promise or a lock holds back; the engine
+# calls them so (the handler itself does not).
+BEFORE_LOCK: dict[str, Callable[[PromiseRun], None]] = {}
+
 # Promise type -> the module that registers its handler; imported the first time the type
 # is actuated, so a run pays only for the promise types its policy uses.
 HANDLER_MODULES: dict[str, str] = {
@@ -280,6 +294,16 @@ def handler_for(promise_type: str,
     if found is None and fallback is not None:
         found = fallback(promise_type)
     return found
+
+
+def before_lock(promise_type: str) -> Callable[[Callable[[PromiseRun], None]],
+                                               Callable[[PromiseRun], None]]:
+    """Register the decorated function as ``promise_type``'s checks before the lock
+    (:data:`BEFORE_LOCK`); it lives in the module that registers the handler."""
+    def register(fn: Callable[[PromiseRun], None]) -> Callable[[PromiseRun], None]:
+        BEFORE_LOCK[promise_type] = fn
+        return fn
+    return register
 
 
 def handler(promise_type: str) -> Callable[[Handler], Handler]:

@@ -132,16 +132,41 @@ def _select(step: Step, options: list[Any]) -> str | None:
     if not options:
         step.log("error", "No classes to select on RHS")
         return None
+    if len(options) == 1 and as_text(options[0]).startswith("@") \
+            and len(as_text(options[0])) >= 4:                      # IsVarList
+        step.log("verbose", f"select_class: Can not expand list '{as_text(options[0])}' "
+                            "for setting class.")
+        return None
     ctx = step.ctx
     host = ctx.lookup("sys.fqhost")
     ip = ctx.lookup("sys.ipv4")
     seed = f"{host.value if host else ''}+{ip.value if ip else ''}+{os.getuid()}"
     chosen = as_text(options[string_hash(seed) % len(options)])
-    if "$(" in chosen or "${" in chosen or "@(" in chosen:
+    if _expandable(chosen):
         step.log("verbose", f"select_class: Can not use not expanded element '{chosen}' "
                             "for setting class.")
         return None
     return canonify(chosen)
+
+
+def _expandable(text: str) -> bool:
+    """cf-agent's IsExpandable: ``text`` holds a balanced ``$(...)`` or ``${...}``
+    (an ``@(list)`` does not count: select_class canonifies and defines it)."""
+    left = right = "x"
+    dollar, bracks, found = False, 0, 0
+    for i, ch in enumerate(text):
+        if ch == "$":
+            if text[i + 1:i + 2] in ("(", "{"):
+                dollar = True
+        elif ch in "({":
+            if dollar:
+                left, bracks = ch, bracks + 1
+        elif ch in ")}":
+            if dollar:
+                bracks, right = bracks - 1, ch
+        if dollar and bracks == 0 and (left, right) in (("(", ")"), ("{", "}")):
+            found, dollar = found + 1, False
+    return bracks == 0 and found > 0
 
 
 @evaluator("classes")
@@ -179,6 +204,11 @@ def evaluate(step: Step) -> Outcome | None:
             # cf-agent reads an expression still holding a reference as a class that is
             # not defined: ``not => "$(x)"`` holds at once (``expression`` does not)
             value, ev.unresolved = False, False
+        if value is not UNRESOLVED and ev.unresolved and combinator.lval == "select_class" \
+                and isinstance(value, list):
+            # cf-agent picks among the members as they stand: one still holding a
+            # reference is picked (and defines nothing, until a later pass resolves it)
+            ev.unresolved = False
         if value is UNRESOLVED or ev.unresolved:
             return None if not step.last else Outcome.SKIPPED
         kind = combinator.lval

@@ -46,7 +46,7 @@ import pwd
 import re
 
 from cfpromise.agent.outcome import Outcome, merge
-from cfpromise.promises.api import PromiseRun, handler
+from cfpromise.promises.api import PromiseRun, before_lock, handler
 from cfpromise.promises.commandrun import ShellType, execute, spawn
 from cfpromise.promises.module_protocol import ModuleSession, bytelen, command_arg0
 from cfpromise.fast.records import record
@@ -255,8 +255,9 @@ def read_spec(run: PromiseRun) -> ExecSpec | Outcome:
     module = _boolean(attributes.get("module"), False)
     no_output = _boolean(contain.get("no_output"), module)
     if no_output and _boolean(contain.get("preview"), False):
-        run.agent.log("error", "no_output and preview are mutually exclusive (broken promise)")
-        _promise_ref(run, "error")
+        # SyntaxCheckExec, before the lock (said by before_the_lock, in every pass): the
+        # promise fails with no outcome class (cf-agent returns FAIL without cfPS)
+        run.agent.own_classes(run)
         return Outcome.FAILED
     umask = DEFAULT_UMASK
     if contain.get("umask") not in (None, ""):
@@ -412,6 +413,16 @@ def _run_background(run: PromiseRun, spec: ExecSpec) -> Outcome:
         run.agent.log("error", proc.strip())
         return Outcome.FAILED
     return Outcome.KEPT
+
+
+@before_lock("commands")
+def before_the_lock(run: PromiseRun) -> None:
+    """VerifyExecPromise's SyntaxCheckExec, made before the lock (so in every pass)."""
+    contain = run.body("contain")
+    no_output = _boolean(contain.get("no_output"), _boolean(run.attributes.get("module"), False))
+    if no_output and _boolean(contain.get("preview"), False):
+        run.agent.log("error", "no_output and preview are mutually exclusive (broken promise)")
+        _promise_ref(run, "error")
 
 
 @handler("commands")

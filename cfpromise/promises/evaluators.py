@@ -21,7 +21,7 @@ class Step:
     the engine makes one per promise and it is on every run's start path (see ast.py)."""
 
     __slots__ = ("agent", "run", "ptype", "promise", "bindings", "ev", "promiser", "_last",
-                 "handle", "attributes", "seconds")
+                 "handle", "attributes", "seconds", "own_classes")
 
     def __init__(self, agent: Any, run: Any, ptype: str, promise: ast.Promise,
                  bindings: dict[str, str], ev: Any, promiser: str, last: bool,
@@ -38,6 +38,7 @@ class Step:
         self.handle = handle
         self.attributes = attributes
         self.seconds = seconds
+        self.own_classes = False      # the handler set its outcome classes (own_classes)
 
     @property
     def last(self) -> bool:

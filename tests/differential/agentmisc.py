@@ -431,6 +431,98 @@ for name, value in (("at", "@(l)"), ("split", 'splitstring("a,b", ",", 9)'),
     case(f"with_list_{name}", _WITH_LIST % ("later:: ", value))
 case("with_list_at_load", _WITH_LIST % ("", "@(l)"))
 
+# checks a verifier makes before its lock: made (and printed) again in every pass, also for
+# a promise done in pass 1 (commands' SyntaxCheckExec fails the promise with no class)
+_BEFORE_LOCK = """
+bundle agent main {
+commands:
+  "/bin/echo hi" contain => c(%s), classes => o("cmd");
+processes:
+  "nosuch_process_xyz_26" restart_class => "pc_restart", %s classes => o("pc");
+reports:
+  "class $(cl)";
+vars:
+  "cl" slist => classesmatching("(cmd|pc)_.*");
+}
+body contain c(p) { no_output => "true"; preview => "$(p)"; }
+body classes o(p) { promise_kept => { "$(p)_kept" }; promise_repaired => { "$(p)_repaired" };
+  repair_failed => { "$(p)_failed" }; }
+body process_count zero { match_range => "0,0"; in_range_define => { "pc_in" }; }
+body process_count norange { in_range_define => { "pc_in" }; }
+body process_select nores { command => ".*"; }
+"""
+for name, preview, extra in (("preview", "true", ""), ("nopreview", "false", ""),
+                             ("zero", "false", "process_count => zero,"),
+                             ("norange", "true", "process_count => norange,"),
+                             ("noresult", "true", "process_select => nores,"),
+                             ("kill", "true", 'signals => { "kill" },')):
+    case(f"before_lock_{name}", _BEFORE_LOCK % (preview, extra))
+    case(f"before_lock_{name}_dry", _BEFORE_LOCK % (preview, extra), "-n")
+
+# cf-agent's type check of every promise while it loads the policy (cfpromise.agent.precheck):
+# which promises (guards holding then, if/unless, depends_on, bundles never called, other
+# bundle types, variables of later bundles), which attributes and which values
+_LOAD = """
+body common control { bundlesequence => { "first", "main" }; }
+bundle common cm { classes: "cc" expression => "any"; }
+bundle agent first { reports: "first"; }
+bundle agent main {
+vars:
+  "l" slist => { "p", "q" };
+  "one" slist => { "p" };
+  "d" data => '{"a":1}';
+  "darr" data => '["a", "b"]';
+  "x" string => "any";
+  "v" string => "maybe";
+classes:
+  "later" expression => "any";
+%s
+reports:
+  "after";
+}
+bundle agent other { vars: "l" slist => { "p", "q" }; }
+body action pa { action_policy => "warn"; }
+body action pbad(p) { action_policy => "$(p)"; }
+body perms pm(m) { mode => "$(m)"; rxdirs => "false"; }
+body classes pint(t) { promise_kept => { "k" }; persist_time => "$(t)"; }
+"""
+_EDIT = 'bundle edit_line ed { vars: "m" slist => { "p", "q" }; insert_lines: "x" with => @(m); }'
+
+for name, text in (
+        ("with_at", 'reports: "w=$(with)" with => @(l);'),
+        ("with_one", 'reports: "w=$(with)" with => @(one);'),
+        ("with_hard_guard", 'reports: linux:: "w=$(with)" with => @(l);'),
+        ("with_common_class", 'reports: cc:: "w=$(with)" with => @(l);'),
+        ("with_d_class", 'reports: dd:: "w=$(with)" with => @(l);'),
+        ("with_var_guard", 'reports: "$(x)":: "w=$(with)" with => @(l);'),
+        ("with_if_later", 'reports: "w=$(with)" with => @(l), if => "later";'),
+        ("with_if_any", 'reports: "w=$(with)" with => @(l), if => "any";'),
+        ("with_unless", 'reports: "w=$(with)" with => @(l), unless => "nosuch";'),
+        ("with_unless_any", 'reports: "w=$(with)" with => @(l), unless => "any";'),
+        ("with_depends", 'reports: "w=$(with)" with => @(l), depends_on => { "h" }; '
+                         '"h" handle => "h";'),
+        ("with_other", 'reports: "w=$(with)" with => @(other.l);'),
+        ("with_split", 'reports: "w=$(with)" with => splitstring("a,b", ",", 9);'),
+        ("with_data", 'reports: "w=$(with)" with => @(d);'),
+        ("with_data_array", 'reports: "w=$(with)" with => @(darr);'),
+        ("with_iterated", 'reports: "w=$(with)" with => "$(l)";'),
+        ("with_undefined", 'reports: "w=$(with)" with => @(nosuch);'),
+        ("comment_list", 'reports: "c" comment => @(l);'),
+        ("handle_list", 'reports: "h" handle => @(l);'),
+        ("report_to_file_list", 'reports: "r" report_to_file => @(l);'),
+        ("commands_list", 'commands: "/bin/true" args => @(l), action => pa;'),
+        ("files_create_range", 'files: "$(sys.workdir)/f" create => "$(v)";'),
+        ("edit_bundle", ""),
+        ("classes_with", 'classes: "k" expression => "any", with => @(l);'),
+        ("vars_with", 'vars: "k" string => "k", with => @(l);'),
+        # an action body's value out of range: never checked (read as the default)
+        ("action_body_range", 'reports: "r" action => pbad("$(v)");'),
+        ("action_body_range_literal", 'reports: "r" action => pbad("maybe");'),
+        ("perms_body_mode", 'files: "$(sys.workdir)/f" create => "true", perms => pm("$(v)");'),
+        ("classes_body_int", 'reports: "r" classes => pint("$(v)");')):
+    case(f"load_{name}", _LOAD % text + (_EDIT if name == "edit_bundle" else ""),
+         *(("-D", "dd") if name == "with_d_class" else ()))
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)
@@ -486,16 +578,15 @@ def observe(stdout: str, stderr: str, returncode: int,
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
 EXPECTED_DIFFERENCES: dict[str, str] = {
-    "with_list_at_load":
-        "cf-agent checks the with of every promise whose guard holds while it loads the "
-        "policy and stops the run on a list (\"Attempted to give a list to a non-list "
-        "type\", fatal, before any bundle runs); cf-lite has no such load-time pass and "
-        "runs it as cf-agent runs a guarded one (no $(with))",
-    "processes_kill_restart":
-        "cf-agent checks a processes promise (\"kills then restarts - never strictly "
-        "converges\") before its lock, so the warning comes again in passes 2 and 3; "
-        "cf-lite's engine does not evaluate a promise again once it has an outcome (the "
-        "same family as the rxdirs warning cf-agent repeats per pass)",
+    "load_perms_body_mode":
+        "cf-agent's load-time check covers the attributes of the promise type's own bodies "
+        "(perms, copy_from, contain...) with its string ranges (mode 'maybe': 'Invalid mode "
+        "string', then fatal 'Error parsing Unix permission string'); cf-lite's "
+        "(cfpromise.agent.precheck) checks the promise's own attributes only, and has no "
+        "check of string ranges: it runs the promise and reports the bad mode then",
+    "load_classes_body_int":
+        "a classes body's persist_time that is not a number: cf-agent says 'Failed to parse "
+        "integer number' each time it reads it and goes on; cf-lite goes on silently",
     "edit_bundle_leftovers_lib":
         "with masterfiles' library loaded, two pairs of variables sharing a chain of "
         "cf-agent's variable table come out of variablesmatching(\".*\") in the other "

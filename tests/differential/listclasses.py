@@ -86,7 +86,24 @@ def _cases() -> list[tuple[str, str, str]]:
         ("ref", "{ @(sel) }"),
         ("dup", '{ "sc_dup_a", "sc_dup_a", "sc_dup_b" }'),
         ("undef", '{ "sc_undef_a", "$(nosuch)" }'),
+        ("ulist", "{ @(nosuchlist) }"), ("uvar", '{ "$(nosuch)" }'),
+        ("uat", '{ "@(nosuchlist)" }'),
     )
+    # a member still holding a reference, at every position of lists of 2 to 5 (which
+    # member the host's hash picks varies by host): cf-agent picks among the members as
+    # written and defines nothing when the pick is one of them
+    letters = "abcde"
+    marks = {"d": '"$(nosuch)"', "b": '"${nosuch}"', "l": "@(nosuchlist)",
+             "p": '"sc_@_x$(nosuch)"', "t": '"sc_@_$(lc_late)"'}
+    for n in range(2, 6):
+        for pos in range(n):
+            for mark, member in marks.items():
+                if mark != "d" and n != 3:
+                    continue
+                name = f"u{letters[n - 1]}{letters[pos]}{mark}"
+                members = [f'"sc_{name}_{letters[i]}"' for i in range(n)]
+                members[pos] = member.replace("@", name) if mark in "pt" else member
+                selections += ((name, "{ " + ", ".join(members) + " }"),)
     for name, rval in selections:
         cases.append((f"select_{name}", "m", f'"sc_{name}" select_class => {rval};'))
     dists = (("single", '{ "7" }'), ("zeros", '{ "0", "5", "0" }'), ("allzero", '{ "0", "0" }'),
@@ -117,13 +134,14 @@ def policy_text() -> str:
               '      "weights" slist => { "0", "3" };',
               "  classes:",
               '      "lc_defined_a" expression => "any";',
-              '      "lc_defined_b" expression => "any";']
+              '      "lc_defined_b" expression => "any";',
+              '      "lc_go" expression => "any";']
     for name, kind, body in CASES:
         if kind == "c":
             lines.append(f'      "k_{name}" {body};')
         elif kind == "m":
             lines.append(f"      {body}")
-    lines += ["  vars:"]
+    lines += ["  vars:", '    lc_go::', '      "lc_late" string => "late";', "    any::"]
     for name, kind, body in CASES:
         if kind in ("m", "r"):
             pattern = _pattern(name, body)

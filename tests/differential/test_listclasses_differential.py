@@ -9,10 +9,9 @@ from tests.differential import harness, listclasses
 pytestmark = harness.needs_cf_agent
 
 # Known differences, each with its reason (the test fails if one starts agreeing, so
-# the list shrinks as they are fixed).
-_SELECT_UNDEF = ("select_class over a list holding an unresolved $(ref): cf-agent 3.21 picks "
-                 "among the members as written, cf-lite's pick differs (not looked into)")
-EXPECTED_DIFFERENCES: dict[str, str] = {"select_undef": _SELECT_UNDEF}
+# the list shrinks as they are fixed).  select_class over members still holding a
+# reference agrees since #26: cf-agent picks among the members as written.
+EXPECTED_DIFFERENCES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

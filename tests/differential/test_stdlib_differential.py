@@ -50,8 +50,6 @@ _QUOTED = ("engine: edit_field quoted_var / set_quoted_values: cf-agent writes t
 _TREE_OUTCOME = ("engine: outcome classes of a files promise over a tree (depth_search): "
                  "cf-agent and cf-lite disagree on which of kept/repaired/failed the walk sets")
 _ACL = "engine: acl promises: cf-agent repairs/fails where cf-lite reports kept"
-_PROC = ("engine: a processes promise whose process_count is out of range: cf-agent sets "
-         "both kept and repaired, cf-lite only repaired")
 
 
 def _engine_reason(case: str) -> str | None:
@@ -66,8 +64,6 @@ def _engine_reason(case: str) -> str | None:
         return _TREE_OUTCOME
     if case.startswith("acl_"):
         return _ACL
-    if case.startswith("proc_"):
-        return _PROC
     return None
 
 
@@ -88,10 +84,7 @@ ENGINE_DIFFERENCES: dict[str, str] = {
               for c in ("absent", "empty", "kv", "plain", "sshd", "spaces", "kvsame")),
             *(f"set_quoted_values_{i}_{c}" for i in range(2)
               for c in ("absent", "empty", "kv", "plain", "sshd", "spaces", "kvsame")),
-            "set_variable_values_ini_0_ini",
-            *(f"proc_any_{s}" for s in ("none", "root", "pid")),
-            *(f"proc_range1_{s}" for s in ("nobody", "exclude", "old")),
-            *(f"proc_range2_{s}" for s in ("none", "root", "nobody", "exclude", "old", "pid"))))
+            "set_variable_values_ini_0_ini"))
     if reason is not None and name not in {   # shapes of those bundles that already agree
         "replace_or_add_0_sshd2", "replace_or_add_1_plain", "replace_or_add_2_plain",
         "set_line_based_0_kvsame", "set_line_based_1_sshd", "set_line_based_1_sshd2",

@@ -28,6 +28,7 @@ class FakeAgent:
     variables: dict[str, tuple[str, Any, tuple[str, ...]]] = attrs.field(factory=dict)
     results: list[Outcome] = attrs.field(factory=list)
     changes: list[dict[str, Any]] = attrs.field(factory=list)
+    owns_classes: bool = False        # the handler called own_classes()
 
     def log(self, level: str, message: str) -> None:
         self.logs.append((level, message))
@@ -60,6 +61,9 @@ class FakeAgent:
 
     def record_result(self, run: PromiseRun, outcome: Outcome) -> None:
         self.results.append(outcome)
+
+    def own_classes(self, run: PromiseRun) -> None:
+        self.owns_classes = True
 
     # -- for assertions
 

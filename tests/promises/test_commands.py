@@ -19,6 +19,7 @@ from cfpromise.promises.api import HANDLERS
 from cfpromise.promises.commands import (
     CF_BUFSIZE,
     QuotedOutput,
+    before_the_lock,
     build_command_line,
     command_prefix,
     split_command,
@@ -354,8 +355,13 @@ def test_no_output_and_preview_exclude_each_other(tmp_path: Path) -> None:
     target = tmp_path / "x"
     outcome, agent = run_command(f"/usr/bin/touch {target}",
                                  contain={"no_output": "true", "preview": "true"})
-    assert outcome is Outcome.FAILED
+    assert outcome is Outcome.FAILED and agent.owns_classes     # no outcome class (no cfPS)
     assert not target.exists()
+    # the message is the check before the lock's (the engine makes it in every pass)
+    assert agent.messages("error") == []
+    run = make_run(f"/usr/bin/touch {target}", agent,
+                   contain={"no_output": "true", "preview": "true"})
+    before_the_lock(run)
     assert agent.messages("error")[0] == (
         "no_output and preview are mutually exclusive (broken promise)")
 

@@ -85,10 +85,45 @@ def test_no_attributes_is_kept_and_init_counts_only_without_signals() -> None:
 
 
 def test_signals_and_restart_class(fixed_table: list[tuple[int, int]]) -> None:
-    outcome, agent = verify("sleep", signals=["TERM"], restart_class="restart_sleep")
+    outcome, agent = verify("sleep", signals=["term"], restart_class="restart_sleep")
     assert outcome is Outcome.REPAIRED
     assert fixed_table == [(300, signal.SIGTERM), (301, signal.SIGTERM)]
     assert "default:restart_sleep" in agent.classes
+
+
+def test_each_result_sets_its_classes_in_cf_agents_order(
+        fixed_table: list[tuple[int, int]]) -> None:
+    # cfPS sets the classes body's classes at every result: out of range, then "No
+    # restart promised" (kept); under warn the WARN result itself sets none
+    count = {"match_range": "0,0", "out_of_range_define": ["found"]}
+    outcome, agent = verify("sleep", process_count=count)
+    assert outcome is Outcome.REPAIRED and agent.owns_classes
+    assert agent.results == [Outcome.REPAIRED, Outcome.KEPT]
+    outcome, agent = verify("sleep", signals=["cont", "term"], restart_class="again")
+    assert agent.results == [Outcome.REPAIRED] * 4 + [Outcome.REPAIRED]    # 2 x 2 signals
+    outcome, agent = verify("sleep 600", action={"action_policy": "warn"})
+    assert outcome is Outcome.WARN and agent.results == [Outcome.KEPT]
+    outcome, agent = verify("sleep 600", signals=["bogus"])
+    assert outcome is Outcome.FAILED and agent.results == [Outcome.FAILED, Outcome.KEPT]
+    assert fixed_table == [(300, signal.SIGCONT), (300, signal.SIGTERM),
+                           (301, signal.SIGCONT), (301, signal.SIGTERM)]
+
+
+def test_sanity_checks_come_before_the_lock() -> None:
+    agent = FakeAgent()
+    run = make_run("sleep", agent, promise_type="processes", restart_class="r",
+                   process_count={"match_range": "0,0"},
+                   process_select={"process_owner": ["root"]})
+    handler.before_the_lock(run)
+    assert [m for m in agent.messages("error") if not m.startswith("Promise belongs")] == [
+        "process_select body missing its a process_result return value",
+        "Promise constraint conflicts - 'sleep' processes cannot have zero count if restarted",
+        "Process select constraint body promised no result (check body definition)",
+        "process_count body is insufficiently defined. process_count must specify at least "
+        "one of in_range_define or out_of_range_define. "]
+    handler.verify_processes(make_run("sleep", agent, promise_type="processes",
+                                      restart_class="r"))
+    assert len(agent.messages("error")) == 7          # the handler itself checks nothing
 
 
 def test_agent_never_signals_itself(monkeypatch: pytest.MonkeyPatch,

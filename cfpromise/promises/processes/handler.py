@@ -15,6 +15,13 @@
 4. ``restart_class`` is defined when a ``term``/``kill`` signal was sent
    (repaired) or nothing matched (kept); under warn that is a warning instead.
 
+Each result is reached as cf-agent's cfPS reaches it, and sets the ``classes`` body's
+classes for that result at once (:class:`_Results`): an out-of-range count that restarts
+nothing is repaired, then kept ("No restart promised"), so both classes are set; under
+warn the warning result sets no class.  The sanity checks (a restart_class with
+term/kill or with a zero count, process_count or process_select incomplete) come before
+the lock: :func:`before_the_lock`, which the engine calls in every pass.
+
 Classes set here live in the promise's namespace.  ``action_policy =>
 "warn"``/``"nop"`` only reports what would be done; under ``-n`` the stop command and
 the signals are logged as errors instead of being run or sent, and ``restart_class``
@@ -27,7 +34,7 @@ import signal
 import subprocess
 
 from cfpromise.agent.outcome import Outcome, merge
-from cfpromise.promises.api import PromiseRun, handler
+from cfpromise.promises.api import PromiseRun, before_lock, handler
 from cfpromise.promises.processes import table
 from cfpromise.promises.processes.select import SelectError, promiser_matches, selected
 
@@ -44,13 +51,21 @@ SIGNALS: dict[str, int] = {
 }
 
 
-def signal_number(name: str) -> int | None:
-    """A ``signals`` entry (name in any case, or a number, maybe with an ``s``)."""
-    text = name.strip().lower()
-    if text in SIGNALS:
-        return SIGNALS[text]
-    digits = text[:-1] if text.endswith("s") else text
-    return int(digits) if digits.isdigit() else None
+def signal_number(name: str) -> int:
+    """SignalFromString: a ``signals`` entry by its exact (lower-case) name; -1 for any
+    other, which kill() then refuses."""
+    return SIGNALS.get(name, -1)
+
+
+def _seconds(spec: str) -> int | None:
+    """sscanf("%d%c%c"): a number, maybe followed by ``s`` and nothing more (a pause)."""
+    import re
+    found = re.match(r"\s*([+-]?\d+)(s?)(.?)", spec, re.S)
+    if found is None or found.group(3) or (not found.group(2) and
+                                           spec[found.end(1):] != ""):
+        return None
+    value = int(found.group(1))
+    return value if value >= 0 else None
 
 
 def _list(value: Any) -> list[str]:
@@ -98,48 +113,75 @@ def find_matches(run: PromiseRun, processes: list[table.Process],
     return out
 
 
-def _stop(run: PromiseRun, command: str) -> Outcome:
-    from cfpromise.promises.commands import executable_problems, split_command
+def _stop(run: PromiseRun, command: str, result: _Results) -> bool:
+    """process_stop (not under -n): False when the command is not executable (cf-agent
+    gives up on the promise there)."""
+    from cfpromise.promises.commands import command_arg0, executable_problems, split_command
     argv = split_command(command)
-    if not argv or executable_problems(argv[0]) is not None:
-        run.agent.log("error", f"Process promise to stop '{run.promiser}' could not be kept "
-                               f"because '{command}' the stop operator failed")
-        return Outcome.FAILED
+    problems = executable_problems(command_arg0(command))      # IsExecutable(CommandArg0())
+    for message in problems or ():
+        run.agent.log("error", message)
+    if not argv or problems is not None:
+        result.cfps(Outcome.FAILED, "error", f"Process promise to stop '{run.promiser}' could "
+                                             f"not be kept because '{command}' is not executable")
+        return False
     try:
         code = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, check=False).returncode
     except OSError:
         code = -1
     if code == 0:
-        run.agent.log("info", f"Promise to stop '{run.promiser}' repaired, '{command}' "
-                              "returned zero")
-        return Outcome.REPAIRED
-    run.agent.log("error", f"Promise to stop '{run.promiser}' failed, '{command}' returned "
-                           "nonzero")
-    return Outcome.FAILED
+        result.cfps(Outcome.REPAIRED, "info", f"Promise to stop '{run.promiser}' repaired, "
+                                              f"'{command}' returned zero")
+    else:
+        result.cfps(Outcome.FAILED, "error", f"Promise to stop '{run.promiser}' failed, "
+                                             f"'{command}' returned nonzero")
+    return True
 
 
-def _signal_all(run: PromiseRun, matches: list[table.Process],
-                dontdo: bool = False) -> tuple[bool, list[Outcome]]:
-    """DoAllSignals: (whether a term/kill was sent, the results); under -n each signal
-    that would be sent is logged instead."""
+class _Results:
+    """cf-agent's ``result`` of VerifyProcessOp and its cfPS calls: each cfPS sets the
+    promise's outcome classes for its own result at once (so an out-of-range count that
+    restarts nothing sets repaired, then kept); :meth:`update` only folds a result in."""
+
+    __slots__ = ("run", "seen")
+
+    def __init__(self, run: PromiseRun) -> None:
+        self.run = run
+        self.seen: list[Outcome] = [Outcome.KEPT]      # PROMISE_RESULT_NOOP
+
+    def cfps(self, outcome: Outcome, level: str, message: str, update: bool = True) -> None:
+        self.run.agent.log(level, message)
+        self.run.agent.record_result(self.run, outcome)
+        if update:
+            self.seen.append(outcome)
+
+    def update(self, outcome: Outcome) -> None:
+        self.seen.append(outcome)
+
+    def overall(self) -> Outcome:
+        return merge(self.seen)
+
+
+def _signal_all(run: PromiseRun, matches: list[table.Process], result: _Results,
+                dontdo: bool = False) -> bool:
+    """DoAllSignals: whether a term/kill was sent; under -n each signal that would be
+    sent is logged instead."""
     signals = _list(run.attributes.get("signals"))
     if not matches:
-        return False, []
+        return False
     if not signals:
         run.agent.log("verbose", f"No signals to send for '{run.promiser}'")
-        return False, []
-    killed, failure, results = False, False, []
+        return False
+    killed, failure = False, False
     for process in matches:
         for name in signals:
-            text = name.strip()
-            if (text[:-1] if text.endswith("s") else text).isdigit():
+            pause = _seconds(name)
+            if pause is not None:
                 import time      # "5" or "5s" between signals: cf-agent sleeps that long
-                time.sleep(int(text.rstrip("s")))
+                time.sleep(pause)
                 continue
             number = signal_number(name)
-            if number is None:
-                continue
             if dontdo:
                 run.agent.log("error", f"Need to keep signal promise '{name}' in process entry "
                                        f"'{table.describe(process)}'")
@@ -147,20 +189,24 @@ def _signal_all(run: PromiseRun, matches: list[table.Process],
             if number in (signal.SIGKILL, signal.SIGTERM):
                 killed = True
             try:
+                if number < 0:
+                    raise OSError(22, "Invalid argument")
                 os.kill(process.pid, number)
             except OSError as exc:
-                run.agent.log("verbose", f"Couldn't send promised signal '{name}' ({number}) to "
-                                         f"pid {process.pid} (might be dead). (kill: "
-                                         f"{exc.strerror})")
+                # cfPS's fail classes, but the result is folded in only after the loop,
+                # and only if the last signal sent failed (cf-agent 3.21)
+                result.cfps(Outcome.FAILED, "info",
+                            f"Couldn't send promised signal '{name}' ({number}) to pid "
+                            f"{process.pid} (might be dead). (kill: {exc.strerror})",
+                            update=False)
                 failure = True
             else:
-                run.agent.log("info", f"Signalled '{name}' ({number}) to process "
-                                      f"{process.pid} ({process.command})")
-                results.append(Outcome.REPAIRED)
+                result.cfps(Outcome.REPAIRED, "info", f"Signalled '{name}' ({number}) to process "
+                                                      f"{process.pid} ({process.command})")
                 failure = False
     if failure:
-        results.append(Outcome.FAILED)
-    return killed, results
+        result.update(Outcome.FAILED)
+    return killed
 
 
 def _promise_ref(run: PromiseRun, level: str) -> None:
@@ -191,6 +237,11 @@ def sanity_checks(run: PromiseRun, bounds: tuple[int, int] | None) -> None:
         log("error", f"Promise constraint conflicts - '{run.promiser}' processes cannot have "
                      "zero count if restarted")
         _promise_ref(run, "error")
+    select = run.attributes.get("process_select")
+    if isinstance(select, dict) and not select.get("process_result"):
+        log("error", "Process select constraint body promised no result (check body "
+                     "definition)")
+        _promise_ref(run, "error")
     if have_count and count.get("match_range") is None:
         log("error", "process_count used without match_range, this promise will not define a "
                      "class based on a count of matching promises.")
@@ -201,65 +252,77 @@ def sanity_checks(run: PromiseRun, bounds: tuple[int, int] | None) -> None:
         _promise_ref(run, "error")
 
 
+@before_lock("processes")
+def before_the_lock(run: PromiseRun) -> None:
+    """VerifyProcessesPromise before its lock: the sanity checks (in every pass)."""
+    try:
+        bounds = _range(run)
+    except SelectError:
+        return                  # the handler says so
+    select = run.attributes.get("process_select")
+    if isinstance(select, dict) and not select.get("process_result") \
+            and any(select.get(name) not in (None, "", []) for name in _SELECT_ENTRIES):
+        run.agent.log("error", "process_select body missing its a process_result return "
+                               "value")            # (GetProcessFilterConstraints)
+    sanity_checks(run, bounds)
+
+
+# process_select attributes whose presence makes process_result needed (cf-agent 3.21)
+_SELECT_ENTRIES = ("pid", "ppid", "pgid", "rsize", "vsize", "ttime_range", "stime_range",
+                   "priority", "threads", "process_owner", "status", "command", "tty")
+
+
 @handler("processes")
 def verify_processes(run: PromiseRun) -> Outcome:
     agent = run.agent
+    agent.own_classes(run)
     # cf-agent tells action_policy warn/nop (nothing is done, warnings) from -n (DONTDO:
     # what would be signalled or stopped is logged, the restart_class is still defined)
     warn = run.body("action").get("action_policy", "fix") in ("warn", "nop")
     dontdo = agent.dry_run
     try:
         bounds = _range(run)
-        sanity_checks(run, bounds)
         matches = find_matches(run, table.snapshot(), bounds, warn)
     except SelectError as exc:
         agent.log("error", f"{exc} in {run.where()}")
+        agent.record_result(run, Outcome.FAILED)
         return Outcome.FAILED
     count = run.body("process_count")
-    results: list[Outcome] = []
+    result = _Results(run)
     if bounds is not None:
         if not bounds[0] <= len(matches) <= bounds[1]:
-            agent.log("verbose", f"Process count for '{run.promiser}' was out of promised range "
-                                 f"({len(matches)} found)")
-            results.append(Outcome.REPAIRED)
+            result.cfps(Outcome.REPAIRED, "verbose", f"Process count for '{run.promiser}' was "
+                                                     f"out of promised range ({len(matches)} "
+                                                     "found)")
             for name in _list(count.get("out_of_range_define")):
                 agent.define_class(name, namespace=run.namespace)
         else:
             for name in _list(count.get("in_range_define")):
                 agent.define_class(name, namespace=run.namespace)
-            agent.log("verbose", f"Process promise for '{run.promiser}' is kept")
-            return Outcome.KEPT
-    killed = False
+            result.cfps(Outcome.KEPT, "verbose", f"Process promise for '{run.promiser}' is kept")
+            return result.overall()
     if warn:
-        results.append(Outcome.WARN)
-    elif matches:
+        result.update(Outcome.WARN)
+    killed = False
+    if not warn and matches:
         stop = run.attributes.get("process_stop")
         if isinstance(stop, str) and stop and dontdo:
-            agent.log("error", f"Need to keep process-stop promise for '{run.promiser}', but "
-                               "only a warning is promised")
-            results.append(Outcome.WARN)
+            result.cfps(Outcome.WARN, "error", f"Need to keep process-stop promise for "
+                                               f"'{run.promiser}', but only a warning is "
+                                               "promised")
         elif isinstance(stop, str) and stop:
-            outcome = _stop(run, stop)
-            results.append(outcome)
-            if outcome is Outcome.FAILED and not os.access(stop.split()[0], os.X_OK):
-                return merge(results)
-        killed, signalled = _signal_all(run, matches, dontdo)
-        results += signalled
+            if not _stop(run, stop, result):
+                return result.overall()
+        killed = _signal_all(run, matches, result, dontdo)
     restart = run.attributes.get("restart_class")
     if not (isinstance(restart, str) and restart and (killed or not matches)):
-        agent.log("verbose", f"No restart promised for {run.promiser}")
-        return _overall(results)
+        result.cfps(Outcome.KEPT, "verbose", f"No restart promised for {run.promiser}")
+        return result.overall()
     if warn:
-        agent.log("warning", f"Need to keep restart promise for '{run.promiser}', but only a "
-                             "warning is promised")
-        results.append(Outcome.WARN)
+        result.cfps(Outcome.WARN, "warning", f"Need to keep restart promise for "
+                                             f"'{run.promiser}', but only a warning is promised")
     else:
-        agent.log("verbose", f"C:     +  Global class: {restart} ")
+        result.cfps(Outcome.REPAIRED if killed else Outcome.KEPT, "verbose",
+                    f"C:     +  Global class: {restart} ")
         agent.define_class(restart, namespace=run.namespace)
-        results.append(Outcome.REPAIRED if killed else Outcome.KEPT)
-    return _overall(results)
-
-
-def _overall(results: list[Outcome]) -> Outcome:
-    outcome = merge(results)
-    return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
+    return result.overall()

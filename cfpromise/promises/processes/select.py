@@ -8,7 +8,7 @@ within ``"min,max"``), ``ttime`` (accumulated CPU seconds within
 ``status``, ``command``, ``tty`` (the regex fully matches).  ``process_result``
 is a class expression over those names.  A criterion that is not set never
 holds.  Without ``process_result`` cf-agent 3.21 joins the criteria that held
-with ``.``, so every process is selected (its error is logged once).
+with ``.``, so every process is selected (its errors are logged before the lock, in every pass: handler.py).
 
 The promiser itself is matched (unanchored) against the command line before
 any of this: see :func:`promiser_matches`.
