@@ -16,7 +16,7 @@ are cached: guards repeat a lot in real policy.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from cfpromise.fast.memo import lru_cache
 
 from cfpromise.fast import precompiled
 
