@@ -124,6 +124,13 @@ class FileRun:
     def denied(self, message: str, level: str = "error") -> Outcome:
         return self.fail(message, level, Outcome.DENIED)
 
+    def note(self, outcome: Outcome, message: str, level: str = "error") -> None:
+        """A result whose classes are set but which does not count in the promise's
+        merged outcome (cf-agent's Record* calls that leave the promise's result as it
+        was)."""
+        self.log(level, message)
+        self.run.agent.record_result(self.run, outcome)
+
     def should(self, message: str) -> Outcome:
         """MakingChanges: what would be done (with ", but only warning promised" under
         action_policy warn/nop, with -n or without)."""

@@ -265,9 +265,8 @@ def _verify_file_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[s
                 else:
                     fr.change(f"Touched (updated time stamps) for path '{path}'")
     if a.perms is not None or a.changes is not None or a.acl is not None:
-        current = fr.lstat(path)
-        if current is None:
-            return
+        # (a file deleted just now is checked as it was, as cf-agent does: its chmod fails)
+        current = fr.lstat(path) or st
         if stat.S_ISDIR(current.st_mode) and a.depth is not None and a.depth.depth \
                 and not a.depth.include_basedir and path == fr.run.promiser.rstrip("/"):
             fr.log("verbose", f"Promise to skip base directory '{path}'")
