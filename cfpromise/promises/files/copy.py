@@ -94,8 +94,8 @@ def copy_file_sources(fr: FileRun, destination: str) -> None:
     if not make_parent_directory(fr, vbuff, fr.a.move_obstructions):     # (warns under -n)
         fr.fail(f"Can't make directories for '{vbuff}' in files.copy_from promise")
         return
-    if missing and not fr.warn_only:
-        fr.log("info", f"Created parent directory for '{destination}'")
+    if missing and not fr.warn_only and os.path.isdir(os.path.dirname(vbuff)):
+        fr.change(f"Created parent directory for '{destination}'")
     inodes: dict[int, str] = {}
     if stat.S_ISDIR(ssb.st_mode):
         if copy.purge:
@@ -122,8 +122,12 @@ def source_search_and_copy(fr: FileRun, source: str, to: str, maxrecurse: int, r
     assert copy is not None
     depth = fr.a.depth
     if maxrecurse == 0:
+        # a directory below the search's depth (or any, without depth_search): the copy
+        # fails there, as cf-agent's does
+        fr.fail(f"Maximum recursion level reached at '{source}'")
         return
     if not fr.warn_only:
+        missing = not os.path.isdir(to)
         if not make_parent_directory(fr, os.path.join(to, "dummy"), fr.a.move_obstructions):
             fr.fail(f"Unable to make directory for '{to}/dummy' in file-copy '{copy.source}' to "
                     f"'{to}'")
@@ -131,19 +135,28 @@ def source_search_and_copy(fr: FileRun, source: str, to: str, maxrecurse: int, r
         try:
             tost = os.lstat(to)
         except OSError as exc:
-            fr.warning(f"Unable to stat newly created directory '{to}'. (lstat: {exc.strerror})")
+            fr.fail(f"Unable to stat newly created directory '{to}'. (lstat: {exc.strerror})")
             return
+        if missing and not stat.S_ISLNK(tost.st_mode):
+            fr.change(f"Created parent directory for '{to}'")
         if stat.S_ISLNK(tost.st_mode):
             if not fr.a.move_obstructions:
-                fr.log("info", f"Path '{to}' is a symlink. Unable to move it aside without "
-                               "move_obstructions is set")
+                fr.fail(f"Path '{to}' is a symlink. Unable to move it aside without "
+                        "move_obstructions is set")
                 return
             try:
                 os.rename(to, to + ".cf-moved")
             except OSError:
-                fr.log("info", f"Unable to backup old '{to}'")
+                fr.log("error", f"Unable to backup old '{to}'")
                 os.unlink(to)
-            os.mkdir(to, 0o700)
+            else:
+                fr.change(f"Backed up '{to}'")
+            try:
+                os.mkdir(to, 0o755)
+            except OSError as exc:
+                fr.fail(f"Failed to make directory '{to}'. (mkdir: {exc.strerror})")
+                return
+            fr.change(f"Created directory for '{to}'")
     src = _src(fr)
     try:
         entries = src.listdir(source)
