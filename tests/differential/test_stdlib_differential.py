@@ -47,9 +47,6 @@ _NO_MATCH_REPLACE = ("engine: replace_patterns that matches nothing defines no X
                      "repaired")
 _QUOTED = ("engine: edit_field quoted_var / set_quoted_values: cf-agent writes the value "
            "with backslash-escaped quotes (alpha=\\\\\"one two\\\\\"), cf-lite plain quotes")
-_TREE_OUTCOME = ("engine: outcome classes of a files promise over a tree (depth_search): "
-                 "cf-agent and cf-lite disagree on which of kept/repaired/failed the walk sets")
-_ACL = "engine: acl promises: cf-agent repairs/fails where cf-lite reports kept"
 _PROC = ("engine: a processes promise whose process_count is out of range: cf-agent sets "
          "both kept and repaired, cf-lite only repaired")
 
@@ -62,10 +59,6 @@ def _engine_reason(case: str) -> str | None:
         return _NO_MATCH_REPLACE
     if case.startswith(("set_variable_values_", "set_quoted_values_")):
         return _NO_MATCH_FIELD
-    if case.startswith(("perms_", "depth_cp_", "tidy_")):
-        return _TREE_OUTCOME
-    if case.startswith("acl_"):
-        return _ACL
     if case.startswith("proc_"):
         return _PROC
     return None
@@ -74,9 +67,6 @@ def _engine_reason(case: str) -> str | None:
 ENGINE_DIFFERENCES: dict[str, str] = {
     name: reason for name, reason in (
         (case, _engine_reason(case)) for case in (
-            "perms_3_tree", "perms_6_tree", "depth_cp_1", "depth_cp_4", "tidy_2", "tidy_new_2",
-            "tidy_4", "tidy_new_4", "tidy_5", "tidy_new_5", "tidy_6", "tidy_new_6", "tidy_14",
-            "tidy_new_14", "acl_generic", "acl_strict",
             *(f"replace_or_add_{i}_{c}" for i in range(3)
               for c in ("absent", "empty", "kv", "plain", "sshd", "sshd2")),
             *(f"set_line_based_{i}_{c}" for i in range(3)

@@ -269,6 +269,11 @@ def _acl_cases() -> list[Case]:
                             f'@(tw_acls.generic), "{d}", @(tw_acls.dflt))', setup))
     out.append(Case("acl_tree_inf", '"@D@/t" acl => tw_acl("overwrite", "posix", '
                     '@(tw_acls.named)), depth_search => tw_d("inf")', TREES["mixed"]))
+    out.append(Case("acl_tree_links", '"@D@/t" acl => tw_acl("append", "posix", '
+                    '@(tw_acls.named)), depth_search => tw_d("inf")', TREES["links"]))
+    out.append(Case("acl_tree_select", '"@D@/t" acl => tw_acl("overwrite", "generic", '
+                    '@(tw_acls.generic)), depth_search => tw_d("inf"), file_select => tw_plain',
+                    TREES["mixed"]))
     out.append(Case("acl_tree_base", '"@D@/t" acl => tw_acl("append", "posix", '
                     '@(tw_acls.plus)), depth_search => tw_db("1")', TREES["right"]))
     out.append(Case("acl_perms", '"@D@/f" perms => tw_m("600"), acl => tw_acl("overwrite", '

@@ -264,7 +264,7 @@ def _verify_file_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[s
                             f"{exc.strerror})")
                 else:
                     fr.change(f"Touched (updated time stamps) for path '{path}'")
-    if a.perms is not None or a.changes is not None or a.acl is not None:
+    if a.perms is not None or a.changes is not None or _has_aces(a):
         # (a file deleted just now is checked as it was, as cf-agent does: its chmod fails)
         current = fr.lstat(path) or st
         if stat.S_ISDIR(current.st_mode) and a.depth is not None and a.depth.depth \
@@ -272,6 +272,11 @@ def _verify_file_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[s
             fr.log("verbose", f"Promise to skip base directory '{path}'")
             return
         perms.verify_file_attributes(fr, path, current)
+
+
+def _has_aces(a: FileAttrs) -> bool:
+    """cf-agent checks an acl body only when it has ``aces``."""
+    return a.acl is not None and bool(a.acl.get("aces"))
 
 
 def _select(fr: FileRun) -> Any:
@@ -462,7 +467,7 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
             return
     # Phase 1
     if (exists and (a.rename is not None or a.perms is not None or a.changes is not None
-                    or a.transformer or a.acl is not None)) \
+                    or a.transformer or _has_aces(a))) \
             or ((exists or link) and a.delete is not None):
         current = fr.lstat(path)
         if current is not None:

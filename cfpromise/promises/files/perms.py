@@ -203,23 +203,28 @@ def verify_file_attributes(fr: Any, path: str, st: os.stat_result,
     elif fr.warn_only:
         fr.should(f"Should change permissions of '{path}' from {current:04o} to {mode:04o}")
     else:
+        error: str | None = None
         try:
             os.chmod(path, mode, follow_symlinks=False)
-        except (OSError, NotImplementedError) as exc:
-            if isinstance(exc, NotImplementedError):
-                try:
-                    os.chmod(path, mode)
-                except OSError as exc2:
-                    fr.fail(f"Failed to change permissions of '{path}'. (chmod: "
-                            f"{exc2.strerror})")
-                    return
-            else:
-                fr.fail(f"Failed to change permissions of '{path}'. (chmod: {exc.strerror})")
-                return
-        from cfpromise.promises.files.context import note_change
-        note_change(fr, kind="perms", path=path, old_mode=f"{current:04o}", new_mode=f"{mode:04o}")
-        fr.change(f"Object '{path}' had permissions {current:04o}, changed it to {mode:04o}")
+        except NotImplementedError:
+            try:
+                os.chmod(path, mode)
+            except OSError as exc:
+                error = exc.strerror
+        except OSError as exc:
+            error = exc.strerror
+        if error is not None:
+            # (the checks after go on, as cf-agent's)
+            fr.fail(f"Failed to change permissions of '{path}'. (chmod: {error})")
+        else:
+            from cfpromise.promises.files.context import note_change
+            note_change(fr, kind="perms", path=path, old_mode=f"{current:04o}",
+                        new_mode=f"{mode:04o}")
+            fr.change(f"Object '{path}' had permissions {current:04o}, changed it to {mode:04o}")
     _verify_bsdflags(fr, path, st, perms)
+    if fr.a.acl is not None and fr.a.acl.get("aces"):
+        from cfpromise.promises.files import acl
+        acl.verify_acl(fr, path)
     if fr.a.touch:
         try:
             os.utime(path)
