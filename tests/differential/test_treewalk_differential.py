@@ -69,9 +69,9 @@ def test_the_cases_tell_something(results: dict) -> None:
     repaired; an overwritten ACL is repaired then kept; an ACL without the owner's entry
     fails."""
     ref = results["ref"]
-    assert ref["p_mog_inf_mixed"]["first"][0] == ["kept", "repaired"] or \
-        ref["p_mog_inf_mixed"]["first"][0] == ["tw_p_mog_inf_mixed_kept",
-                                               "tw_p_mog_inf_mixed_repaired"]
+    assert ref["p_mog_inf_wrong"]["first"][0] == ["tw_p_mog_inf_wrong_kept",
+                                                  "tw_p_mog_inf_wrong_repaired"]
+    assert ref["del_rm_dirs_inf_right"]["first"][0] == ["tw_del_rm_dirs_inf_right_repaired"]
     assert "tw_cp_cp_d1_absent_failed" in ref["cp_cp_d1_absent"]["first"][0]
     assert ref["acl_generic_overwrite_posix"]["first"][0] == [
         "tw_acl_generic_overwrite_posix_kept", "tw_acl_generic_overwrite_posix_repaired"]

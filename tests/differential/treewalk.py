@@ -135,6 +135,10 @@ body file_select tw_notname(n) { leaf_name => { "$(n)" }; file_result => "!leaf_
 body file_select tw_all { leaf_name => { ".*" }; file_result => "leaf_name"; }
 body file_select tw_none { leaf_name => { "nomatch" }; file_result => "leaf_name"; }
 body file_select tw_old { mtime => irange(0, ago(1, 0, 0, 0, 0, 0)); file_result => "mtime"; }
+body rename tw_disable { disable => "true"; }
+body rename tw_rotate { rotate => "2"; }
+body changes tw_changes { hash => "md5"; report_changes => "all"; update_hashes => "yes"; }
+body action tw_warn { action_policy => "warn"; }
 body delete tw_rm { dirlinks => "delete"; rmdirs => "true"; }
 body delete tw_keepdirs { dirlinks => "delete"; rmdirs => "false"; }
 body copy_from tw_cp(s) { source => "$(s)"; compare => "digest"; }
@@ -191,6 +195,18 @@ def _perm_cases() -> list[Case]:
             out.append(Case(f"ps_{sname}_{dname}", f'"@D@/t" perms => tw_m("600"), '
                             f'depth_search => {DEPTHS[dname]}, file_select => {sel}',
                             TREES["mixed"]))
+    for dname, depth in (("d0", 'tw_d("0")'), ("inf", DEPTHS["inf"]), ("binf", DEPTHS["binf"])):
+        out.append(Case(f"p_slash_{dname}", f'"@D@/t/" perms => tw_m("600"), '
+                        f'depth_search => {depth}', TREES["mixed"]))
+        out.append(Case(f"p_regex_{dname}", f'"@D@/t/s.*" perms => tw_m("600"), '
+                        f'depth_search => {depth}', TREES["mixed"]))
+        out.append(Case(f"p_owner_{dname}", f'"@D@/t" perms => tw_og("nobody", "root"), '
+                        f'depth_search => {depth}', TREES["links"]))
+        out.append(Case(f"del_slash_{dname}", f'"@D@/t/" delete => tw_rm, '
+                        f'depth_search => {depth}, file_select => tw_all', TREES["right"]))
+    for dname in ("inf", "binf"):
+        out.append(Case(f"p_warn_{dname}", f'"@D@/t" perms => tw_mog("644", "root", "root"), '
+                        f'depth_search => {DEPTHS[dname]}, action => tw_warn', TREES["mixed"]))
     out.append(Case("p_dead_inf", '"@D@/t" perms => tw_m("644"), depth_search => tw_dead("inf")',
                     TREES["links"]))
     out.append(Case("p_missing", '"@D@/nothing" perms => tw_m("644"), '
@@ -220,6 +236,19 @@ def _delete_cases() -> list[Case]:
         out.append(Case(f"del_{body[3:]}_missing", f'"@D@/nothing" delete => {body}', None))
         out.append(Case(f"del_{body[3:]}_dot", f'"@D@/t/empty/." delete => {body}',
                         TREES["right"]))
+    out.append(Case("del_warn_inf", '"@D@/t" delete => tw_rm, depth_search => tw_d("inf"), '
+                    'file_select => tw_all, action => tw_warn', TREES["links"]))
+    for rname, body in (("disable", "tw_disable"), ("rotate", "tw_rotate")):
+        for dname in ("d1", "inf", "binf"):
+            out.append(Case(f"ren_{rname}_{dname}", f'"@D@/t" rename => {body}, '
+                            f'depth_search => {DEPTHS[dname]}, file_select => tw_name("f.*")',
+                            TREES["right"]))
+    for dname in ("inf", "binf"):
+        out.append(Case(f"chg_{dname}", f'"@D@/t" changes => tw_changes, '
+                        f'depth_search => {DEPTHS[dname]}', TREES["mixed"]))
+        out.append(Case(f"touch_{dname}", f'"@D@/t" touch => "true", '
+                        f'depth_search => {DEPTHS[dname]}, file_select => tw_plain',
+                        TREES["right"]))
     out.append(Case("del_perms_plain_inf", '"@D@/t" delete => tw_rm, perms => tw_m("600"), '
                     'depth_search => tw_d("inf"), file_select => tw_name("f1")', TREES["right"]))
     return out
@@ -238,6 +267,9 @@ def _copy_cases() -> list[Case]:
                                 both(tree(0o640), dst_state(state))))
         out.append(Case(f"cp_{cname}_nodepth", f'"@D@/dst" copy_from => {body}("@D@/t")',
                         both(tree(0o640), dst_state("absent"))))
+    out.append(Case("cp_warn_inf", '"@D@/dst" copy_from => tw_sync("@D@/t"), '
+                    'depth_search => tw_d("inf"), action => tw_warn',
+                    both(tree(0o640), dst_state("extra"))))
     out.append(Case("cp_cp_inf_file", '"@D@/dst" copy_from => tw_cp("@D@/t"), '
                     'depth_search => tw_d("inf")', both(tree(), dst_state("file"))))
     out.append(Case("cp_cp_inf_nosource", '"@D@/dst" copy_from => tw_cp("@D@/nothing"), '
@@ -276,6 +308,8 @@ def _acl_cases() -> list[Case]:
                     TREES["mixed"]))
     out.append(Case("acl_tree_base", '"@D@/t" acl => tw_acl("append", "posix", '
                     '@(tw_acls.plus)), depth_search => tw_db("1")', TREES["right"]))
+    out.append(Case("acl_warn", '"@D@/t" acl => tw_acld("overwrite", @(tw_acls.generic), '
+                    '"specify", @(tw_acls.dflt)), action => tw_warn', TREES["right"]))
     out.append(Case("acl_perms", '"@D@/f" perms => tw_m("600"), acl => tw_acl("overwrite", '
                     '"posix", @(tw_acls.generic))', file_at("f")))
     out.append(Case("acl_missing", '"@D@/nothing" acl => tw_acl("overwrite", "posix", '
