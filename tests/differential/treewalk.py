@@ -312,6 +312,9 @@ def _acl_cases() -> list[Case]:
                     '"specify", @(tw_acls.dflt)), action => tw_warn', TREES["right"]))
     out.append(Case("acl_perms", '"@D@/f" perms => tw_m("600"), acl => tw_acl("overwrite", '
                     '"posix", @(tw_acls.generic))', file_at("f")))
+    # a file system without ACL support (proc): the ACL cannot be read, the promise fails
+    out.append(Case("acl_nosupport", '"/proc/version" acl => tw_acl("overwrite", "posix", '
+                    '@(tw_acls.generic))', None))
     out.append(Case("acl_missing", '"@D@/nothing" acl => tw_acl("overwrite", "posix", '
                     '@(tw_acls.generic))', None))
     out.append(Case("acl_create", '"@D@/new" create => "true", acl => tw_acl("overwrite", '

@@ -171,7 +171,7 @@ def set_acl(path: str, kind: str, acl: Acl) -> None:
     """acl_set_file (the kernel applies an access ACL's owner/group/other to the mode)."""
     if kind == "Default" and not os.path.isdir(path):
         raise OSError(errno.EACCES, os.strerror(errno.EACCES))
-    entries = sorted(acl, key=lambda e: (e[0], e[1] if e[1] is not None else -1))
+    entries = _sorted(acl)
     data = struct.pack("<I", 2) + b"".join(
         struct.pack("<HHI", tag, perm, qid if qid is not None else _NO_ID)
         for tag, qid, perm in entries)
@@ -219,16 +219,44 @@ def equal(first: Acl, second: Acl) -> bool:
     return True
 
 
-def check(acl: Acl) -> str | None:
-    """acl_check: None, or libacl's message for an ACL that cannot be set."""
-    seen: set[tuple[int, int | None]] = set()
-    for tag, qid, _ in acl:
-        if (tag, qid) in seen:
-            return "Multiple entries of same type" if qid is None else "Duplicate entries"
-        seen.add((tag, qid))
-    tags = {tag for tag, _, _ in acl}
-    if not {USER_OBJ, GROUP_OBJ, OTHER} <= tags or (tags & {USER, GROUP} and MASK not in tags):
-        return "Missing or wrong entry"
+def _sorted(acl: Acl) -> Acl:
+    """libacl's order: owner, named users, group, named groups, mask, other."""
+    return sorted(acl, key=lambda e: (e[0], e[1] if e[1] is not None else -1))
+
+
+def check(acl: Acl) -> tuple[str, int] | None:
+    """acl_check: None, or libacl's message for an ACL that cannot be set and the index
+    of the entry it stopped at."""
+    multi, dup, miss = ("Multiple entries of same type", "Duplicate entries",
+                        "Missing or wrong entry")
+    state, qual, needs_mask = USER_OBJ, 0, False
+    for index, (tag, qid, _) in enumerate(_sorted(acl)):
+        if tag == USER_OBJ:
+            if state != USER_OBJ:
+                return multi, index
+            state, qual = USER, 0
+        elif tag in (USER, GROUP):
+            if state != tag:
+                return miss, index
+            if qid is None or qid < qual:
+                return dup, index
+            qual, needs_mask = qid + 1, True
+        elif tag == GROUP_OBJ:
+            if state != USER:
+                return (multi if state >= GROUP else miss), index
+            state, qual = GROUP, 0
+        elif tag == MASK:
+            if state != GROUP:
+                return (multi if state >= OTHER else miss), index
+            state = OTHER
+        elif tag == OTHER:
+            if not (state == OTHER or (state == GROUP and not needs_mask)):
+                return (multi if state == 0 else miss), index
+            state = 0
+        else:
+            return "Invalid entry type", index
+    if state != 0:
+        return miss, len(acl)
     return None
 
 
@@ -260,6 +288,15 @@ def _entity(fr: FileRun, ace: str) -> tuple[int, int | None, str] | None:
         return MASK, None, ace[4:]
     fr.log("error", "ACE does not start with user:/group:/all:/mask:")
     return None
+
+
+def _after_id(ace: str) -> str:
+    for prefix in ("user:", "group:"):
+        if ace.startswith(prefix):
+            rest = ace[len(prefix):]
+            colon = rest.find(":")
+            return rest[colon:] if colon >= 0 else ""
+    return ace
 
 
 def _numeric(name: str, tag: int) -> int | None:
@@ -310,7 +347,8 @@ def new_acl(fr: FileRun, aces: list[str], method: str, existing: Acl) -> Acl | N
     for ace in aces:
         parsed = _entity(fr, ace)
         if parsed is None:
-            fr.fail(f"ACL: Error parsing entity in '{ace}'")
+            # (cf-agent names the ace from where its parsing stopped: past a user's name)
+            fr.fail(f"ACL: Error parsing entity in '{_after_id(ace)}'")
             return None
         tag, qid, rest = parsed
         has_mask = has_mask or tag == MASK
@@ -353,12 +391,13 @@ def _check_aces(fr: FileRun, path: str, aces: list[str], method: str, kind: str)
         return True
     problem = check(acl)
     if problem is not None:
-        fr.fail(f"Invalid ACL in '{text(acl)}' at index {len(acl) - 1} (acl_check: {problem})")
+        fr.fail(f"Invalid ACL in '{text(_sorted(acl))}' at index {problem[1]} (acl_check: "
+                f"{problem[0]})")
         return False
     try:
         set_acl(path, kind, acl)
     except OSError as exc:
-        fr.fail(f"Error setting new {kind} ACL({text(acl)}) on file '{path}' (acl_set_file: "
+        fr.fail(f"Error setting new {kind} ACL({text(_sorted(acl))}) on file '{path}' (acl_set_file: "
                 f"{exc.strerror}), are required ACEs present ?")
         return False
     fr.change(f"{kind} ACL on '{path}' successfully changed")
@@ -385,7 +424,7 @@ def _default_acl(fr: FileRun, path: str, default: str, aces: list[str], method: 
         "clean default ACL on '{0}'"
     if fr.warn_only:
         fr.should("Should " + what.format(path))
-        return True
+        return False        # (cf-agent then names the promise, as after an error)
     try:
         set_acl(path, "Default", access)
     except OSError as exc:
