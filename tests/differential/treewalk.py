@@ -207,6 +207,10 @@ def _perm_cases() -> list[Case]:
     for dname in ("inf", "binf"):
         out.append(Case(f"p_warn_{dname}", f'"@D@/t" perms => tw_mog("644", "root", "root"), '
                         f'depth_search => {DEPTHS[dname]}, action => tw_warn', TREES["mixed"]))
+    out.append(Case("p_create_inf", '"@D@/new/." create => "true", perms => tw_m("700"), '
+                    'depth_search => tw_d("inf")', None))
+    out.append(Case("p_create_binf", '"@D@/new/." create => "true", perms => tw_m("700"), '
+                    'depth_search => tw_db("inf")', None))
     out.append(Case("p_dead_inf", '"@D@/t" perms => tw_m("644"), depth_search => tw_dead("inf")',
                     TREES["links"]))
     out.append(Case("p_missing", '"@D@/nothing" perms => tw_m("644"), '

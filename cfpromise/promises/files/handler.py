@@ -285,10 +285,11 @@ def _select(fr: FileRun) -> Any:
     return lambda path, st: select.select_leaf(fr, path, st)
 
 
-def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> None:
-    """DepthSearch from VerifyFilePromise (phase 1)."""
+def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str],
+            start: int) -> None:
+    """DepthSearch from VerifyFilePromise (phase 1); ``start``: where this path's results
+    begin in ``fr.results``."""
     a = fr.a
-    before = len(fr.results)
     if a.depth is None:
         if a.select is None or select.select_leaf(fr, path, st):
             verify_file_leaf(fr, path, st, rotated)
@@ -328,8 +329,10 @@ def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> No
                 verify_file_leaf(fr, path, current, rotated)
             finally:
                 fr.a = saved
-    elif len(fr.results) == before or all(o is Outcome.KEPT for o in fr.results[before:]):
-        fr.kept(f"Basedir '{path}' not promising anything")
+    elif merge(fr.results[start:]) in (Outcome.KEPT, Outcome.SKIPPED):
+        # (only said: the promise is kept in the end anyway, and when something was done
+        # before -- the directory created -- it is not kept)
+        fr.log("verbose", f"Basedir '{path}' not promising anything")
 
 
 def _depth_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> None:
@@ -404,6 +407,7 @@ def _check_parent_directory(fr: FileRun, path: str) -> None:
 def _verify_file_promise(fr: FileRun, path: str) -> None:
     a = fr.a
     fr.path = path
+    start = len(fr.results)
     rotated = bridge.run_state(fr.agent, "rotated").setdefault("set", set())
     if a.has_template_data and a.template_method in ("mustache", "inline_mustache") \
             and not isinstance(a.template_data, (dict, list)):
@@ -471,7 +475,7 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
             or ((exists or link) and a.delete is not None):
         current = fr.lstat(path)
         if current is not None:
-            _phase1(fr, path, current, rotated)
+            _phase1(fr, path, current, rotated, start)
     # Phase 2
     if a.copy is not None:
         from cfpromise.promises.files import copy
