@@ -5,8 +5,9 @@ promises (:mod:`tests.differential.treewalk`), cf-lite against cf-agent 3.21.
 Each family's cases run in one policy on a fresh copy of the same scratch trees: twice
 (the second run shows convergence: what the first left is kept), and once under ``-n``
 on another fresh copy (what a dry run reports, and that it changes nothing).  Compared
-per case: its outcome classes and its files (kind, mode, owner, content, link target,
-POSIX ACLs)."""
+per case: its outcome classes, its files (kind, mode, owner, content, link target, POSIX
+ACLs) and, under ``-n`` (where cf-agent sets no outcome classes), the "Should ..." lines
+that say what would be changed."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -37,8 +38,11 @@ def _run(agent: str, fam: str, base: Path) -> dict[str, dict[str, tuple]]:
                 else harness.run_lite(policy, args, wd)
             assert "Traceback" not in proc.stderr, proc.stderr
             found = tw.classes(proc.stdout)
+            said = tw.should_lines(proc.stdout + proc.stderr, root / "t") if mode == "dry" \
+                else {}
             for c in cases:
-                seen[c.name][run] = (tw.classes_of(found, c.name), tw.snapshot(root / "t", c.name))
+                seen[c.name][run] = (tw.classes_of(found, c.name), tw.snapshot(root / "t", c.name),
+                                     said.get(c.name, []))
     return seen
 
 
@@ -54,12 +58,25 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dic
     return out
 
 
+# case -> why its -n "Should ..." lines differ from cf-agent's (classes and files agree)
+SAID_DIFFERENCES = {
+    name: ("changes under -n: cf-agent says what it would record in its change database "
+           "('Should record change of hash...', 'Should write stat information...', 'Should "
+           "record directory listing...'); cf-lite's changes checks say nothing and fail")
+    for name in ("chg_inf", "chg_binf")}
+
+
 @pytest.mark.parametrize("fam,case", CASES, ids=[c.name for _, c in CASES])
 def test_same_as_cf_agent(results: dict, fam: str, case: tw.Case) -> None:
     theirs = results["ref"][case.name]
     ours = results["lite"][case.name]
     for run in RUNS:
-        assert ours[run] == theirs[run], f"{run} run of {case.promise}"
+        assert ours[run][:2] == theirs[run][:2], f"{run} run of {case.promise}"
+    if case.name in SAID_DIFFERENCES:
+        assert ours["dry-run"][2] != theirs["dry-run"][2], \
+            "now agrees: drop it from SAID_DIFFERENCES"
+        pytest.xfail(SAID_DIFFERENCES[case.name])
+    assert ours["dry-run"][2] == theirs["dry-run"][2], f"-n messages of {case.promise}"
 
 
 def test_the_cases_tell_something(results: dict) -> None:

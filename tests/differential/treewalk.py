@@ -42,7 +42,7 @@ DIRS = ("sub", "sub/deep", "skip", "empty")
 
 
 def tree(file_mode: int = 0o644, dir_mode: int = 0o755, odd: int | None = None,
-         links: bool = False, base: str = "t") -> Setup:
+         links: bool = False, base: str = "t", fresh: bool = False) -> Setup:
     """``@D@/<base>``: FILES and DIRS with these modes (``odd``: sub/f1 and skip/ get
     that mode instead, for trees partly right); ``links``: a link to a file and a
     dangling one."""
@@ -62,6 +62,8 @@ def tree(file_mode: int = 0o644, dir_mode: int = 0o755, odd: int | None = None,
         if links:
             os.symlink(str(root / "top"), root / "sub/link")
             os.symlink(str(root / "nothing"), root / "sub/dead")
+        if fresh:
+            return
         for p in sorted(root.rglob("*"), reverse=True):
             if not p.is_symlink():
                 os.utime(p, (sd.OLD, sd.OLD))
@@ -211,6 +213,10 @@ def _perm_cases() -> list[Case]:
                     'depth_search => tw_d("inf")', None))
     out.append(Case("p_create_binf", '"@D@/new/." create => "true", perms => tw_m("700"), '
                     'depth_search => tw_db("inf")', None))
+    out.append(Case("p_unselected", '"@D@/f" perms => tw_m("644"), file_select => tw_none',
+                    file_at("f", 0o600)))
+    out.append(Case("p_selected", '"@D@/f" perms => tw_m("644"), file_select => tw_all',
+                    file_at("f", 0o600)))
     out.append(Case("p_dead_inf", '"@D@/t" perms => tw_m("644"), depth_search => tw_dead("inf")',
                     TREES["links"]))
     out.append(Case("p_missing", '"@D@/nothing" perms => tw_m("644"), '
@@ -240,6 +246,13 @@ def _delete_cases() -> list[Case]:
         out.append(Case(f"del_{body[3:]}_missing", f'"@D@/nothing" delete => {body}', None))
         out.append(Case(f"del_{body[3:]}_dot", f'"@D@/t/empty/." delete => {body}',
                         TREES["right"]))
+    for sname in ("old", "all", "plain"):
+        out.append(Case(f"del_fresh_{sname}", f'"@D@/t" delete => tw_rm, depth_search => '
+                        f'tw_d("inf"), file_select => {SELECTS[sname]}', tree(fresh=True)))
+    out.append(Case("del_regex", r'"@D@/t/sub/.*\.log" delete => tw_rm', TREES["right"]))
+    out.append(Case("del_regex_none", r'"@D@/t/sub/.*\.txt" delete => tw_rm', TREES["right"]))
+    out.append(Case("del_regex_dirs", '"@D@/t/.*" delete => tw_keepdirs, file_select => tw_dirs',
+                    TREES["right"]))
     out.append(Case("del_warn_inf", '"@D@/t" delete => tw_rm, depth_search => tw_d("inf"), '
                     'file_select => tw_all, action => tw_warn', TREES["links"]))
     for rname, body in (("disable", "tw_disable"), ("rotate", "tw_rotate")):
@@ -363,6 +376,19 @@ def classes_of(found: set[str], case: str) -> list[str]:
     return sorted(c for c in found if c.startswith(f"tw_{case}_")
                   and c[len(f"tw_{case}_"):] in ("kept", "repaired", "failed", "denied",
                                                  "timeout"))
+
+
+def should_lines(output: str, root: Path) -> dict[str, list[str]]:
+    """case -> the sorted "Should ..." warnings of a -n run that name its files."""
+    out: dict[str, list[str]] = {}
+    prefix = f"{root}/"
+    for line in output.splitlines():
+        text = line.strip()
+        if not text.startswith("warning: Should") or prefix not in text:
+            continue
+        case = text.split(prefix, 1)[1].split("/", 1)[0].split("'", 1)[0]
+        out.setdefault(case, []).append(text.replace(prefix, "@T@/"))
+    return {case: sorted(lines) for case, lines in out.items()}
 
 
 _TAGS = {1: "user_obj", 2: "user", 4: "group_obj", 8: "group", 0x10: "mask", 0x20: "other"}

@@ -523,7 +523,10 @@ def verify_files(run: PromiseRun) -> Outcome:
     if not sanity_checks(fr, run.promiser):
         return Outcome.KEPT
     try:
-        _verify_promiser(fr, run, a)
+        if not _verify_promiser(fr, run, a):
+            # a regex promiser that matches nothing: no file was promised anything, so no
+            # outcome at all (no classes), as in cf-agent
+            return Outcome.SKIPPED
     except OSError as exc:
         # a file system error no check above foresaw: the promise fails, the run goes on
         fr.fail(f"{run.where()}: {exc.strerror or exc} "
@@ -539,14 +542,17 @@ def verify_files(run: PromiseRun) -> Outcome:
     return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
 
 
-def _verify_promiser(fr: FileRun, run: PromiseRun, a: FileAttrs) -> None:
-    """Every file the promiser stands for (FindFilePromiserObjects)."""
+def _verify_promiser(fr: FileRun, run: PromiseRun, a: FileAttrs) -> bool:
+    """Every file the promiser stands for (FindFilePromiserObjects); False when it stands
+    for none."""
     literal = a.copy is not None or a.pathtype == "literal" or not is_path_regex(run.promiser)
     if literal:
         verify_file_promise(fr, run.promiser)
     else:
         found: list[tuple[str, list[str]]] = []
         locate_promiser_group(fr, run.promiser, found, a.create)
+        if not found:
+            return False
         original, original_run = fr.a, fr.run
         for path, groups in found:
             if groups:
@@ -560,3 +566,4 @@ def _verify_promiser(fr: FileRun, run: PromiseRun, a: FileAttrs) -> None:
                 verify_file_promise(fr, path)
             finally:
                 fr.run, fr.a = original_run, original
+    return True
