@@ -64,6 +64,13 @@ SAID_DIFFERENCES = {
            "('Should record change of hash...', 'Should write stat information...', 'Should "
            "record directory listing...'); cf-lite's changes checks say nothing and fail")
     for name in ("chg_inf", "chg_binf")}
+# case -> why cf-lite's -n run differs on purpose: cf-agent's own -n bugs that change files
+DRY_RUN_DIFFERENCES = {
+    "cp_obstructed_inf": ("cf-agent 3.21 under -n makes the missing subdirectories of a "
+                          "recursive copy for real (SourceSearchAndCopy's mkdir is not guarded "
+                          "by MakingChanges) and reports them repaired; cf-lite's dry run "
+                          "changes nothing and says 'Should create directory'"),
+}
 
 
 @pytest.mark.parametrize("fam,case", CASES, ids=[c.name for _, c in CASES])
@@ -71,6 +78,9 @@ def test_same_as_cf_agent(results: dict, fam: str, case: tw.Case) -> None:
     theirs = results["ref"][case.name]
     ours = results["lite"][case.name]
     for run in RUNS:
+        if run == "dry-run" and case.name in DRY_RUN_DIFFERENCES:
+            assert ours[run] != theirs[run], "now agrees: drop it from DRY_RUN_DIFFERENCES"
+            pytest.xfail(DRY_RUN_DIFFERENCES[case.name])
         assert ours[run][:2] == theirs[run][:2], f"{run} run of {case.promise}"
     if case.name in SAID_DIFFERENCES:
         assert ours["dry-run"][2] != theirs["dry-run"][2], \

@@ -146,6 +146,9 @@ body delete tw_keepdirs { dirlinks => "delete"; rmdirs => "false"; }
 body copy_from tw_cp(s) { source => "$(s)"; compare => "digest"; }
 body copy_from tw_sync(s) { source => "$(s)"; compare => "digest"; purge => "true"; }
 body copy_from tw_preserve(s) { source => "$(s)"; preserve => "true"; }
+body copy_from tw_collapse(s) { source => "$(s)"; compare => "digest"; collapse_destination_dir => "true"; }
+body copy_from tw_links(s) { source => "$(s)"; compare => "digest"; copylink_patterns => { "link" }; }
+body copy_from tw_typecheck(s) { source => "$(s)"; compare => "digest"; type_check => "true"; }
 body acl tw_acl(m, t, a) { acl_method => "$(m)"; acl_type => "$(t)"; aces => { @(a) }; }
 body acl tw_acl2(m, a) { acl_method => "$(m)"; aces => { @(a) }; }
 body acl tw_acld(m, a, d, da)
@@ -284,6 +287,17 @@ def _copy_cases() -> list[Case]:
                                 both(tree(0o640), dst_state(state))))
         out.append(Case(f"cp_{cname}_nodepth", f'"@D@/dst" copy_from => {body}("@D@/t")',
                         both(tree(0o640), dst_state("absent"))))
+    for cname, body in (("collapse", "tw_collapse"), ("links", "tw_links"),
+                        ("cp", "tw_cp")):
+        out.append(Case(f"cp_{cname}_inf_linktree", f'"@D@/dst" copy_from => {body}("@D@/t"), '
+                        'depth_search => tw_d("inf")', both(tree(links=True), dst_state("absent"))))
+    out.append(Case("cp_typecheck_inf", '"@D@/dst" copy_from => tw_typecheck("@D@/t"), '
+                    'depth_search => tw_d("inf")', both(tree(), dst_state("stale"),
+                                                        lambda d: (d / "dst/sub/f1").mkdir())))
+    out.append(Case("cp_obstructed_inf", '"@D@/dst" copy_from => tw_cp("@D@/t"), '
+                    'depth_search => tw_d("inf")', both(tree(), dst_state("absent"),
+                                                        lambda d: (d / "dst").mkdir(),
+                                                        lambda d: (d / "dst/sub").write_text("f\n"))))
     out.append(Case("cp_warn_inf", '"@D@/dst" copy_from => tw_sync("@D@/t"), '
                     'depth_search => tw_d("inf"), action => tw_warn',
                     both(tree(0o640), dst_state("extra"))))

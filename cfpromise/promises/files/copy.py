@@ -130,8 +130,7 @@ def source_search_and_copy(fr: FileRun, source: str, to: str, maxrecurse: int, r
     # reports that as an error)
     missing = not os.path.isdir(to)
     if not make_parent_directory(fr, os.path.join(to, "dummy"), fr.a.move_obstructions):
-        fr.fail(f"Unable to make directory for '{to}/dummy' in file-copy '{copy.source}' to "
-                f"'{to}'")
+        fr._result(Outcome.FAILED)          # (make_parent_directory said why)
         return
     try:
         tost = os.lstat(to)
