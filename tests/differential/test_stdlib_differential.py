@@ -35,60 +35,13 @@ pytestmark = [pytest.mark.skipif(not sd.MASTERFILES.is_file(),
 FAMILIES = {fam.name: fam for fam in sd.families()}
 PAIRS = ("lite-ours", "lite-mf", "ref-ours", "ref-mf")
 
-# case -> why cf-lite (with either library) differs from cf-agent: engine differences,
-# reported to the engine's owners (issue #26 items 2 and 3); the test fails when one
-# disappears, so the list stays true.
-_NO_MATCH_FIELD = ("engine: field_edits whose line pattern matches no line is kept in cf-lite "
-                   "(cf-agent: not kept, 'No matched line to edit fields'), so the bundle's "
-                   "insert_lines guarded by !(X_kept|X_repaired) never adds the key")
-_NO_MATCH_REPLACE = ("engine: replace_patterns that matches nothing defines no X_reached in "
-                     "cf-lite (cf-agent: reached), so insert_lines guarded by X_reached never "
-                     "adds the line; cf-lite also reports kept+repaired where cf-agent says "
-                     "repaired")
-_QUOTED = ("engine: edit_field quoted_var / set_quoted_values: cf-agent writes the value "
-           "with backslash-escaped quotes (alpha=\\\\\"one two\\\\\"), cf-lite plain quotes")
-_TREE_OUTCOME = ("engine: outcome classes of a files promise over a tree (depth_search): "
-                 "cf-agent and cf-lite disagree on which of kept/repaired/failed the walk sets")
-_ACL = "engine: acl promises: cf-agent repairs/fails where cf-lite reports kept"
-
-
-def _engine_reason(case: str) -> str | None:
-    if case.startswith("set_quoted_values_1_") and not case.endswith(("absent", "empty",
-                                                                      "plain", "sshd")):
-        return _QUOTED
-    if case.startswith(("replace_or_add_", "set_line_based_", "set_config_values_")):
-        return _NO_MATCH_REPLACE
-    if case.startswith(("set_variable_values_", "set_quoted_values_")):
-        return _NO_MATCH_FIELD
-    if case.startswith(("perms_", "depth_cp_", "tidy_")):
-        return _TREE_OUTCOME
-    if case.startswith("acl_"):
-        return _ACL
-    return None
-
-
-ENGINE_DIFFERENCES: dict[str, str] = {
-    name: reason for name, reason in (
-        (case, _engine_reason(case)) for case in (
-            "perms_3_tree", "perms_6_tree", "depth_cp_1", "depth_cp_4", "tidy_2", "tidy_new_2",
-            "tidy_4", "tidy_new_4", "tidy_5", "tidy_new_5", "tidy_6", "tidy_new_6", "tidy_14",
-            "tidy_new_14", "acl_generic", "acl_strict",
-            *(f"replace_or_add_{i}_{c}" for i in range(3)
-              for c in ("absent", "empty", "kv", "plain", "sshd", "sshd2")),
-            *(f"set_line_based_{i}_{c}" for i in range(3)
-              for c in ("absent", "empty", "kv", "plain", "sshd", "spaces", "sshd2", "kvsame")),
-            *(f"set_config_values_0_{c}" for c in ("absent", "empty", "kv", "plain", "sshd")),
-            *(f"set_config_values_matching_0_{c}"
-              for c in ("absent", "empty", "kv", "plain", "sshd")),
-            *(f"set_variable_values_{i}_{c}" for i in range(2)
-              for c in ("absent", "empty", "kv", "plain", "sshd", "spaces", "kvsame")),
-            *(f"set_quoted_values_{i}_{c}" for i in range(2)
-              for c in ("absent", "empty", "kv", "plain", "sshd", "spaces", "kvsame")),
-            "set_variable_values_ini_0_ini"))
-    if reason is not None and name not in {   # shapes of those bundles that already agree
-        "replace_or_add_0_sshd2", "replace_or_add_1_plain", "replace_or_add_2_plain",
-        "set_line_based_0_kvsame", "set_line_based_1_sshd", "set_line_based_1_sshd2",
-        "set_variable_values_0_kvsame"}}
+# case -> why cf-lite (with either library) differs from cf-agent: engine differences
+# (the test fails when one disappears, so the list stays true).  None is left: the
+# editing bundles (set_variable_values, set_config_values, set_line_based, replace_or_add,
+# set_quoted_values...) agree since the field_edits / replace_patterns outcomes were
+# fixed (#26 items 2 and 3), the tree walks, acl and processes families since the files
+# and processes fixes (test_treewalk_differential, test_processes_differential).
+ENGINE_DIFFERENCES: dict[str, str] = {}
 
 
 def _run(pair: str, fam: sd.Family, base: Path, args: tuple[str, ...] = ()) -> dict:
@@ -308,40 +261,6 @@ def test_services_sysv_script_as_masterfiles(init_script, method: str) -> None:
             pytest.xfail(SERVICE_ENGINE_DIFFERENCES[method])
         assert ours == theirs
 
-
-# Fixed by the session-10 engine work (field_edits / replace_patterns outcomes, passes, map
-# order): cf-lite now agrees with cf-agent on these, so they are no longer differences.
-AGREE_SINCE_ENGINE_FIXES = {
-    "replace_or_add_0_absent", "replace_or_add_0_empty", "replace_or_add_0_kv",
-    "replace_or_add_0_plain", "replace_or_add_0_sshd", "replace_or_add_1_absent",
-    "replace_or_add_1_empty", "replace_or_add_1_kv", "replace_or_add_1_sshd",
-    "replace_or_add_1_sshd2", "replace_or_add_2_absent", "replace_or_add_2_empty",
-    "replace_or_add_2_kv", "replace_or_add_2_sshd", "replace_or_add_2_sshd2",
-    "set_config_values_0_absent", "set_config_values_0_empty", "set_config_values_0_kv",
-    "set_config_values_0_plain", "set_config_values_0_sshd",
-    "set_config_values_matching_0_absent", "set_config_values_matching_0_empty",
-    "set_config_values_matching_0_kv", "set_config_values_matching_0_plain",
-    "set_config_values_matching_0_sshd", "set_line_based_0_absent", "set_line_based_0_empty",
-    "set_line_based_0_kv", "set_line_based_0_plain", "set_line_based_0_spaces",
-    "set_line_based_0_sshd", "set_line_based_0_sshd2", "set_line_based_1_absent",
-    "set_line_based_1_empty", "set_line_based_1_kv", "set_line_based_1_kvsame",
-    "set_line_based_1_plain", "set_line_based_1_spaces", "set_line_based_2_absent",
-    "set_line_based_2_empty", "set_line_based_2_kv", "set_line_based_2_kvsame",
-    "set_line_based_2_plain", "set_line_based_2_spaces", "set_line_based_2_sshd",
-    "set_line_based_2_sshd2", "set_quoted_values_0_absent", "set_quoted_values_0_empty",
-    "set_quoted_values_0_kv", "set_quoted_values_0_kvsame", "set_quoted_values_0_plain",
-    "set_quoted_values_0_spaces", "set_quoted_values_0_sshd", "set_quoted_values_1_absent",
-    "set_quoted_values_1_empty", "set_quoted_values_1_kv", "set_quoted_values_1_kvsame",
-    "set_quoted_values_1_plain", "set_quoted_values_1_spaces", "set_quoted_values_1_sshd",
-    "set_variable_values_0_absent", "set_variable_values_0_empty", "set_variable_values_0_kv",
-    "set_variable_values_0_plain", "set_variable_values_0_spaces",
-    "set_variable_values_0_sshd", "set_variable_values_1_absent",
-    "set_variable_values_1_empty", "set_variable_values_1_kv", "set_variable_values_1_kvsame",
-    "set_variable_values_1_plain", "set_variable_values_1_spaces",
-    "set_variable_values_1_sshd", "set_variable_values_ini_0_ini",
-}
-for _name in AGREE_SINCE_ENGINE_FIXES:
-    del ENGINE_DIFFERENCES[_name]
 
 SERVICE_ENGINE_DIFFERENCES: dict[str, str] = {}   # classic_services agrees since the engine fixes
 

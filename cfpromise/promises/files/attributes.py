@@ -190,7 +190,7 @@ class Copy:
     link_type: str = "symlink"
     preserve: bool = False
     purge: bool = False
-    type_check: bool = True
+    type_check: bool = False
     force_update: bool = False
     verify: bool = False
     stealth: bool = False
@@ -328,7 +328,7 @@ def _copy(body: dict[str, Any]) -> Copy:
         link_instead=tuple(as_list(body.get("linkcopy_patterns"))),
         link_type=str(body.get("link_type") or "symlink"),
         preserve=boolean(body.get("preserve"), False), purge=boolean(body.get("purge"), False),
-        type_check=boolean(body.get("type_check"), True),
+        type_check=boolean(body.get("type_check"), False),
         force_update=boolean(body.get("force_update"), False),
         verify=boolean(body.get("verify"), False), stealth=boolean(body.get("stealth"), False),
         check_root=boolean(body.get("check_root"), False),

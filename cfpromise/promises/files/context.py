@@ -94,28 +94,32 @@ class FileRun:
     def log(self, level: str, message: str) -> None:
         self.run.agent.log(level, message)
 
-    def _result(self, outcome: Outcome) -> None:
+    def _result(self, outcome: Outcome, counted: bool = True) -> None:
+        """Set the classes of ``outcome``; ``counted``: it also counts in the promise's
+        merged outcome (cf-agent's results that its caller drops do not)."""
         if outcome is not Outcome.KEPT:
             self._stats.clear()
-        self.results.append(outcome)
+        if counted:
+            self.results.append(outcome)
         self.run.agent.record_result(self.run, outcome)
 
     # -- results (cfPS) ---------------------------------------------------------------
-    def kept(self, message: str | None = None, level: str = "verbose") -> Outcome:
+    def kept(self, message: str | None = None, level: str = "verbose",
+             counted: bool = True) -> Outcome:
         if message:
             self.log(level, message)
-        self._result(Outcome.KEPT)
+        self._result(Outcome.KEPT, counted)
         return Outcome.KEPT
 
-    def change(self, message: str, level: str = "info") -> Outcome:
+    def change(self, message: str, level: str = "info", counted: bool = True) -> Outcome:
         self.log(level, message)
-        self._result(Outcome.REPAIRED)
+        self._result(Outcome.REPAIRED, counted)
         return Outcome.REPAIRED
 
     def fail(self, message: str, level: str = "error",
-             outcome: Outcome = Outcome.FAILED) -> Outcome:
+             outcome: Outcome = Outcome.FAILED, counted: bool = True) -> Outcome:
         self.log(level, message)
-        self._result(outcome)
+        self._result(outcome, counted)
         return outcome
 
     def interrupted(self, message: str, level: str = "error") -> Outcome:
@@ -124,14 +128,21 @@ class FileRun:
     def denied(self, message: str, level: str = "error") -> Outcome:
         return self.fail(message, level, Outcome.DENIED)
 
-    def should(self, message: str) -> Outcome:
+    def note(self, outcome: Outcome, message: str, level: str = "error") -> None:
+        """A result whose classes are set but which does not count in the promise's
+        merged outcome (cf-agent's Record* calls that leave the promise's result as it
+        was)."""
+        self.log(level, message)
+        self._result(outcome, counted=False)
+
+    def should(self, message: str, counted: bool = True) -> Outcome:
         """MakingChanges: what would be done (with ", but only warning promised" under
         action_policy warn/nop, with -n or without)."""
         if not self.a.action_warn:
             self.log("warning", message)
         else:
             self.log("warning", f"{message}, but only warning promised")
-        self._result(Outcome.WARN)
+        self._result(Outcome.WARN, counted)
         return Outcome.WARN
 
     def warning(self, message: str) -> Outcome:

@@ -94,8 +94,8 @@ def copy_file_sources(fr: FileRun, destination: str) -> None:
     if not make_parent_directory(fr, vbuff, fr.a.move_obstructions):     # (warns under -n)
         fr.fail(f"Can't make directories for '{vbuff}' in files.copy_from promise")
         return
-    if missing and not fr.warn_only:
-        fr.log("info", f"Created parent directory for '{destination}'")
+    if missing and not fr.warn_only and os.path.isdir(os.path.dirname(vbuff)):
+        fr.change(f"Created parent directory for '{destination}'")
     inodes: dict[int, str] = {}
     if stat.S_ISDIR(ssb.st_mode):
         if copy.purge:
@@ -122,28 +122,45 @@ def source_search_and_copy(fr: FileRun, source: str, to: str, maxrecurse: int, r
     assert copy is not None
     depth = fr.a.depth
     if maxrecurse == 0:
+        # a directory below the search's depth (or any, without depth_search): the copy
+        # fails there, as cf-agent's does
+        fr.fail(f"Maximum recursion level reached at '{source}'")
         return
-    if not fr.warn_only:
-        if not make_parent_directory(fr, os.path.join(to, "dummy"), fr.a.move_obstructions):
-            fr.fail(f"Unable to make directory for '{to}/dummy' in file-copy '{copy.source}' to "
-                    f"'{to}'")
+    # (under -n the directory is only said to be made, and then cannot be stat'ed: cf-agent
+    # reports that as an error)
+    missing = not os.path.isdir(to)
+    if not make_parent_directory(fr, os.path.join(to, "dummy"), fr.a.move_obstructions):
+        fr._result(Outcome.FAILED)          # (make_parent_directory said why)
+        return
+    try:
+        tost = os.lstat(to)
+    except OSError as exc:
+        fr.fail(f"Unable to stat newly created directory '{to}'. (lstat: {exc.strerror})")
+        return
+    if missing and not stat.S_ISLNK(tost.st_mode):
+        fr.change(f"Created parent directory for '{to}'")
+    if stat.S_ISLNK(tost.st_mode):
+        if not fr.a.move_obstructions:
+            fr.fail(f"Path '{to}' is a symlink. Unable to move it aside without "
+                    "move_obstructions is set")
             return
-        try:
-            tost = os.lstat(to)
-        except OSError as exc:
-            fr.warning(f"Unable to stat newly created directory '{to}'. (lstat: {exc.strerror})")
-            return
-        if stat.S_ISLNK(tost.st_mode):
-            if not fr.a.move_obstructions:
-                fr.log("info", f"Path '{to}' is a symlink. Unable to move it aside without "
-                               "move_obstructions is set")
-                return
+        if fr.warn_only:
+            fr.should(f"Should backup '{to}'")
+            fr.should(f"Should create directory '{to}'")
+        else:
             try:
                 os.rename(to, to + ".cf-moved")
             except OSError:
-                fr.log("info", f"Unable to backup old '{to}'")
+                fr.log("error", f"Unable to backup old '{to}'")
                 os.unlink(to)
-            os.mkdir(to, 0o700)
+            else:
+                fr.change(f"Backed up '{to}'")
+            try:
+                os.mkdir(to, 0o755)
+            except OSError as exc:
+                fr.fail(f"Failed to make directory '{to}'. (mkdir: {exc.strerror})")
+                return
+            fr.change(f"Created directory for '{to}'")
     src = _src(fr)
     try:
         entries = src.listdir(source)
@@ -198,12 +215,15 @@ def source_search_and_copy(fr: FileRun, source: str, to: str, maxrecurse: int, r
 
 
 def purge_local_files(fr: FileRun, keep: list[str] | None, localdir: str) -> None:
-    """PurgeLocalFiles: delete what is in ``localdir`` but not in ``keep``."""
+    """PurgeLocalFiles: delete what is in ``localdir`` but not in ``keep``.  Its results set
+    the promise's classes but do not count in its outcome (cf-agent's SourceSearchAndCopy
+    drops them)."""
     if len(localdir) < 2:
         fr.log("error", f"Purge of '{localdir}' denied - too dangerous!")
         return
     if fr.a.depth is None and keep is not None:
-        fr.log("verbose", f"No depth search when copying '{localdir}' so purging does not apply")
+        fr.kept(f"No depth search when copying '{localdir}' so purging does not apply",
+                counted=False)
         return
     try:
         entries = os.listdir(localdir)
@@ -216,29 +236,29 @@ def purge_local_files(fr: FileRun, keep: list[str] | None, localdir: str) -> Non
             continue
         path = os.path.join(localdir, name)
         if fr.warn_only:
-            fr.log("warning", f"Need to purge '{path}' from copy dest directory")
-            fr.results.append(Outcome.WARN)
-            fr.agent.record_result(fr.run, Outcome.WARN)
+            fr.should(f"Should purge '{path}' from copy dest directory", counted=False)
             continue
         try:
             st = os.lstat(path)
         except OSError as exc:
-            fr.interrupted(f"Couldn't stat '{path}' while purging. (lstat: {exc.strerror})",
-                           level="verbose")
+            fr.fail(f"Couldn't stat '{path}' while purging. (lstat: {exc.strerror})",
+                    outcome=Outcome.INTERRUPTED, counted=False)
             continue
         if stat.S_ISDIR(st.st_mode):
             try:
                 shutil.rmtree(path)
             except OSError:
-                fr.fail(f"Unable to purge directory tree '{path}'")
+                fr.fail(f"Unable to purge directory tree '{path}'", counted=False)
                 continue
+            fr.change(f"Purged directory '{path}' in copy dest directory", counted=False)
+            continue
         else:
             try:
                 os.unlink(path)
             except OSError:
-                fr.fail(f"Couldn't delete '{path}' while purging")
+                fr.fail(f"Couldn't delete '{path}' while purging", counted=False)
                 continue
-        fr.change(f"Purged '{path}' copy dest directory")
+        fr.change(f"Purged '{path}' copy dest directory", counted=False)
 
 
 def verify_copy(fr: FileRun, source: str, destination: str, inodes: dict[int, str]) -> None:

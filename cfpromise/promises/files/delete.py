@@ -14,22 +14,15 @@ from cfpromise.promises.files.context import FileRun
 
 
 def verify_delete(fr: FileRun, path: str, st: os.stat_result) -> None:
+    """VerifyDelete, in cf-agent's order: under -n or warn the deletion is only said
+    (whatever the object); a directory is kept without ``rmdirs``; the base directory of
+    a search and a directory that is not empty are passed over without a result."""
     fr.log("verbose", f"Verifying file deletions for '{path}'")
     is_dir = stat.S_ISDIR(st.st_mode)
-    kind = "directory" if is_dir else "file"
     delete = fr.a.delete
     assert delete is not None
-    if is_dir:
-        if not delete.rmdirs:
-            fr.kept(f"Keeping directory '{path}' since 'rmdirs' attribute was not specified")
-            return
-        if "depth_search" in fr.run.attributes and \
-                path.rstrip("/") == fr.run.promiser.rstrip("/"):
-            fr.log("debug", f"Skipping deletion of parent directory for recursive promise "
-                            f"'{path}', you must specify separate promise for deleting")
-            return
     if fr.warn_only:
-        fr.should(f"Should delete {kind} '{path}'")
+        fr.should(f"Should delete {'directory' if is_dir else 'file'} '{path}'")
         return
     if not is_dir:
         try:
@@ -39,11 +32,21 @@ def verify_delete(fr: FileRun, path: str, st: os.stat_result) -> None:
             return
         fr.change(f"Deleted file '{path}'")
         return
+    if not delete.rmdirs:
+        fr.kept(f"Keeping directory '{path}' since 'rmdirs' attribute was not specified")
+        return
+    # (the promise's depth_search, also when the base directory itself is handled)
+    if "depth_search" in fr.run.attributes and \
+            path.rstrip("/") == fr.run.promiser.rstrip("/"):
+        fr.log("debug", f"Skipping deletion of parent directory for recursive promise "
+                        f"'{path}', you must specify separate promise for deleting")
+        return
     try:
         os.rmdir(path)
     except OSError as exc:
         if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
-            fr.kept(f"Delete directory '{path}' not empty, skipping")
+            # never deleted, passed over quietly: no result of its own
+            fr.log("verbose", f"Delete directory '{path}' not empty, skipping")
             return
         fr.fail(f"Delete directory '{path}' failed (rmdir: {exc.strerror})")
         return

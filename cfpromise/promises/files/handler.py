@@ -264,15 +264,19 @@ def _verify_file_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[s
                             f"{exc.strerror})")
                 else:
                     fr.change(f"Touched (updated time stamps) for path '{path}'")
-    if a.perms is not None or a.changes is not None or a.acl is not None:
-        current = fr.lstat(path)
-        if current is None:
-            return
+    if a.perms is not None or a.changes is not None or _has_aces(a):
+        # (a file deleted just now is checked as it was, as cf-agent does: its chmod fails)
+        current = fr.lstat(path) or st
         if stat.S_ISDIR(current.st_mode) and a.depth is not None and a.depth.depth \
                 and not a.depth.include_basedir and path == fr.run.promiser.rstrip("/"):
             fr.log("verbose", f"Promise to skip base directory '{path}'")
             return
         perms.verify_file_attributes(fr, path, current)
+
+
+def _has_aces(a: FileAttrs) -> bool:
+    """cf-agent checks an acl body only when it has ``aces``."""
+    return a.acl is not None and bool(a.acl.get("aces"))
 
 
 def _select(fr: FileRun) -> Any:
@@ -281,10 +285,11 @@ def _select(fr: FileRun) -> Any:
     return lambda path, st: select.select_leaf(fr, path, st)
 
 
-def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> None:
-    """DepthSearch from VerifyFilePromise (phase 1)."""
+def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str],
+            start: int) -> None:
+    """DepthSearch from VerifyFilePromise (phase 1); ``start``: where this path's results
+    begin in ``fr.results``."""
     a = fr.a
-    before = len(fr.results)
     if a.depth is None:
         if a.select is None or select.select_leaf(fr, path, st):
             verify_file_leaf(fr, path, st, rotated)
@@ -324,8 +329,10 @@ def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> No
                 verify_file_leaf(fr, path, current, rotated)
             finally:
                 fr.a = saved
-    elif len(fr.results) == before or all(o is Outcome.KEPT for o in fr.results[before:]):
-        fr.kept(f"Basedir '{path}' not promising anything")
+    elif merge(fr.results[start:]) in (Outcome.KEPT, Outcome.SKIPPED):
+        # (only said: the promise is kept in the end anyway, and when something was done
+        # before -- the directory created -- it is not kept)
+        fr.log("verbose", f"Basedir '{path}' not promising anything")
 
 
 def _depth_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> None:
@@ -400,6 +407,7 @@ def _check_parent_directory(fr: FileRun, path: str) -> None:
 def _verify_file_promise(fr: FileRun, path: str) -> None:
     a = fr.a
     fr.path = path
+    start = len(fr.results)
     rotated = bridge.run_state(fr.agent, "rotated").setdefault("set", set())
     if a.has_template_data and a.template_method in ("mustache", "inline_mustache") \
             and not isinstance(a.template_data, (dict, list)):
@@ -463,11 +471,11 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
             return
     # Phase 1
     if (exists and (a.rename is not None or a.perms is not None or a.changes is not None
-                    or a.transformer or a.acl is not None)) \
+                    or a.transformer or _has_aces(a))) \
             or ((exists or link) and a.delete is not None):
         current = fr.lstat(path)
         if current is not None:
-            _phase1(fr, path, current, rotated)
+            _phase1(fr, path, current, rotated, start)
     # Phase 2
     if a.copy is not None:
         from cfpromise.promises.files import copy
@@ -515,7 +523,10 @@ def verify_files(run: PromiseRun) -> Outcome:
     if not sanity_checks(fr, run.promiser):
         return Outcome.KEPT
     try:
-        _verify_promiser(fr, run, a)
+        if not _verify_promiser(fr, run, a):
+            # a regex promiser that matches nothing: no file was promised anything, so no
+            # outcome at all (no classes), as in cf-agent
+            return Outcome.SKIPPED
     except OSError as exc:
         # a file system error no check above foresaw: the promise fails, the run goes on
         fr.fail(f"{run.where()}: {exc.strerror or exc} "
@@ -531,14 +542,17 @@ def verify_files(run: PromiseRun) -> Outcome:
     return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
 
 
-def _verify_promiser(fr: FileRun, run: PromiseRun, a: FileAttrs) -> None:
-    """Every file the promiser stands for (FindFilePromiserObjects)."""
+def _verify_promiser(fr: FileRun, run: PromiseRun, a: FileAttrs) -> bool:
+    """Every file the promiser stands for (FindFilePromiserObjects); False when it stands
+    for none."""
     literal = a.copy is not None or a.pathtype == "literal" or not is_path_regex(run.promiser)
     if literal:
         verify_file_promise(fr, run.promiser)
     else:
         found: list[tuple[str, list[str]]] = []
         locate_promiser_group(fr, run.promiser, found, a.create)
+        if not found:
+            return False
         original, original_run = fr.a, fr.run
         for path, groups in found:
             if groups:
@@ -552,3 +566,4 @@ def _verify_promiser(fr: FileRun, run: PromiseRun, a: FileAttrs) -> None:
                 verify_file_promise(fr, path)
             finally:
                 fr.run, fr.a = original_run, original
+    return True

@@ -140,18 +140,16 @@ def kill_ghost_link(fr: FileRun, name: str, rmdeadlinks: bool = False) -> bool:
     delete = (fr.a.link is not None and fr.a.link.when_no_source == "delete") or rmdeadlinks
     if not delete:
         return False
-    fr.log("verbose", f"'{name}' is a link which points to '{target}', but that file doesn't "
+    fr.log("verbose", f"'{name}' is a link which points to '{target}', but the target doesn't "
                       "seem to exist")
-    if fr.dry_run:
-        return False
     if fr.warn_only:
-        fr.should(f"Should remove ghost '{name}', reference to something that is not there")
+        fr.should(f"Should remove dead link '{name}'")
         return True
     try:
-        os.unlink(name)
+        os.unlink(name)     # (cf-agent reports it removed whatever unlink says)
     except OSError:
-        return False
-    fr.change(f"Removing ghost '{name}', reference to something that is not there")
+        pass
+    fr.change(f"Removed dead link '{name}'")
     return True
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 
+from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.files.attributes import SAME, UNKNOWN, Perms
 from cfpromise.promises.files.modes import CHFLAGS_MASK, parse_bsdflags, parse_mode  # noqa: F401
 
@@ -95,21 +96,36 @@ def verify_owner(fr: Any, path: str, st: os.stat_result, perms: Perms,
     if any(u == UNKNOWN for u in owners) or any(g == UNKNOWN for g in groups):
         _unknown_ids_logged(fr)
     uid: int = SAME
-    if not any(u == SAME or u == st.st_uid for u in owners):
+    # (an owner found right is reported kept, as cf-agent's VerifyOwner does: over a tree
+    # walk that fixes every mode, the promise is then kept and repaired)
+    for u in owners:
+        if u == SAME:
+            break
+        if u == st.st_uid:
+            fr.kept(f"Owner of '{path}' as promised ({u})")
+            break
+    else:
         known = [u for u in owners if u != UNKNOWN]
         if known:
             uid = known[0]
-        else:
+        elif owners:
             fr.fail(f"None of the promised owners for '{path}' exist -- see INFO logs for more")
     gid: int = SAME
-    if not any(g == SAME or g == st.st_gid for g in groups):
+    for g in groups:
+        if g == SAME:
+            break
+        if g == st.st_gid:
+            fr.kept(f"Group of '{path}' as promised ({g})")
+            break
+    else:
         known = [g for g in groups if g != UNKNOWN]
         if known:
             gid = known[0]
-        else:
+        elif groups:
             fr.fail(f"None of the promised groups for '{path}' exist -- see INFO logs for more")
     if uid == SAME and gid == SAME:
         return
+    _unowned_warnings(fr, path, st)
     if fr.warn_only:
         if uid != SAME and gid != SAME:
             fr.should(f"Should change owner and group of '{path}' to '{uid}:{gid}'")
@@ -118,33 +134,51 @@ def verify_owner(fr: Any, path: str, st: os.stat_result, perms: Perms,
         else:
             fr.should(f"Should change group of '{path}' to '{gid}'")
         return
+    link = stat.S_ISLNK(st.st_mode)
     try:
         os.lchown(path, uid if uid != SAME else -1, gid if gid != SAME else -1)
     except OSError as exc:
-        kind = "link" if stat.S_ISLNK(st.st_mode) else "file"
-        fr.denied(f"Cannot set ownership on {kind} '{path}'. (chown: {exc.strerror})",
-                  level="info")
+        if link:     # (cf-agent reports it failed, and the promise's result goes on)
+            fr.note(Outcome.FAILED, f"Cannot set ownership on link '{path}'. "
+                                    f"(lchown: {exc.strerror})")
+        else:
+            fr.denied(f"Cannot set ownership on file '{path}'. (chown: {exc.strerror})")
         return
+    what = "link '" if link else "'"
     if uid != SAME:
-        fr.change(f"Owner of '{path}' was {st.st_uid}, set to {uid}")
+        fr.change(f"Owner of {what}{path}' was {st.st_uid}, set to {uid}")
     if gid != SAME:
-        fr.change(f"Group of '{path}' was {st.st_gid}, set to {gid}")
+        fr.change(f"Group of {what}{path}' was {st.st_gid}, set to {gid}")
+
+
+def _unowned_warnings(fr: Any, path: str, st: os.stat_result) -> None:
+    """cf-agent warns (a warning class, the promise's result unchanged) before it changes
+    the owner of a file whose uid or gid has no name."""
+    import grp
+    import pwd
+    try:
+        pwd.getpwuid(st.st_uid)
+    except KeyError:
+        fr.note(Outcome.WARN, f"File '{path}' is not owned by anybody in the passwd database "
+                              f"(uid = {st.st_uid})", "warning")
+    try:
+        grp.getgrgid(st.st_gid)
+    except KeyError:
+        fr.note(Outcome.WARN, f"File '{path}' is not owned by any group in group database  "
+                              f"(gid = {st.st_gid})", "warning")
 
 
 def verify_setuid(fr: Any, path: str, st: os.stat_result, mode: int) -> None:
-    """VerifySetUidGid: removing a root setuid/setgid bit is reported."""
+    """VerifySetUidGid: removing a root setuid/setgid bit is reported (the chmod after
+    removes it)."""
     if st.st_uid != 0:
         return
-    if st.st_mode & stat.S_ISUID and not mode & stat.S_ISUID:
-        if fr.warn_only:
-            fr.warning(f"Need to remove setuid (root) flag on '{path}'")
-        else:
-            fr.change(f"Removing setuid (root) flag from '{path}'")
-    if st.st_mode & stat.S_ISGID and not mode & stat.S_ISGID and not stat.S_ISDIR(st.st_mode):
-        if fr.warn_only:
-            fr.warning(f"Need to remove setgid (root) flag on '{path}'")
-        else:
-            fr.change(f"Removing setgid (root) flag from '{path}'")
+    for bit, name in ((stat.S_ISUID, "setuid"), (stat.S_ISGID, "setgid")):
+        if st.st_mode & bit and not mode & bit:
+            if fr.warn_only:
+                fr.should(f"Should remove {name} (root) flag from '{path}'")
+            else:
+                fr.change(f"Removed {name} (root) flag from '{path}'")
 
 
 def verify_file_attributes(fr: Any, path: str, st: os.stat_result,
@@ -169,22 +203,28 @@ def verify_file_attributes(fr: Any, path: str, st: os.stat_result,
     elif fr.warn_only:
         fr.should(f"Should change permissions of '{path}' from {current:04o} to {mode:04o}")
     else:
+        error: str | None = None
         try:
             os.chmod(path, mode, follow_symlinks=False)
-        except (OSError, NotImplementedError) as exc:
-            if isinstance(exc, NotImplementedError):
-                try:
-                    os.chmod(path, mode)
-                except OSError as exc2:
-                    fr.fail(f"chmod failed on '{path}'. (chmod: {exc2.strerror})")
-                    return
-            else:
-                fr.fail(f"chmod failed on '{path}'. (chmod: {exc.strerror})")
-                return
-        from cfpromise.promises.files.context import note_change
-        note_change(fr, kind="perms", path=path, old_mode=f"{current:04o}", new_mode=f"{mode:04o}")
-        fr.change(f"Object '{path}' had permissions {current:04o}, changed it to {mode:04o}")
+        except NotImplementedError:
+            try:
+                os.chmod(path, mode)
+            except OSError as exc:
+                error = exc.strerror
+        except OSError as exc:
+            error = exc.strerror
+        if error is not None:
+            # (the checks after go on, as cf-agent's)
+            fr.fail(f"Failed to change permissions of '{path}'. (chmod: {error})")
+        else:
+            from cfpromise.promises.files.context import note_change
+            note_change(fr, kind="perms", path=path, old_mode=f"{current:04o}",
+                        new_mode=f"{mode:04o}")
+            fr.change(f"Object '{path}' had permissions {current:04o}, changed it to {mode:04o}")
     _verify_bsdflags(fr, path, st, perms)
+    if fr.a.acl is not None and fr.a.acl.get("aces"):
+        from cfpromise.promises.files import acl
+        acl.verify_acl(fr, path)
     if fr.a.touch:
         try:
             os.utime(path)
