@@ -56,6 +56,13 @@ def write_index(path: str | None = None) -> str:
     for name, module in sorted(build_index().items()):
         lines.append(f"    {name!r}: {module!r},")
     lines.append("}")
+    text = "\n".join(lines) + "\n"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            if fh.read() == text:       # unchanged: keep its time, so its byte code stays current
+                return path
+    except OSError:
+        pass
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
+        fh.write(text)
     return path
