@@ -33,7 +33,7 @@ from cfpromise.agent.abort import FatalError
 from cfpromise.agent.promiseinfo import guard_info
 from cfpromise.eval.expand import NeedIteration
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
-from cfpromise.schema.values import ValueError_, runtime_check
+from cfpromise.schema.values import CHECKERS, ValueError_, runtime_check
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -81,8 +81,13 @@ def _candidates(agent: Any, ptype: str, table: dict[str, Any],
         if attr is None or attr.type in ("body", "bundle") or attr.type in _LIST_TYPES:
             continue
         rval = c.rval
-        if isinstance(rval, ast.Scalar) and ("$" in rval.value or "@" in rval.value):
-            out.append((c, attr))
+        if isinstance(rval, ast.Scalar):
+            # a value can become a list only as a whole @(list); a reference inside text
+            # iterates.  A string has no range to fail (no CHECKERS entry), so only the
+            # checked types' values with references are worth expanding.
+            text = rval.value
+            if text[:2] in ("@(", "@{") or ("$" in text and attr.type in CHECKERS):
+                out.append((c, attr))
         elif isinstance(rval, ast.FnCall):
             sig = agent.schema.functions.get(rval.name)
             if sig is not None and sig.return_type in _LIST_TYPES:
