@@ -95,34 +95,10 @@ def verify_owner(fr: Any, path: str, st: os.stat_result, perms: Perms,
     groups = perms.groups if groups is None else groups
     if any(u == UNKNOWN for u in owners) or any(g == UNKNOWN for g in groups):
         _unknown_ids_logged(fr)
-    uid: int = SAME
     # (an owner found right is reported kept, as cf-agent's VerifyOwner does: over a tree
     # walk that fixes every mode, the promise is then kept and repaired)
-    for u in owners:
-        if u == SAME:
-            break
-        if u == st.st_uid:
-            fr.kept(f"Owner of '{path}' as promised ({u})")
-            break
-    else:
-        known = [u for u in owners if u != UNKNOWN]
-        if known:
-            uid = known[0]
-        elif owners:
-            fr.fail(f"None of the promised owners for '{path}' exist -- see INFO logs for more")
-    gid: int = SAME
-    for g in groups:
-        if g == SAME:
-            break
-        if g == st.st_gid:
-            fr.kept(f"Group of '{path}' as promised ({g})")
-            break
-    else:
-        known = [g for g in groups if g != UNKNOWN]
-        if known:
-            gid = known[0]
-        elif groups:
-            fr.fail(f"None of the promised groups for '{path}' exist -- see INFO logs for more")
+    uid = _wanted_id(fr, path, owners, st.st_uid, "Owner", "owners")
+    gid = _wanted_id(fr, path, groups, st.st_gid, "Group", "groups")
     if uid == SAME and gid == SAME:
         return
     _unowned_warnings(fr, path, st)
@@ -149,6 +125,24 @@ def verify_owner(fr: Any, path: str, st: os.stat_result, perms: Perms,
         fr.change(f"Owner of {what}{path}' was {st.st_uid}, set to {uid}")
     if gid != SAME:
         fr.change(f"Group of {what}{path}' was {st.st_gid}, set to {gid}")
+
+
+def _wanted_id(fr: Any, path: str, promised: tuple[int, ...], current: int, what: str,
+               plural: str) -> int:
+    """The uid/gid to set (SAME: none): the first known one promised, unless the current
+    one is promised (kept) or SAME comes first; none known at all fails the promise."""
+    for wanted in promised:
+        if wanted == SAME:
+            return SAME
+        if wanted == current:
+            fr.kept(f"{what} of '{path}' as promised ({wanted})")
+            return SAME
+    known = [i for i in promised if i != UNKNOWN]
+    if known:
+        return known[0]
+    if promised:
+        fr.fail(f"None of the promised {plural} for '{path}' exist -- see INFO logs for more")
+    return SAME
 
 
 def _unowned_warnings(fr: Any, path: str, st: os.stat_result) -> None:
