@@ -114,3 +114,19 @@ def test_lazy_index_is_complete_and_current() -> None:
     ``python -m cfpromise.eval.functions`` after adding one)."""
     from cfpromise.eval.functions._index import FAMILY_OF
     assert FAMILY_OF == build_index()
+
+
+def test_importing_main_module_writes_nothing() -> None:
+    """A test (or a tool) importing every module of the package must not rewrite _index.py:
+    a new mtime makes its byte code stale and every later start slower."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    import cfpromise.eval.functions as pkg
+    index = Path(pkg.__file__).with_name("_index.py")
+    before = index.stat().st_mtime_ns
+    sys.modules.pop("cfpromise.eval.functions.__main__", None)
+    importlib.import_module("cfpromise.eval.functions.__main__")
+    pkg.write_index()                   # unchanged: left alone
+    assert index.stat().st_mtime_ns == before
