@@ -89,6 +89,8 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "show_vars": None,
     "full_check": True,             # cf-agent validates as cf-promises -c does
     "bundle_path": list,            # --bundle-path (cfpromise.agent.autoload)
+    "start_dir": "",                # the working directory the run started in (files
+                                    # promises change it, as cf-agent's do); "" = now
 }
 
 
@@ -105,6 +107,8 @@ class AgentOptions:
         for name, default in OPTION_DEFAULTS.items():
             value = options.pop(name, default)
             setattr(self, name, [] if value is list else value)
+        if not self.start_dir:
+            self.start_dir = os.getcwd()
         if options:
             raise TypeError(f"AgentOptions: unknown option(s) {', '.join(sorted(options))}")
 

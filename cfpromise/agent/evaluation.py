@@ -46,8 +46,11 @@ if TYPE_CHECKING:
 # promise type -> the engine's own evaluator (vars, classes, meta, defaults, methods, reports)
 EVALUATORS = _load_evaluators()
 # promise types whose verifier makes checks before its lock (api.BEFORE_LOCK, filled as
-# their modules load): a promise of these is met again in every pass, also once done
-BEFORE_LOCK_TYPES = frozenset({"processes", "commands"})
+# their modules load): a promise of these is met again in every pass, also once done --
+# always (None), or when it has the constraint named (files: what reading a perms body
+# says, cf-agent's GetFilesAttributes)
+BEFORE_LOCK_TYPES: dict[str, str | None] = {"processes": None, "commands": None,
+                                            "files": "perms"}
 
 
 class PromiseEvaluation:
@@ -65,7 +68,8 @@ class PromiseEvaluation:
             return
         if not facts.complete:
             facts.finish()      # the rest of the facts, once the guard holds
-        prelock = ptype in BEFORE_LOCK_TYPES
+        prelock = ptype in BEFORE_LOCK_TYPES and (
+            (needs := BEFORE_LOCK_TYPES[ptype]) is None or promise.get(needs) is not None)
         if facts.static and self.trace is None and (id(promise), ()) in run.done \
                 and not prelock:
             return      # its one iteration is done: the checks below would change nothing

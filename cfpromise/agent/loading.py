@@ -389,6 +389,16 @@ def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
 def run_agent(agent: Any) -> int:
     """The whole run of ``agent`` (cf-lite-agent's, the failsafe's); fatal errors and aborts end it the same way wherever they happen
     (common bundles are already evaluated while the policy loads)."""
+    try:
+        return _run_agent(agent)
+    finally:                # files promises move the agent about (cf-agent's safe_chdir)
+        try:
+            os.chdir(agent.options.start_dir)
+        except OSError:
+            pass
+
+
+def _run_agent(agent: Any) -> int:
     from cfpromise.agent.abort import AbortBundle, AbortRun, FatalError
     prepare_workdir(agent.options.workdir)
     agent.policy_cache = _policy_cache(agent)

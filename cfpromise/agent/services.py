@@ -15,6 +15,7 @@ class Services:
         self._agent = agent
         self.dry_run: bool = agent.options.dry_run
         self.workdir: str = agent.options.workdir
+        self.start_dir: str = agent.options.start_dir
         self.inform: bool = agent.out.enabled("info")
 
     @property

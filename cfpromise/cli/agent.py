@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
+    workdir = os.path.abspath(workdir)      # files promises change the working directory
     level = args.log_level or "notice"
     if level.startswith(_INVALID):
         print(f"Invalid log level: '{level[len(_INVALID):]}'", file=sys.stderr)

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
         dry_run: bool                  # -n
         workdir: str
+        start_dir: str                 # where the run started (files promises move it)
         inform: bool                   # -I
 
         def log(self, level: str, message: str) -> None:

@@ -235,6 +235,101 @@ body delete tidy { dirlinks => "delete"; }
 """
 case("files_dry_run", _FILES, "-n")
 case("files_run", _FILES)
+
+# -- the working directory: cf-agent changes into the directory of every files promise
+# made without depth_search (verify_files.c's safe_chdir), ends a depth search inside the
+# directory searched (its parent with include_basedir), purges from inside the copy's
+# destination, and stays there: commands, execresult() and relative paths in functions
+# see it afterwards.  Each step is a bundle of one files promise, then a look around.
+_CWD_STEPS = (
+    ('"$(w)/a/f1" create => "true"',),
+    ('"$(w)/b/." create => "true"',),
+    ('"$(w)/nodir/x" perms => m',),                     # no such directory: stays
+    ('"$(w)/a" perms => m, depth_search => all',),
+    ('"$(w)/b/gone" delete => tidy',),                  # nothing to delete: stays
+    ('"$(w)/src/s1/s2/f" create => "true"',),
+    ('"$(w)/src/s3/g" create => "true"',),
+    ('"$(w)/src" perms => m, depth_search => all',),
+    ('"$(w)/src/s1" perms => m, depth_search => base',),
+    ('"$(w)/dst" copy_from => cp("$(w)/src"), depth_search => all',),
+    ('"$(w)/a/f1" edit_line => one',),
+    ('"$(w)/dst" copy_from => purging("$(w)/src"), depth_search => all',),
+    ('"$(w)/dst/s3" perms => m, depth_search => all, file_select => none',),
+    ('"$(w)/a/f2" create => "true"',),
+)
+_CWD = ("bundle agent main {\nmethods:\n"
+        + "".join(f'  "step {i}" usebundle => step{i};\n' for i in range(len(_CWD_STEPS)))
+        + '  "relative" usebundle => relative;\n}\n'
+        + "".join(f'bundle agent step{i} {{\nvars:\n  "w" string => "$(sys.workdir)/cwd";\n'
+                  f'  "p" string => execresult("/bin/pwd", "noshell");\nfiles:\n  {step[0]};\n'
+                  f'commands:\n  "/bin/pwd # step {i}" contain => shown;\n'
+                  f'reports:\n  "step {i}: execresult at start $(p)";\n}}\n'
+                  for i, step in enumerate(_CWD_STEPS))
+        + """bundle agent relative {
+classes:
+  "both" expression => filesexist('[ "f1", "f2" ]');
+  "one" expression => filesexist('[ "f1", "nosuch" ]');
+reports:
+  both:: "f1 and f2 are here";
+  one:: "one should not be defined";
+}
+bundle edit_line one { insert_lines: "content"; }
+body perms m { mode => "750"; rxdirs => "false"; }
+body depth_search all { depth => "inf"; }
+body depth_search base { depth => "inf"; include_basedir => "true"; }
+body copy_from cp(f) { source => "$(f)"; }
+body copy_from purging(f) { source => "$(f)"; purge => "true"; }
+body file_select none { leaf_name => { "nothing_is_called_this" }; file_result => "leaf_name"; }
+body delete tidy { dirlinks => "delete"; }
+body contain shown { useshell => "useshell"; }
+""")
+case("cwd_files_run", _CWD)
+case("cwd_files_dry_run", _CWD, "-n")
+
+# -- what reading a perms body says: cf-agent's GetFilesAttributes reads the promise's
+# attributes before its lock (so once in every pass) and again for every file it handles
+# (VerifyFileLeaf); each read warns about the rxdirs default and notes unknown owners and
+# groups.  A "d/." promiser is chopped to "d" for the rest of the pass.
+_NOTES_BODIES = {
+    "rx": 'mode => "644";',
+    "rx_ids": 'mode => "644"; owners => { "cflite_no_user" }; groups => { "cflite_no_group" };',
+    "ids": 'mode => "600"; owners => { "cflite_no_user", "root" };',
+    "given": 'mode => "644"; rxdirs => "true";',
+}
+_NOTES_SHAPES = (
+    '"$(w)/exists" perms => m;',
+    '"$(w)/new" create => "true", perms => m;',
+    '"$(w)/missing/x" perms => m;',
+    '"$(w)/tree" perms => m, depth_search => all;',
+    '"$(w)/tree/." create => "true", perms => m;',
+    '"$(w)/tree" perms => m, depth_search => base;',
+    '"$(w)/exists" perms => m, edit_line => one;',
+    '"$(w)/copy" copy_from => cp("$(w)/exists"), perms => m;',
+    '"$(w)/t.*" perms => m;',
+)
+for _body, _text in _NOTES_BODIES.items():
+    case(f"perms_notes_{_body}", f"""
+bundle agent main {{ methods: "setup" usebundle => setup; "check" usebundle => check; }}
+bundle agent setup {{
+vars:
+  "w" string => "$(sys.workdir)/notes";
+files:
+  "$(w)/exists" create => "true";
+  "$(w)/tree/sub/f" create => "true";
+}}
+bundle agent check {{
+vars:
+  "w" string => "$(setup.w)";
+files:
+  {chr(10).join("  " + shape for shape in _NOTES_SHAPES)}
+}}
+bundle edit_line one {{ insert_lines: "content"; }}
+body perms m {{ {_text} }}
+body depth_search all {{ depth => "inf"; }}
+body depth_search base {{ depth => "inf"; include_basedir => "true"; }}
+body copy_from cp(f) {{ source => "$(f)"; }}
+""", *(("-I",) if _body != "given" else ()))
+case("perms_notes_dry_run", CASES[-2][1]["promises.cf"], "-n", "-I")
 _PROCESSES = """
 bundle agent main {
 processes:

@@ -20,6 +20,7 @@ class FakeAgent:
 
     dry_run: bool = False
     workdir: str = "/nonexistent"
+    start_dir: str = "/"
     inform: bool = True
     logs: list[tuple[str, str]] = attrs.field(factory=list)
     reports: list[str] = attrs.field(factory=list)

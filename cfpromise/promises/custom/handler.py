@@ -159,7 +159,8 @@ def _log_context(run: PromiseRun) -> None:
     if isinstance(version, str):
         parts.append(f"version '{version}'")
     coord = run.promise.coord
-    parts.append(f"source path '{_source_path(coord.file)}' at line {coord.line}")
+    source = _source_path(coord.file, run.agent.start_dir)
+    parts.append(f"source path '{source}' at line {coord.line}")
     promisee = run.promisee
     if isinstance(promisee, str):
         parts.append(f"promisee '{promisee}'")
@@ -245,7 +246,8 @@ def _exchange(types: CustomTypes, module: ModuleProcess, run: PromiseRun, operat
               ("promise_type", run.promise_type),
               ("promiser", run.promiser),
               ("line_number", run.promise.coord.line),
-              ("filename", _source_path(run.promise.coord.file)))
+              ("filename", _source_path(run.promise.coord.file,
+                                        run.agent.start_dir)))
     response = module.request(Request(fields, tuple(attributes)))
     counts: dict[str, int] = {}
     for level, message in response.log:
@@ -256,11 +258,10 @@ def _exchange(types: CustomTypes, module: ModuleProcess, run: PromiseRun, operat
     return response, counts
 
 
-def _source_path(filename: str) -> str:
+def _source_path(filename: str, start_dir: str) -> str:
     """The policy file as named on the command line: cf-lite keeps ``./x.cf`` as
-    ``$CWD/./x.cf``; cf-agent sends ``./x.cf``."""
-    import os
-    prefix = os.getcwd().rstrip("/") + "/"
+    ``$CWD/./x.cf`` (``$CWD`` where the run started); cf-agent sends ``./x.cf``."""
+    prefix = start_dir.rstrip("/") + "/"
     if filename.startswith(prefix + "./"):
         return filename[len(prefix):]
     return filename

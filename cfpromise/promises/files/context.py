@@ -34,7 +34,7 @@ class FileRun:
     """
 
     __slots__ = ("run", "a", "results", "path", "verbose", "dry_run", "_stats", "source",
-                 "sim")
+                 "sim", "promiser")
 
     def __init__(self, run: PromiseRun, a: FileAttrs) -> None:
         from cfpromise.promises.files import bridge
@@ -42,6 +42,7 @@ class FileRun:
         self.a = a
         self.results: list[Outcome] = []
         self.path = ""                    # the file being handled (the promiser, or a match)
+        self.promiser = run.promiser      # as the closing line names it ("d/." chopped: "d")
         self._stats: dict[tuple[bool, str], Any] = {}
         self.source: Any = None           # where copy_from reads (files/sources.py)
         # verbose messages are shown (else not even built)
@@ -163,7 +164,7 @@ class FileRun:
     def summary(self) -> None:
         """The closing line cf-agent 3.21 prints for a files promise that did not go well."""
         outcome = self.outcome
-        who = f"files promise '{self.run.promiser}'"
+        who = f"files promise '{self.promiser}'"
         if outcome is Outcome.WARN:
             self.log("warning", f"Warnings encountered when actuating {who}")
         elif outcome.not_kept:

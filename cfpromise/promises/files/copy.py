@@ -226,6 +226,7 @@ def purge_local_files(fr: FileRun, keep: list[str] | None, localdir: str) -> Non
                 counted=False)
         return
     try:
+        os.chdir(localdir)      # cf-agent purges from inside it (and stays there)
         entries = os.listdir(localdir)
     except OSError as exc:
         fr.log("verbose", f"Can't open local directory '{localdir}'. (opendir: {exc.strerror})")

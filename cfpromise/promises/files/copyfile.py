@@ -176,13 +176,13 @@ def _copy_new(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
             return
         fr.log("verbose", f"'{dest}' wasn't at destination (copying)")
         if copy_regular_file(fr, source, dest, ssb, None, inodes):
-            fr.change(f"Updated file '{dest}' from '{_src(fr).host}:{source}'")
             try:
                 dsb = os.stat(dest)
             except OSError as exc:
                 fr.log("error", f"Can't stat destination file '{dest}'. (stat: {exc.strerror})")
             else:
                 verify_copied_file_attributes(fr, source, dest, ssb, dsb)
+            fr.change(f"Updated file '{dest}' from '{_src(fr).host}:{source}'")
             if _single_copy_list(fr):
                 _single_copy_cache(fr)[dest] = True
             _auto_define(fr, dest)

@@ -31,7 +31,7 @@ import os
 import stat
 
 from cfpromise.agent.outcome import Outcome, merge
-from cfpromise.promises.api import PromiseRun, handler
+from cfpromise.promises.api import PromiseRun, before_lock, handler
 # The modules for what only some promises do (copy_from, edit_line, links, rename, delete,
 # transformer, changes, the --simulate chroot, path regexes) are imported where they are
 # used: a run whose files promises only check attributes (masterfiles' dry run) does not
@@ -223,7 +223,9 @@ def run_for_path(run: PromiseRun, path: str) -> PromiseRun:
 
 
 def verify_file_leaf(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -> None:
-    """VerifyFileLeaf: the per-file operations of phase 1."""
+    """VerifyFileLeaf: the per-file operations of phase 1 (cf-agent reads the promise's
+    attributes again for each leaf, and says again what reading them says)."""
+    _attribute_notes(fr)
     saved_run, saved_a = fr.run, fr.a
     leaf_run = run_for_path(fr.run, path)
     if leaf_run is not fr.run:
@@ -320,7 +322,9 @@ def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str],
                            lambda p, s: _depth_leaf(fr, p, s, rotated), _select(fr),
                            note if watch else None, enter if watch else None,
                            leave if watch else None)
+        _change_dir(path)       # cf-agent's search ends inside the directory searched
     if a.depth.include_basedir:
+        _change_dir(os.path.dirname(path.rstrip("/")) or "/")    # the base node: its parent
         current = fr.lstat(path) or st
         if a.select is None or select.select_leaf(fr, path, current):
             saved = fr.a
@@ -391,7 +395,9 @@ def _simulated(fr: FileRun, path: str) -> None:
 def _check_parent_directory(fr: FileRun, path: str) -> None:
     """cf-agent 3.21 changes into the directory of a file promised without depth_search
     before it goes on, and logs an error (nothing more) when it cannot: a copy or perms
-    promise on a file whose directory does not exist yet says so first."""
+    promise on a file whose directory does not exist yet says so first.  The agent stays
+    there: later relative paths (``filesexist()``, a command's working directory) are
+    taken from it, as in cf-agent (the run puts the start directory back at its end)."""
     basedir = os.path.dirname(path) if os.path.basename(path) == "." else path
     basedir = os.path.dirname(basedir.rstrip("/") or "/")
     st = fr.stat(basedir)
@@ -400,8 +406,16 @@ def _check_parent_directory(fr: FileRun, path: str) -> None:
     elif not stat.S_ISDIR(st.st_mode):
         problem = "Not a directory"
     else:
+        _change_dir(basedir)
         return
     fr.log("error", f"Failed to chdir into '{basedir}'. (chdir: '{problem}')")
+
+
+def _change_dir(directory: str) -> None:
+    try:
+        os.chdir(directory)
+    except OSError:             # gone since it was looked at; -n's simulated tree
+        pass
 
 
 def _verify_file_promise(fr: FileRun, path: str) -> None:
@@ -447,6 +461,11 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
     if a.depth is None:
         _check_parent_directory(fr, path)
     if a.depth is None and os.path.basename(path) == ".":
+        if path == fr.run.promiser:     # cf-agent chops the promiser itself: what follows
+            run = fr.run                # in this pass names the directory
+            fr.promiser = os.path.dirname(path)
+            fr.run = PromiseRun(run.promise, run.promise_type, fr.promiser, run.attributes,
+                                run.namespace, run.bundle, run.agent, run.promisee)
         path = os.path.dirname(path)
     if a.depth is None and path.endswith("/") and len(path) > 1:
         path = path.rstrip("/")
@@ -518,8 +537,6 @@ def verify_files(run: PromiseRun) -> Outcome:
     """The files promise: every file the promiser stands for, then the closing message."""
     a = read_attributes(run)
     fr = FileRun(run, a)
-    perms.rxdirs_warning(fr)
-    perms.log_unknown_ids(fr)
     if not sanity_checks(fr, run.promiser):
         return Outcome.KEPT
     try:
@@ -535,11 +552,22 @@ def verify_files(run: PromiseRun) -> Outcome:
         run.agent.log("warning", f"No action was requested for file '{run.promiser}'. Maybe a "
                                  "typo in the policy?")
     fr.summary()
-    if perms.unknown_ids(fr):              # as cf-agent, which reads the attributes again
-        perms.log_unknown_ids(fr)
-        perms.log_unknown_ids(fr)
     outcome = fr.outcome
     return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
+
+
+@before_lock("files")
+def _before_the_lock(run: PromiseRun) -> None:
+    """VerifyFilePromise reads the attributes before its lock, so in every pass."""
+    if run.attributes.get("perms"):
+        _attribute_notes(FileRun(run, read_attributes(run)))
+
+
+def _attribute_notes(fr: FileRun) -> None:
+    """What cf-agent's GetFilesAttributes says each time it reads a promise's attributes
+    (GetPermsConstraints: the owners and groups, then rxdirs)."""
+    perms.log_unknown_ids(fr)
+    perms.rxdirs_warning(fr)
 
 
 def _verify_promiser(fr: FileRun, run: PromiseRun, a: FileAttrs) -> bool:

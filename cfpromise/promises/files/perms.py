@@ -93,8 +93,6 @@ def verify_owner(fr: Any, path: str, st: os.stat_result, perms: Perms,
     """VerifyOwner."""
     owners = perms.owners if owners is None else owners
     groups = perms.groups if groups is None else groups
-    if any(u == UNKNOWN for u in owners) or any(g == UNKNOWN for g in groups):
-        _unknown_ids_logged(fr)
     # (an owner found right is reported kept, as cf-agent's VerifyOwner does: over a tree
     # walk that fixes every mode, the promise is then kept and repaired)
     uid = _wanted_id(fr, path, owners, st.st_uid, "Owner", "owners")
