@@ -123,6 +123,8 @@ class PromiseEvaluation:
                 continue
             frame.this = dict(base_this)
             ev = RvalEvaluator(ctx, bindings)
+            ctx.fresh_calls = facts.fresh_c is not None and self.immediate(facts.fresh_c, ev,
+                                                                            run, bindings)
             frame.extra = {}
             if with_c is not None:
                 value = with_value(ev, with_c.rval)
@@ -382,6 +384,25 @@ class PromiseEvaluation:
         except BodyError as exc:
             self.out.log("error", f"{exc} (in {step.where()})")
             return None
+
+    def immediate(self, action: ast.Constraint, ev: RvalEvaluator, run: BundleRun,
+                  bindings: dict[str, str]) -> bool:
+        """Whether the promise's action body says ``ifelapsed => "0"``: cf-agent then calls
+        its cached functions again (fncall.c, ENT-7478).  A body that cannot be resolved
+        says no here; the promise's attributes report it."""
+        ref = body_reference(action.rval, ev)
+        if ref is None:
+            return False
+        try:
+            body = self.resolver.resolve("action", ref[0], ref[1], run.bundle.namespace,
+                                         bindings)
+        except (BodyError, InheritanceError):
+            return False
+        value = body.get("ifelapsed")
+        try:
+            return value is not None and int(str(value).strip()) == 0
+        except ValueError:
+            return False
 
     def body(self, body_type: str, rval: ast.Rval, step: Step) -> dict[str, Any] | None:
         ref = body_reference(rval, step.ev)

@@ -45,7 +45,7 @@ class PromiseInfo:
 
     __slots__ = ("promise", "texts", "dynamic", "guard_texts", "static", "guarded", "guard",
                  "with_c", "handle_c", "conditions", "depends_c", "filename", "dirname", "line",
-                 "complete")
+                 "complete", "fresh_c")
 
     def __init__(self, promise: ast.Promise, complete: bool = True) -> None:
         """``complete``: False works out only the class guard (``guarded``, ``guard``);
@@ -78,6 +78,10 @@ class PromiseInfo:
         self.conditions = tuple((lval, c) for lval in CONDITIONS
                                 if (c := promise.get(lval)) is not None)
         self.depends_c = promise.get("depends_on")
+        # an action body, when the promise calls a function whose result is cached: its
+        # ifelapsed decides whether the cache answers (the engine, ENT-7478)
+        action = promise.get("action")
+        self.fresh_c = action if action is not None and calls_cached(promise) else None
         filename = promise.coord.file
         self.filename = filename if os.path.isabs(filename) else None
         self.dirname = os.path.dirname(filename) if self.filename is not None else None
@@ -111,6 +115,18 @@ def guard_info(table: dict[int, PromiseInfo], promise: ast.Promise) -> PromiseIn
     if found is None or found.promise is not promise:
         found = table[id(promise)] = PromiseInfo(promise, complete=False)
     return found
+
+
+def calls_cached(promise: ast.Promise) -> bool:
+    """Whether a constraint of ``promise`` calls a function whose result is cached for
+    the run (``execresult()`` and the other system functions)."""
+    for c in promise.constraints:
+        for r in ast.walk_rval(c.rval):
+            if isinstance(r, ast.FnCall):
+                fn = REGISTRY.get(r.name)
+                if fn is not None and fn.cached:
+                    return True
+    return False
 
 
 def texts(promise: ast.Promise) -> Iterator[str]:

@@ -36,7 +36,9 @@ lines it shows, and the agent counts what may change the host or the policy:
 any other section evaluated (files, commands, methods...), any policy file
 added, and any outcome of a handle (what ``depends_on`` reads).  Functions that run commands (``execresult()``...) are memoised for the
 run and the time functions read the run's start, so they answer the same each
-time; ``randomint()`` does not (:data:`VARYING`): a promise calling it never settles.
+time; ``randomint()`` does not (:data:`VARYING`): a promise calling it never settles,
+nor does one with an action body that calls a memoised function (``ifelapsed => "0"``
+calls it again each time, ENT-7478).
 
 The rule is off while something watches every evaluation: the ``-v`` trace,
 an observer that counts evaluations (:attr:`Observer.every_evaluation`, the run
@@ -100,7 +102,9 @@ def varying(agent: Any, promise: Any) -> bool:
     found = memo.get(id(promise))
     if found is None or found[0] is not promise:
         from cfpromise.syntax import ast
+        from cfpromise.agent.promiseinfo import calls_cached
         hit = any(isinstance(r, ast.FnCall) and r.name in VARYING
-                  for c in promise.constraints for r in ast.walk_rval(c.rval))
+                  for c in promise.constraints for r in ast.walk_rval(c.rval)) \
+            or (promise.get("action") is not None and calls_cached(promise))
         found = memo[id(promise)] = (promise, hit)
     return found[1]

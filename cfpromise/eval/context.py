@@ -96,6 +96,9 @@ class EvalContext:
         self.defined_log: list[str] = []  # every define_class key, in order (abort checks)
         self.inform = False               # -I or more verbose: some built-ins show output
         self.current_bindings: dict[str, str] = {}   # the iteration a built-in runs in
+        # the promise at hand has ifelapsed 0 (action => immediate): cached functions are
+        # called again rather than answered from the cache (ENT-7478; set by the engine)
+        self.fresh_calls = False
         self.comments: dict[str, str] = {}   # class name or variable key -> its promise's comment
         # bumped by every class defined anew (or with other tags) or undefined: the
         # engine's fixed-point test (cfpromise.agent.settle) compares it

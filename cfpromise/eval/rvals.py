@@ -216,7 +216,7 @@ class RvalEvaluator:
         if fn.cached and system_functions_cached(self.ctx):
             import json
             key = (name, json.dumps(args, sort_keys=True, default=str))
-            if key in self.ctx.cache:
+            if key in self.ctx.cache and not self.ctx.fresh_calls:
                 return self.ctx.cache[key]
         saved = self.ctx.current_bindings
         self.ctx.current_bindings = self.bindings

@@ -164,6 +164,9 @@ if TYPE_CHECKING:
         def attributes(self, step: Any) -> dict[str, Any] | None:
             """Every constraint of ``step`` evaluated, bodies resolved; None: wait."""
 
+        def body(self, body_type: str, rval: Any, step: Any) -> dict[str, Any] | None:
+            """The body ``rval`` names, resolved ({} when it names none)."""
+
         def seen_before(self, step: Any, attributes: dict[str, Any]) -> bool:
             """An identical promise was already actuated in this run (leave it out)."""
 

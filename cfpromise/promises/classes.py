@@ -169,6 +169,19 @@ def _expandable(text: str) -> bool:
     return bracks == 0 and found > 0
 
 
+def _locking_warnings(step: Step, action: ast.Constraint) -> None:
+    """cf-agent's GetTransactionConstraints, read each time it verifies a classes promise:
+    an action body's ifelapsed or expireafter means nothing here, and it says so."""
+    from cfpromise.eval.functions.common import CF_NOINT, int_from_string
+    body = step.agent.body("action", action.rval, step) or {}
+    for lval in ("ifelapsed", "expireafter"):
+        value = body.get(lval)
+        if isinstance(value, str) and int_from_string(value) != CF_NOINT:
+            step.log("warning", f"{lval} attribute specified in action body for classes promise "
+                                f"'{step.promiser}', but classes promises do not support "
+                                "promise locking")
+
+
 @evaluator("classes")
 def evaluate(step: Step) -> Outcome | None:
     ctx = step.ctx
@@ -176,6 +189,9 @@ def evaluate(step: Step) -> Outcome | None:
     name = canonify(step.promiser)
     if ctx.class_defined(name):
         return Outcome.KEPT        # already defined: not evaluated again (no function runs)
+    action = step.promise.get("action")
+    if action is not None:
+        _locking_warnings(step, action)
     combinator = None
     for c in step.promise.constraints:         # (a loop, not next() on a generator: see vars)
         if c.lval in COMBINATORS:

@@ -330,6 +330,48 @@ body depth_search base {{ depth => "inf"; include_basedir => "true"; }}
 body copy_from cp(f) {{ source => "$(f)"; }}
 """, *(("-I",) if _body != "given" else ()))
 case("perms_notes_dry_run", CASES[-2][1]["promises.cf"], "-n", "-I")
+
+# -- ifelapsed => "0" calls memoised functions again (fncall.c, ENT-7478): each command
+# counts its own runs in a file, so the reports say how often each agent ran it
+_FRESH_ACTIONS = {
+    "immediate": 'action => immediate',
+    "param0": 'action => elapsed("0")',
+    "param5": 'action => elapsed("5")',
+    "none": '',
+}
+_FRESH_CALLS = {     # the value, what a report shows of it
+    "execresult": ('string => execresult("$(cmd)", "useshell")', "$(v)"),
+    "returnszero": ('string => ifelse(returnszero("$(cmd) >/dev/null", "useshell"), "ok", "no")',
+                    "$(v)"),
+    "as_data": ('data => execresult_as_data("$(cmd)", "useshell", "stdout")', "$(v[output])"),
+}
+for _aname, _action in _FRESH_ACTIONS.items():
+    for _cname, (_call, _shown) in _FRESH_CALLS.items():
+        _sep = ", " if _action else ""
+        case(f"fresh_calls_{_cname}_{_aname}", f"""
+bundle agent counted(x)
+{{
+  vars:
+    "cmd" string => "echo x >> $(sys.workdir)/count; wc -l < $(sys.workdir)/count";
+    "v" {_call}{_sep}{_action};
+  reports:
+    "$(x): {_shown}";
+}}
+bundle agent main
+{{
+  methods:
+    "a" usebundle => counted("a");
+    "b" usebundle => counted("b");
+  classes:
+    "c" expression => returnszero("/bin/echo x >> $(sys.workdir)/count2", "useshell"){_sep}{_action};
+  vars:
+    "n" string => execresult("/usr/bin/wc -l < $(sys.workdir)/count2", "useshell"){_sep}{_action};
+  reports:
+    "runs of the class command: $(n)";
+}}
+body action immediate {{ ifelapsed => "0"; }}
+body action elapsed(n) {{ ifelapsed => "$(n)"; }}
+""")
 _PROCESSES = """
 bundle agent main {
 processes:
@@ -655,14 +697,19 @@ def _is_error(line: str) -> bool:
     return "error: " in line.split("'", 1)[0]
 
 
-def observe(stdout: str, stderr: str, returncode: int,
-            workdir: str) -> tuple[int, bool, list[str], list[str]]:
+def observe(stdout: str, stderr: str, returncode: int, workdir: str,
+            name: str = "") -> tuple[int, bool, list[str], list[str]]:
     """The exit code, whether validation failed, the output lines in order and the error
     lines as a sorted list: cf-agent writes everything on standard output, cf-lite the
     errors of loading on standard error, so error lines are compared as a set; after a
     failed validation only what came before it counts (the failsafe follows)."""
     out, out_failed = _lines(stdout, workdir)
     err, err_failed = _lines(stderr, workdir)
+    if name.startswith("fresh_calls_"):
+        # how many times a command ran in all counts cf-promises' runs too (cf-agent's
+        # validation calls the functions of every bundle, cf-lite's calls none): the
+        # number of reports, one per value, says whether the cache answered
+        out = [re.sub(r"\d+", "N", line) for line in out]
     if err_failed:
         out = []                    # cf-lite: standard output holds only the failsafe
     lines = out + err
@@ -690,4 +737,11 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
         "which the table doubles, as if cf-agent's table held one more variable early "
         "on that neither variablesmatching() nor --show-evaluated-vars lists (not "
         "found); the variables of one bundle or array agree",
+    **{f"fresh_calls_{call}_param5":
+       "a vars promise whose action body sets ifelapsed (other than 0): the warning that "
+       "promise locking does not apply comes from the cf-promises cf-agent runs to "
+       "validate the policy (verify_vars.c warns in pass 0 of cf-promises only, twice "
+       "here); cf-lite validates in the agent and evaluates no vars promise then, so it "
+       "does not say it (the classes promise's warning, cf-agent's own, agrees)"
+       for call in ("execresult", "returnszero", "as_data")},
 }

@@ -43,9 +43,9 @@ def results(tmp_path_factory: pytest.TempPathFactory, sleeper: object) -> dict[s
     for name, (ref, lite) in runs.items():
         out[name] = (
             agentmisc.observe(ref.stdout, ref.stderr, ref.returncode,
-                              str(root / f"ref-workdir-{name}")),
+                              str(root / f"ref-workdir-{name}"), name),
             agentmisc.observe(lite.stdout, lite.stderr, lite.returncode,
-                              str(root / f"lite-workdir-{name}")))
+                              str(root / f"lite-workdir-{name}"), name))
     return out
 
 

@@ -406,7 +406,7 @@ def cached(ctx: FunctionContext, key: tuple[Any, ...], compute: Callable[[], Val
         return compute()
     store = ctx.cache
     frozen = ("fncache",) + tuple(_freeze(k) for k in key)
-    if frozen in store:
+    if frozen in store and not getattr(ctx, "fresh_calls", False):   # (ifelapsed 0: again)
         return jsondata.copy(store[frozen])
     value = compute()
     store[frozen] = value

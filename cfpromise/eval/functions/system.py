@@ -84,12 +84,18 @@ def _check_command(fn: str, command: str, shell: str) -> None:
         raise FunctionError(f"{fn} '{command}' does not have an absolute path")
 
 
+def _executable(argv_: list[str]) -> str | None:
+    """cf-agent runs a shell command as execl("/bin/sh", "sh", "-c", ...): the shell's own
+    messages start "sh: "."""
+    return "/bin/sh" if argv_[:2] == ["sh", "-c"] else None
+
+
 def run_command(command: str, shell: str, select: str = "both",
                 timeout: float | None = None) -> tuple[int, str]:
     """Run ``command`` (``useshell``: through /bin/sh) and return (exit code,
     output) with CFEngine's GetExecOutput shaping."""
     import subprocess
-    argv_ = ["/bin/sh", "-c", command] if shell == "useshell" else split_command(command)
+    argv_ = ["sh", "-c", command] if shell == "useshell" else split_command(command)
     stdout = subprocess.PIPE if select in ("both", "stdout") else subprocess.DEVNULL
     if select == "both":
         stderr: Any = subprocess.STDOUT
@@ -98,8 +104,8 @@ def run_command(command: str, shell: str, select: str = "both",
     else:
         stderr = subprocess.DEVNULL
     try:
-        proc = subprocess.run(argv_, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                              timeout=timeout, check=False)
+        proc = subprocess.run(argv_, executable=_executable(argv_), stdin=subprocess.DEVNULL,
+                              stdout=stdout, stderr=stderr, timeout=timeout, check=False)
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         raise FunctionError(f"Couldn't open pipe to command '{command}'. ({exc})") from None
     raw = proc.stderr if select == "stderr" else proc.stdout
@@ -152,12 +158,12 @@ def returnszero(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 
     def compute() -> Any:
         import subprocess
-        argv_ = ["/bin/sh", "-c", command] if shell == "useshell" else split_command(command)
+        argv_ = ["sh", "-c", command] if shell == "useshell" else split_command(command)
         try:
             # the command's own output shows only at inform level and above (as cf-agent)
             out = None if getattr(ctx, "inform", False) else subprocess.DEVNULL
-            return subprocess.run(argv_, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                  check=False).returncode == 0
+            return subprocess.run(argv_, executable=_executable(argv_), stdin=subprocess.DEVNULL,
+                                  stdout=out, stderr=out, check=False).returncode == 0
         except (OSError, ValueError, subprocess.SubprocessError):
             return False
 

@@ -88,14 +88,15 @@ def run_command(command: str, useshell: bool) -> tuple[int | None, list[str], st
     Returns (exit code, output lines, error) -- exit code None when it could
     not be started (error says why)."""
     if useshell:
-        argv = ["/bin/sh", "-c", command]
+        argv = ["sh", "-c", command]        # execl("/bin/sh", "sh", "-c", ...) as cf-agent
     else:
         from cfpromise.promises.commands import split_command
         argv = split_command(command)
         if not argv:
             return None, [], "empty command"
     try:
-        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        proc = subprocess.run(argv, executable="/bin/sh" if useshell else None,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, close_fds=True, check=False)
     except OSError as exc:
         return None, [], exc.strerror or str(exc)
