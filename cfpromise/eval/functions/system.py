@@ -423,13 +423,16 @@ def packageupdatesmatching(ctx: FunctionContext, args: Sequence[Value]) -> Value
 # ---------------------------------------------------------------------------
 # sysctl and the registry
 
-_PROC_SYS = "/proc/sys"
+def _proc_sys() -> str:
+    """/proc/sys, under $CFENGINE_TEST_OVERRIDE_PROCDIR when set (GetRelocatedProcdirRoot)."""
+    from cfpromise.eval.hostinfo import PROCDIR_OVERRIDE
+    return os.environ.get(PROCDIR_OVERRIDE, "").rstrip("/") + "/proc/sys"
 
 
 @builtin("sysctlvalue")
 def sysctlvalue(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     (key,) = argv("sysctlvalue", args, 1)
-    path = _PROC_SYS + "/" + key.replace(".", "/")
+    path = _proc_sys() + "/" + key.replace(".", "/")
     if os.path.isdir(path):
         raise FunctionError(f"Error while reading file '{path}' because it's a directory")
     try:
@@ -444,8 +447,9 @@ def sysctlvalue(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 def data_sysctlvalues(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     argv("data_sysctlvalues", args, 0)
     out: dict[str, str] = {}
-    for root, _dirs, files in os.walk(_PROC_SYS):
-        depth = root[len(_PROC_SYS):].count("/")
+    proc_sys = _proc_sys()
+    for root, _dirs, files in os.walk(proc_sys):
+        depth = root[len(proc_sys):].count("/")
         if depth > 6:
             continue
         for name in sorted(files):
@@ -455,7 +459,7 @@ def data_sysctlvalues(ctx: FunctionContext, args: Sequence[Value]) -> Value:
                     data = handle.read(16 * 1024)
             except OSError:
                 continue
-            key = path[len(_PROC_SYS) + 1:].replace("/", ".")
+            key = path[len(proc_sys) + 1:].replace("/", ".")
             out[key] = to_text(data[:-1] if data.endswith(b"\n") else data)
     return dict(sorted(out.items()))
 
