@@ -253,6 +253,8 @@ class Agent(PromiseEvaluation, Recording):
             # which elements its clearing walk misses: VariableStore.clear_arrays)
             ctx.vars.clear_arrays(bundle.namespace, bundle.name)
         ctx.push(frame)
+        if ctx.injected:
+            ctx.remove_injected(bundle.namespace, bundle.name)     # (CFE-1915)
         started = time.perf_counter()
         for observer in self.observers:
             observer.bundle_started(self, bundle, args)
@@ -328,8 +330,11 @@ class Agent(PromiseEvaluation, Recording):
         it runs; unresolved values wait.  A bundle with parameters too, with its
         parameters unbound: what needs them waits for the call, the rest is defined at
         once."""
+        ctx = self.ctx
         for bundle in self.policy.bundles if bundles is None else bundles:
             if bundle.type != "common":
+                if ctx.injected:                # BundleResolve's first step (CFE-1915)
+                    ctx.remove_injected(bundle.namespace, bundle.name)
                 self._pre_evaluate(bundle, [s for s in (bundle.section("vars"),) if s])
 
     def preliminary_convergence(self, bundles: Any = None) -> None:
@@ -343,6 +348,7 @@ class Agent(PromiseEvaluation, Recording):
         bundle's vars are left out: the whole policy's PolicyResolve has just evaluated
         them (three passes, with its classes), so again here they add nothing but time
         (4% of a masterfiles run)."""
+        self.ctx.bundle_names = frozenset(b.name for b in self.policy.bundles)   # (CFE-1915)
         for bundle in self.policy.bundles if bundles is None else bundles:
             types = ("meta",) if bundle.type == "common" else ("meta", "vars")
             self._pre_evaluate(bundle, [s for s in bundle.sections if s.name in types])

@@ -462,6 +462,8 @@ def _run(agent: Any) -> int:
     for bundle in list(agent.policy.bundles):
         if bundle.type == "common":
             agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+        elif agent.ctx.injected:        # BundleResolve's first step (CFE-1915)
+            agent.ctx.remove_injected(bundle.namespace, bundle.name)
     agent.preliminary_convergence()
     from cfpromise.agent.precheck import check_policy
     check_policy(agent)                 # cf-agent's type check of every promise at load

@@ -99,6 +99,12 @@ class EvalContext:
         # the promise at hand has ifelapsed 0 (action => immediate): cached functions are
         # called again rather than answered from the cache (ENT-7478; set by the engine)
         self.fresh_calls = False
+        # CFE-1915 (a vars promise naming another bundle's scope, "b.x"): the names of
+        # the policy's bundles, known from the preliminary convergence on (before it,
+        # none: any scope may be written), and what was written into each scope before
+        # its bundle ran (removed when it runs: remove_injected)
+        self.bundle_names: frozenset[str] = frozenset()
+        self.injected: dict[tuple[str, str], list[str]] = {}
         self.comments: dict[str, str] = {}   # class name or variable key -> its promise's comment
         # bumped by every class defined anew (or with other tags) or undefined: the
         # engine's fixed-point test (cfpromise.agent.settle) compares it
@@ -245,6 +251,16 @@ class EvalContext:
     def set_var(self, ns: str, scope: str, name: str, type_: str, value: Any,
                 tags: tuple[str, ...] = ()) -> None:
         self.vars.set(ns, scope, name, Variable(type_, value, tags))
+
+    def remove_injected(self, ns: str, bundle: str) -> None:
+        """RemoveRemotelyInjectedVars: a bundle about to run drops the variables other
+        bundles' vars promises wrote into its scope (cf-agent says so, as an error)."""
+        names = self.injected.get((ns, bundle))
+        if names:
+            for name in dict.fromkeys(names):
+                if self.vars.get(ns, bundle, name) is not None:
+                    self._log("error", f"Ignoring remotely-injected variable '{name}'")
+                    self.vars.remove(ns, bundle, name)
 
     # -- FunctionContext -------------------------------------------------------
     def lookup(self, name: str) -> Variable | None:

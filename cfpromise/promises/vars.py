@@ -99,12 +99,15 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
             and _unexpanded(as_text(value)):
         # cf-agent cannot read a number from it: no variable (yet)
         return None if not step.last else Outcome.SKIPPED
+    target = _target(step, scope)
+    if target is None:
+        return Outcome.SKIPPED
+    scope, name = target
     converted = convert(type_c.lval, value)
     if converted is None:
         step.log("error", f"Variable '{step.promiser}': '{as_text(value)}' is not a valid "
                           f"{type_c.lval} value (in {step.where()})")
         return Outcome.SKIPPED
-    name = step.promiser
     run = step.run
     step.ctx.set_var(run.bundle.namespace, scope, name, type_c.lval, converted,
                      ("source=promise",) + meta_tags(step))
@@ -115,6 +118,53 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     # still holding unresolved references: defined as written now (promises later in
     # this pass see it, as in cf-agent), and evaluated again in the next pass
     return None if waiting else Outcome.KEPT
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+
+
+def legal_name(name: str) -> bool:
+    """IsLegalVariableName's pattern (verify_vars.c), ``[a-zA-Z0-9_\\200-\\377.]+(\\[.+\\])*``
+    matched in full: letters, digits, ``_``, ``.`` or any non-ASCII character, then
+    array keys (one or more ``[...]``: from the first ``[`` to a final ``]``, no newline)."""
+    bracket = name.find("[")
+    head, keys = (name, "") if bracket < 0 else (name[:bracket], name[bracket:])
+    if not head or not all(ch in _NAME_CHARS or ch >= "\x80" for ch in head):
+        return False
+    return not keys or (len(keys) >= 3 and keys[-1] == "]" and "\n" not in keys)
+
+
+def _target(step: Step, scope: str) -> tuple[str, str] | None:
+    """Where the variable goes, (scope, name): ``b.x`` names scope ``b`` (VarRefParse),
+    as long as it is the bundle's own or no bundle of the policy (CFE-1915: another
+    bundle's scope is refused once the policy is loaded; written before that, the
+    variable goes when that bundle runs).  None: an illegal name, said as cf-agent does."""
+    name = step.promiser
+    ctx = step.ctx
+    run = step.run
+    legal = legal_name(name)
+    dot = name.find(".")
+    bracket = name.find("[")
+    if legal and dot >= 0 and (bracket < 0 or dot < bracket):
+        prefix = name[:dot]
+        if prefix != run.bundle.name:
+            step.log("verbose", f"Variable '{name}' may be attempted to be injected into a "
+                                "remote bundle")
+            if prefix in ctx.bundle_names:
+                step.log("error", "Remote bundle variable injection detected!")
+                legal = False
+            else:
+                ctx.injected.setdefault((run.bundle.namespace, prefix), []).append(
+                    name[dot + 1:])
+        if legal:
+            return prefix, name[dot + 1:]
+    if not legal:
+        step.log("error", f"Variable identifier '{name}' is not legal")
+        c = step.promise.coord
+        step.log("error", f"Promise belongs to bundle '{run.bundle.name}' in file '{c.file}' "
+                          f"near line {c.line}")
+        return None
+    return scope, name
 
 
 def _named_lists(step: Step, scope: str, type_: str, value: Any) -> Any:

@@ -171,6 +171,8 @@ class _Checker:
 
     def promise(self, b: ast.Bundle, ptype: str, attrs_: dict[str, Attribute],
                 promise: ast.Promise) -> None:
+        if ptype in ("vars", "classes"):
+            self.promiser_name(ptype, promise)
         var_type: str | None = None
         for c in promise.constraints:
             attr = attrs_.get(c.lval)
@@ -184,6 +186,16 @@ class _Checker:
                                         f"{var_type}, tried to redefine with {c.lval}")
                 var_type = c.lval
             self.constraint(c, attr)
+
+    def promiser_name(self, ptype: str, promise: ast.Promise) -> None:
+        """VarsParseTreeCheck and ClassesParseTreeCheck (mod_common.c): the promiser as
+        written, before any expansion."""
+        name = promise.promiser
+        if name and all(ch in "0123456789" for ch in name):
+            what = "Variable promises" if ptype == "vars" else "Classes promises"
+            self.error(promise.coord, f"{what} cannot have a purely numerical name (promiser)")
+        if ptype == "vars" and not valid_variable_name(name):
+            self.error(promise.coord, "Variable promise is using an invalid name (promiser)")
 
     def constraint(self, c: ast.Constraint, attr: Attribute) -> None:
         if attr.type in ("string", "context") and c.lval in ("if", "unless", "ifvarclass") \
@@ -205,6 +217,36 @@ class _Checker:
                 self.error(c.coord, f"Unknown attribute '{c.lval}' for 'body {body.type} {body.name}'")
                 continue
             self.constraint(c, attr)
+
+
+_RESERVED_VARIABLES = frozenset({"promiser", "handle", "promise_filename", "promise_dirname",
+                                 "promise_linenumber", "this"})
+
+
+def valid_variable_name(name: str) -> bool:
+    """CheckParseVariableName (syntax.c): not a name ``this`` holds; with a dot, one
+    dot only, except inside one level of brackets (``a.b[c.d]``), with something before
+    and after it."""
+    if name in _RESERVED_VARIABLES:
+        return False
+    first_dot = name.find(".")
+    if first_dot < 0:
+        return True
+    count = level = 0
+    for ch in name:
+        if ch == ".":
+            count += 1
+            if count > 1 and level != 1:
+                return False
+        elif ch == "[":
+            level += 1
+        elif ch == "]":
+            level -= 1
+        if level > 1:
+            return False
+    if count == 1 and (name[0] == "." or first_dot == len(name) - 1):
+        return False
+    return True
 
 
 @lru_cache(maxsize=512)

@@ -181,3 +181,28 @@ def test_function_check_verdict_as_cf_promises(tmp_path: Path, name: str) -> Non
     for line in (ref.stdout + ref.stderr).splitlines():
         if any(marker in line for marker in _VERDICT_LINES):
             assert line.split("error: ", 1)[1] in lite_out, lite_out
+
+
+# -- cf-promises on vars and classes promisers (mod_common.c's parse-tree checks)
+PROMISER_NAMES = ("a.b.c", "123", "0", "this", "promiser", "handle", "promise_filename",
+                  "promise_dirname", "promise_linenumber", ".a", "a.", "a.b", "a[b.c.d]",
+                  "a.b[c.d]", "a[x][y.z]", "a[x].b.c", "a[[b.c]]", "1.5", "-1", "a..b",
+                  "$(v).b.c", "$(v.w)", "$(a.b).$(c.d)", "x_1", "07x", "é.x", "a.b]c.d[")
+_NAME_LINE = ("purely numerical name", "using an invalid name")
+
+
+@pytest.mark.parametrize("ptype", ["vars", "classes"])
+@pytest.mark.parametrize("name", PROMISER_NAMES)
+def test_promiser_name_verdict_as_cf_promises(tmp_path: Path, ptype: str, name: str) -> None:
+    value = 'string => "x"' if ptype == "vars" else 'expression => "any"'
+    policy = harness.write_policy(tmp_path / "p.cf", (
+        f'bundle agent main\n{{\n  {ptype}:\n    "{name}" {value};\n}}\n'))
+    ref, lite = _check_run(policy, tmp_path)
+    lite_out = lite.stdout + lite.stderr
+    assert "Traceback" not in lite_out, lite_out
+    assert lite.returncode == ref.returncode, (ref.stdout + ref.stderr, lite_out)
+    said = [line.split(": error: ", 1)[1] for line in (ref.stdout + ref.stderr).splitlines()
+            if any(marker in line for marker in _NAME_LINE)]
+    ours = [line.split(": error: ", 1)[1] for line in lite_out.splitlines()
+            if any(marker in line for marker in _NAME_LINE)]
+    assert ours == said, (ref.stdout + ref.stderr, lite_out)
