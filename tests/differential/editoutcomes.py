@@ -29,6 +29,13 @@ SITUATIONS: dict[str, dict[str, str]] = {
         "anchor_missing": '"delta=5" location => mfx_after("^nosuch$")',
         "anchor_found": '"delta=5" location => mfx_after("^alpha=1$")',
         "block_present": '"alpha=1$(const.n)beta=2,3" insert_type => "preserve_block"',
+        # a block holding the line next to the locator: only the preserving types insert
+        # it again (InsertLineAtLocation's preserve_block covers all three, ENT-8788)
+        **{f"neighbour_{where}_{kind}":
+           f'"x$(const.n)alpha=1$(const.n)beta=2,3$(const.n)y" insert_type => "{kind}", '
+           f'location => mfx_{where}("^{anchor}$")'
+           for where, anchor in (("before", "beta=2,3"), ("after", "alpha=1"))
+           for kind in ("literal", "preserve_block", "preserve_all_lines")},
     },
     "delete_lines": {
         "no_match": '"nosuch.*"',
@@ -68,6 +75,7 @@ body select_region mfx_section(x)
   select_end => "\\[.*\\]";
 }
 body location mfx_after(x) { before_after => "after"; select_line_matching => "$(x)"; }
+body location mfx_before(x) { before_after => "before"; select_line_matching => "$(x)"; }
 body replace_with mfx_value(new_value) { replace_value => "$(new_value)"; occurrences => "all"; }
 body edit_field mfx_col(split, col, val, op)
 {

@@ -156,18 +156,18 @@ class Insertion:
             if lines[0] != line:
                 return self._put(0, line, f"Should prepend promised line '{line}' to '{name}'",
                                  f"Prepended the promised line '{line}' to {name}")
-            er.kept(f"Promised line '{line}' exists at start of file {name} (promise kept)")
+            er.kept(f"Promised line '{line}' exists at start of file '{name}'")
             return False
-        preserve_block = self.sourcetype == "preserve_block"
+        preserve_block = self.preserve_block      # (file_preserve_block and preserve_all_lines too)
         if before:
             if not preserve_block and self.neighbour_matches(cur.location, line, True):
-                er.kept(f"Promised line '{line}' exists before locator in (promise kept)")
+                er.kept(f"Promised line '{line}' exists before locator in '{name}'")
                 return False
             return self._put(0 if cur.prev is None else cur.prev + 1, line,
                              f"Should insert line '{line}' into '{name}' before locator",
                              f"Inserted the promised line '{line}' into '{name}' before locator")
         if not preserve_block and self.neighbour_matches(cur.location, line, False):
-            er.kept(f"Promised line '{line}' exists after locator (promise kept)")
+            er.kept(f"Promised line '{line}' exists after locator in '{name}'")
             return False
         return self._put(len(lines) if cur.location is None else cur.location + 1, line,
                          f"Should insert line '{line}' into '{name}' after locator",
