@@ -36,6 +36,23 @@ def has_call(rval: ast.Rval) -> bool:
     return False
 
 
+# the integers of the bodies cf-agent never checks (_UNCHECKED), which it parses each
+# time it reads the body (IntFromString): a value that is not a number is said each time
+UNCHECKED_INTS = {"classes": ("persist_time",), "action": ("ifelapsed", "expireafter")}
+
+
+def unparsed_ints(out: Any, body_type: str, values: dict[str, Any]) -> None:
+    """Log IntFromString's error for each integer of the body that does not parse."""
+    from cfpromise.schema.values import is_unexpanded, parse_int
+    for lval in UNCHECKED_INTS[body_type]:
+        value = values.get(lval)
+        if isinstance(value, str) and "$" not in value and not is_unexpanded(value):
+            try:
+                parse_int(value)
+            except ValueError_ as exc:
+                out.log("error", str(exc))
+
+
 class BodyError(Exception):
     """A body that cannot be used: undefined, wrong number of arguments, inheritance loop."""
 

@@ -489,6 +489,7 @@ body action pa { action_policy => "warn"; }
 body action pbad(p) { action_policy => "$(p)"; }
 body perms pm(m) { mode => "$(m)"; rxdirs => "false"; }
 body classes pint(t) { promise_kept => { "k" }; persist_time => "$(t)"; }
+body action pint_action(t) { ifelapsed => "$(t)"; }
 body classes pscope(t) { promise_kept => { "k" }; scope => "$(t)"; }
 body classes ptimer(t) { promise_kept => { "k" }; timer_policy => "$(t)"; }
 body copy_from pcmp(t) { source => "/etc/hosts"; compare => "$(t)"; }
@@ -550,6 +551,12 @@ for name, text in (
         ("action_body_range_literal", 'reports: "r" action => pbad("maybe");'),
         ("perms_body_mode", 'files: "$(sys.workdir)/f" create => "true", perms => pm("$(v)");'),
         ("classes_body_int", 'reports: "r" classes => pint("$(v)");'),
+        # the integers of those bodies: said each time cf-agent reads them (each pass)
+        ("classes_body_int_commands", 'commands: "/bin/true" classes => pint("$(v)");'),
+        ("classes_body_int_methods", 'methods: "m" usebundle => other, '
+                                     'classes => pint("$(v)");'),
+        ("classes_body_int_iterated", 'reports: "r $(l)" classes => pint("$(v)");'),
+        ("action_body_int", 'reports: "r" action => pint_action("$(v)");'),
         # the attributes of the promise type's own bodies (not action's, classes' but
         # scope, nor select_region's), each type with a check, at load
         ("classes_body_scope", 'reports: "r" classes => pscope("$(v)");'),
@@ -639,9 +646,6 @@ def observe(stdout: str, stderr: str, returncode: int,
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
 EXPECTED_DIFFERENCES: dict[str, str] = {
-    "load_classes_body_int":
-        "a classes body's persist_time that is not a number: cf-agent says 'Failed to parse "
-        "integer number' each time it reads it and goes on; cf-lite goes on silently",
     "edit_bundle_leftovers_lib":
         "with masterfiles' library loaded, two pairs of variables sharing a chain of "
         "cf-agent's variable table come out of variablesmatching(\".*\") in the other "
