@@ -32,7 +32,7 @@ from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, refers_to,
                                   with_value)
-from cfpromise.promises.api import (BEFORE_LOCK, THIS_ATTRIBUTES, BundleCall, PromiseRun,
+from cfpromise.promises.api import (AGAIN, BEFORE_LOCK, THIS_ATTRIBUTES, BundleCall, PromiseRun,
                                    handler_for)
 from cfpromise.promises.evaluators import Step, load as _load_evaluators
 from cfpromise.schema.values import ValueError_, runtime_check
@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 EVALUATORS = _load_evaluators()
 # promise types whose verifier makes checks before its lock (api.BEFORE_LOCK, filled as
 # their modules load): a promise of these is met again in every pass, also once done
-BEFORE_LOCK_TYPES = frozenset({"processes", "commands"})
+BEFORE_LOCK_TYPES = frozenset({"processes", "commands", "delete_lines", "insert_lines",
+                               "replace_patterns", "field_edits"})
 
 
 class PromiseEvaluation:
@@ -491,6 +492,9 @@ class PromiseEvaluation:
             return
         step.attributes = attributes
         check = BEFORE_LOCK.get(step.ptype)
+        if check is not None:
+            check(self.promise_run(step, attributes))
+        check = AGAIN.get(step.ptype)
         if check is not None:
             check(self.promise_run(step, attributes))
 
