@@ -70,7 +70,7 @@ class PromiseEvaluation:
         prelock = ptype in BEFORE_LOCK_TYPES
         if facts.static and self.trace is None and (id(promise), ()) in run.done \
                 and not prelock:
-            self.reread_bodies(run, promise, {})
+            self.reread_bodies(run, ptype, promise, {})
             return      # its one iteration is done: the checks below would change nothing
         iterated_guard = False
         if promise.varclass is not None:
@@ -114,7 +114,7 @@ class PromiseEvaluation:
                 if trace is not None:
                     trace.again(run, key)
                 if not prelock or run.done[key] is None:
-                    self.reread_bodies(run, promise, bindings)
+                    self.reread_bodies(run, ptype, promise, bindings)
                     continue
                 recheck = True
             if iterated_guard and not self.guard_holds(promise.varclass, bindings):
@@ -150,7 +150,7 @@ class PromiseEvaluation:
                     if trace is not None:
                         trace.again(run, key)
                     if not prelock:
-                        self.reread_bodies(run, promise, bindings)
+                        self.reread_bodies(run, ptype, promise, bindings)
                         continue
                     recheck = True
                 else:
@@ -211,11 +211,14 @@ class PromiseEvaluation:
             if trace is not None:
                 trace.close(step)
 
-    def reread_bodies(self, run: BundleRun, promise: ast.Promise,
+    def reread_bodies(self, run: BundleRun, ptype: str, promise: ast.Promise,
                       bindings: dict[str, str]) -> None:
         """A promise done in an earlier pass: cf-agent reads its attributes again in each
         pass before its lock says so, and parses its action and classes bodies' integers
-        each time (UNCHECKED_INTS): one that does not parse is said again."""
+        each time (UNCHECKED_INTS): one that does not parse is said again.  (Not a classes
+        promise: one whose class is defined is dropped before its attributes are read.)"""
+        if ptype == "classes":
+            return
         memo = self.__dict__.setdefault("_int_bodies", {})
         found = memo.get(id(promise))
         if found is None:

@@ -60,10 +60,11 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dic
 
 # case -> why cf-lite's -n run differs on purpose: cf-agent's own -n bugs that change files
 DRY_RUN_DIFFERENCES = {
-    "cp_obstructed_inf": ("cf-agent 3.21 under -n makes the missing subdirectories of a "
-                          "recursive copy for real (SourceSearchAndCopy's mkdir is not guarded "
-                          "by MakingChanges) and reports them repaired; cf-lite's dry run "
-                          "changes nothing and says 'Should create directory'"),
+    "cp_obstructed_inf": ("deliberate: cf-agent 3.21 under -n makes the missing "
+                          "subdirectories of a recursive copy for real (SourceSearchAndCopy's "
+                          "mkdir is not guarded by MakingChanges) and reports them repaired; "
+                          "cf-lite's dry run changes nothing and says 'Should create "
+                          "directory'"),
 }
 
 
