@@ -16,6 +16,14 @@ change is also appended to ``WORKDIR/state/file_changes.log`` as cf-agent does
 * with ``depth_search``, files new to a directory and files gone from it are
   reported.
 * ``report_diffs`` is a CFEngine Enterprise feature: accepted, no diffs kept.
+* every write to the database or the log goes through MakingInternalChanges
+  (:func:`_internal`): under ``-n`` (or ``action_policy => "warn"``) it says what it
+  would record instead ("Should record change of hash for file...", "Should write stat
+  information for... to database", "Should record directory listing for..." -- said for
+  every directory searched, as cf-agent does), a warning result, and nothing changes.
+* a directory listing is written only with ``update_hashes`` (without, recording it
+  fails, each run, as in cf-agent); one that is a prefix of the stored listing (its last
+  names gone) counts as unchanged, as cf-agent compares only that far.
 """
 from __future__ import annotations
 
