@@ -23,7 +23,34 @@ if TYPE_CHECKING:
 # Body types cf-agent never checks a value of against its type (ConstraintCheckType leaves
 # the common bodies out, at load and after): an action_policy out of range is read as the
 # default there, not a fatal error
-_UNCHECKED = frozenset({"action", "classes"})
+# (nor select_region's, common to the edit_line promise types)
+_UNCHECKED = frozenset({"action", "classes", "select_region"})
+
+
+def has_call(rval: ast.Rval) -> bool:
+    """The value calls a function (in a list or a call's arguments too)."""
+    if isinstance(rval, ast.FnCall):
+        return True
+    if isinstance(rval, ast.List):
+        return any(has_call(item) for item in rval.items)
+    return False
+
+
+# the integers of the bodies cf-agent never checks (_UNCHECKED), which it parses each
+# time it reads the body (IntFromString): a value that is not a number is said each time
+UNCHECKED_INTS = {"classes": ("persist_time",), "action": ("ifelapsed", "expireafter")}
+
+
+def unparsed_ints(out: Any, body_type: str, values: dict[str, Any]) -> None:
+    """Log IntFromString's error for each integer of the body that does not parse."""
+    from cfpromise.schema.values import is_unexpanded, parse_int
+    for lval in UNCHECKED_INTS[body_type]:
+        value = values.get(lval)
+        if isinstance(value, str) and "$" not in value and not is_unexpanded(value):
+            try:
+                parse_int(value)
+            except ValueError_ as exc:
+                out.log("error", str(exc))
 
 
 class BodyError(Exception):
@@ -94,15 +121,18 @@ class BodyResolver:
         return found
 
     def resolve(self, body_type: str, name: str, args: list[Any], namespace: str,
-                bindings: dict[str, str], depth: int = 0) -> dict[str, Any]:
+                bindings: dict[str, str], depth: int = 0, load: bool = False) -> dict[str, Any]:
         body = self.find(name, body_type, namespace)
         if body is None:
             raise BodyError(f"Undefined body {name} with type {body_type}")
-        return self.resolve_body(body, body_type, args, bindings, depth)
+        return self.resolve_body(body, body_type, args, bindings, depth, load)
 
     def resolve_body(self, body: ast.Body, body_type: str, args: list[Any],
-                     bindings: dict[str, str], depth: int = 0) -> dict[str, Any]:
-        """The attributes of ``body`` (of type ``body_type``) called with ``args``."""
+                     bindings: dict[str, str], depth: int = 0,
+                     load: bool = False) -> dict[str, Any]:
+        """The attributes of ``body`` (of type ``body_type``) called with ``args``.
+        ``load``: for the check at load (cfpromise.agent.precheck), values unchecked and
+        no function called (a value or parent reference holding a call is left out)."""
         name = body.name
         if len(body.args) != len(args):
             raise BodyError(f"Body {name} of type {body_type} takes {len(body.args)} argument(s), "
@@ -118,6 +148,8 @@ class BodyResolver:
         for c in body.constraints:
             if c.lval != "inherit_from" or not self._holds(c.classes, evaluator):
                 continue
+            if load and has_call(c.rval):
+                continue
             ref = body_reference(c.rval, evaluator)
             if ref is not None:
                 parent = self.find(ref[0], body_type, body.namespace)
@@ -127,9 +159,11 @@ class BodyResolver:
                         f"inherited body '{parent.namespace}:{parent.name}' (requires "
                         f"{len(parent.args)} arguments)")
                 result.update(self.resolve(body_type, ref[0], ref[1], body.namespace, bindings,
-                                           depth + 1))
+                                           depth + 1, load))
         for c in body.constraints:
             if c.lval == "inherit_from" or not self._holds(c.classes, evaluator):
+                continue
+            if load and has_call(c.rval):
                 continue
             attr = self.schema.body_types.get(body_type, {}).get(c.lval)
             if attr is not None and attr.type == "bundle":      # service_bundle => b(x)
@@ -142,7 +176,7 @@ class BodyResolver:
             want_list = attr.is_list if attr is not None else body_type not in self.schema.body_types
             value = evaluator.value(c.rval, want_list=want_list)
             if value is not UNRESOLVED:
-                if attr is not None and body_type not in _UNCHECKED:
+                if attr is not None and body_type not in _UNCHECKED and not load:
                     try:
                         runtime_check(c.lval, value, attr.type, attr.range)
                     except ValueError_ as exc:

@@ -22,7 +22,8 @@ from __future__ import annotations
 import time
 
 from cfpromise.agent.abort import FatalError
-from cfpromise.agent.bodies import BodyError, InheritanceError, body_reference, reference
+from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError, body_reference,
+                                     reference, unparsed_ints)
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.promiseinfo import guard_info, info as promise_info
@@ -31,7 +32,7 @@ from cfpromise.eval.expand import NeedIteration, combinations
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, refers_to,
                                   with_value)
-from cfpromise.promises.api import (BEFORE_LOCK, THIS_ATTRIBUTES, BundleCall, PromiseRun,
+from cfpromise.promises.api import (AGAIN, BEFORE_LOCK, THIS_ATTRIBUTES, BundleCall, PromiseRun,
                                    handler_for)
 from cfpromise.promises.evaluators import Step, load as _load_evaluators
 from cfpromise.schema.values import ValueError_, runtime_check
@@ -49,8 +50,9 @@ EVALUATORS = _load_evaluators()
 # their modules load): a promise of these is met again in every pass, also once done --
 # always (None), or when it has the constraint named (files: what reading a perms body
 # says, cf-agent's GetFilesAttributes)
-BEFORE_LOCK_TYPES: dict[str, str | None] = {"processes": None, "commands": None,
-                                            "files": "perms"}
+BEFORE_LOCK_TYPES: dict[str, str | None] = {
+    "processes": None, "commands": None, "files": "perms", "delete_lines": None,
+    "insert_lines": None, "replace_patterns": None, "field_edits": None}
 
 
 class PromiseEvaluation:
@@ -72,6 +74,7 @@ class PromiseEvaluation:
             (needs := BEFORE_LOCK_TYPES[ptype]) is None or promise.get(needs) is not None)
         if facts.static and self.trace is None and (id(promise), ()) in run.done \
                 and not prelock:
+            self.reread_bodies(run, ptype, promise, {})
             return      # its one iteration is done: the checks below would change nothing
         iterated_guard = False
         if promise.varclass is not None:
@@ -115,6 +118,7 @@ class PromiseEvaluation:
                 if trace is not None:
                     trace.again(run, key)
                 if not prelock or run.done[key] is None:
+                    self.reread_bodies(run, ptype, promise, bindings)
                     continue
                 recheck = True
             if iterated_guard and not self.guard_holds(promise.varclass, bindings):
@@ -152,6 +156,7 @@ class PromiseEvaluation:
                     if trace is not None:
                         trace.again(run, key)
                     if not prelock:
+                        self.reread_bodies(run, ptype, promise, bindings)
                         continue
                     recheck = True
                 else:
@@ -211,6 +216,48 @@ class PromiseEvaluation:
             self.record(run, step, outcome, step_changes)
             if trace is not None:
                 trace.close(step)
+
+    def reread_bodies(self, run: BundleRun, ptype: str, promise: ast.Promise,
+                      bindings: dict[str, str]) -> None:
+        """A promise done in an earlier pass: cf-agent reads its attributes again in each
+        pass before its lock says so, and parses its action and classes bodies' integers
+        each time (UNCHECKED_INTS): one that does not parse is said again.  (Not a classes
+        promise: one whose class is defined is dropped before its attributes are read.)"""
+        if ptype == "classes":
+            return
+        memo = self.__dict__.setdefault("_int_bodies", {})
+        found = memo.get(id(promise))
+        if found is None:
+            found = memo[id(promise)] = tuple(self._int_body_refs(run, promise))
+        if not found:
+            return
+        ev = RvalEvaluator(self.ctx, bindings)
+        for c in found:
+            ref = body_reference(c.rval, ev)
+            if ref is None:
+                continue
+            try:
+                values = self.resolver.resolve(c.lval, ref[0], ref[1],
+                                               run.bundle.namespace, bindings)
+            except BodyError:
+                continue
+            unparsed_ints(self.out, c.lval, values)
+
+    def _int_body_refs(self, run: BundleRun, promise: ast.Promise) -> list[ast.Constraint]:
+        """The promise's action/classes constraints whose body gives one of those
+        integers from a reference (a literal is checked with the policy)."""
+        out = []
+        for c in promise.constraints:
+            if c.lval not in UNCHECKED_INTS:
+                continue
+            name = c.rval.name if isinstance(c.rval, ast.FnCall) else \
+                c.rval.value if isinstance(c.rval, ast.Scalar) else ""
+            body = self.resolver.find(name, c.lval, run.bundle.namespace) if name else None
+            if body is not None and any(
+                    b.lval in UNCHECKED_INTS[c.lval] and isinstance(b.rval, ast.Scalar)
+                    and "$" in b.rval.value for b in body.constraints):
+                out.append(c)
+        return out
 
     def static_var(self, run: BundleRun, promise: ast.Promise) -> bool:
         """A vars promise whose value cannot change (no reference, no function call) and
@@ -409,8 +456,11 @@ class PromiseEvaluation:
         if ref is None:
             return {}
         try:
-            return self.resolver.resolve(body_type, ref[0], ref[1], step.run.bundle.namespace,
-                                         step.bindings)
+            values = self.resolver.resolve(body_type, ref[0], ref[1], step.run.bundle.namespace,
+                                           step.bindings)
+            if body_type in UNCHECKED_INTS:
+                unparsed_ints(self.out, body_type, values)
+            return values
         except InheritanceError as exc:
             raise FatalError(str(exc)) from None
         except BodyError as exc:
@@ -470,6 +520,9 @@ class PromiseEvaluation:
             return
         step.attributes = attributes
         check = BEFORE_LOCK.get(step.ptype)
+        if check is not None:
+            check(self.promise_run(step, attributes))
+        check = AGAIN.get(step.ptype)
         if check is not None:
             check(self.promise_run(step, attributes))
 

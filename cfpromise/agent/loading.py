@@ -173,6 +173,7 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 if bundle.type == "common":
                     agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
             agent.pre_evaluate_vars(policy.bundles)
+            file_control(agent, policy)
             for rval in _guarded_inputs(agent, policy):
                 items = rval.items if isinstance(rval, ast.List) else (rval,)
                 pending += [(item, policy.path) for item in items]
@@ -273,6 +274,22 @@ def control_variables(agent: Any, body_type: str, values: dict[str, Any]) -> Non
         if isinstance(value, list) != type_.endswith("list"):
             continue            # cf-agent: "Attribute ... is of wrong type, skipping"
         agent.ctx.set_var("default", scope, lval, type_, value, ("source=promise",))
+
+
+def file_control(agent: Any, policy: ast.Policy) -> None:
+    """The file's ``body file control`` as control_file variables, as cf-agent's
+    PolicyResolve of each file it loads resolves that file's control bodies (after its
+    bundles' variables, before its inputs are read): this is when $(control_file.inputs)
+    enters cf-agent's variable table, whose order variablesmatching() returns."""
+    bodies = [b for b in policy.bodies if b.name == "control" and b.type == "file"]
+    if not bodies:
+        return
+    agent.ctx.push(Frame("default", "control"))
+    try:
+        for body in bodies:
+            control_variables(agent, "file", agent.resolver.resolve_body(body, "file", [], {}))
+    finally:
+        agent.ctx.pop()
 
 
 def control_bodies(agent: Any) -> None:

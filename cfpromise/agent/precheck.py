@@ -23,6 +23,16 @@ accepts can stop cf-agent here.  What is checked, as there:
   container is not: cf-agent lets it through); one that expands to a scalar out of its
   type's range is that range's error (``Selection is out of bounds``...); a ``comment``
   given a list first says so ("Comments can only be scalar objects ...");
+* the attributes of the bodies the promise names (``perms => m("$(v)")``), as cf-agent
+  copies them into the promise (parameters bound, ``inherit_from`` applied, guards held)
+  and checks them by name: against the promise type's own bodies (perms, copy_from,
+  contain, select_region's is not: an edit_line-wide body) and, for ``scope``, ``and``,
+  ``expression``... against the classes promise type; so the common bodies (action,
+  classes) go unchecked but for those names.  Every type with a check: a string range
+  ("Scalar value is out of range", ``mode``'s "Error parsing Unix permission string"
+  after the parser's own "Invalid mode string (...)"), int, real, option, context and
+  ranges (:mod:`cfpromise.schema.typematch`); only bodies with such a value written with
+  a reference are expanded, and a body whose arguments do not resolve yet is left alone;
 * values still holding references, and promises that iterate over lists, are left alone
   (cf-agent lets an unexpanded value through); functions are called only when they return
   a list (what the check is about), so nothing else runs at load.
@@ -33,7 +43,6 @@ from cfpromise.agent.abort import FatalError
 from cfpromise.agent.promiseinfo import guard_info
 from cfpromise.eval.expand import NeedIteration
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
-from cfpromise.schema.values import CHECKERS, ValueError_, runtime_check
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -48,8 +57,20 @@ _COMMON = frozenset({"with", "comment", "handle"})
 _LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 
 
+# (agent, body, promise type) -> whether the body is worth expanding; one agent's at a time
+_MEMO: dict[int, dict[tuple[int, str], bool]] = {}
+
+
 def check_policy(agent: Any) -> None:
     """Raise FatalError, as cf-agent stops, on the first promise that fails the check."""
+    _MEMO.clear()
+    try:
+        _check_policy(agent)
+    finally:
+        _MEMO.clear()
+
+
+def _check_policy(agent: Any) -> None:
     from cfpromise.eval.context import Frame
     ctx = agent.ctx
     for bundle in agent.policy.bundles:
@@ -68,6 +89,96 @@ def check_policy(agent: Any) -> None:
             ctx.pop()
 
 
+# the classes promise type's attributes cf-agent checks any constraint of that name
+# against, a body's included (CF_CLASSBODY in ConstraintCheckType)
+_CLASS_ATTRS = ("scope", "and", "dist", "expression", "or", "persistence", "not",
+                "select_class", "xor")
+
+
+def _body_attribute(agent: Any, ptype: str, table: dict[str, Any], lval: str) -> Any:
+    """The type a constraint copied from a body is checked against (ConstraintCheckType):
+    the classes promise type's attribute of that name, else the first of the promise
+    type's own bodies that has it, else the promise type's own attribute; None: none."""
+    sch = agent.schema
+    if lval in _CLASS_ATTRS:
+        return sch.promise_types.get("classes", {}).get(lval)
+    found = table.get(lval)
+    for name, attr in table.items():
+        if attr.type == "body" and attr.visibility == "promiseType":
+            battr = sch.body_types.get(name, {}).get(lval)
+            if battr is not None:
+                return battr
+    return found if found is not None and found.visibility == "promiseType" else None
+
+
+def _checked_type(attr: Any) -> bool:
+    """A value of this attribute can fail a check (a string's range is not just anything)."""
+    if attr is None or attr.type in ("body", "bundle"):
+        return False
+    if attr.type in ("string", "slist"):
+        return bool(attr.range) and attr.range not in (".*", "")
+    return True
+
+
+def _may_fail(agent: Any, ptype: str, table: dict[str, Any], body: ast.Body | None,
+              depth: int = 0) -> bool:
+    """``body`` (or a parent) has a value written with a reference for an attribute with
+    a check: only such bodies are worth expanding at load."""
+    if body is None or depth > 20:
+        return False
+    memo = _MEMO.setdefault(id(agent), {})
+    key = (id(body), ptype)
+    if key in memo:
+        return bool(memo[key])
+    memo[key] = False                       # (an inheritance loop ends here)
+    found = False
+    for c in body.constraints:
+        if c.lval == "inherit_from":
+            parent = c.rval.name if isinstance(c.rval, ast.FnCall) else \
+                c.rval.value if isinstance(c.rval, ast.Scalar) else None
+            if parent and _may_fail(agent, ptype, table,
+                                    agent.resolver.find(parent, body.type, body.namespace),
+                                    depth + 1):
+                found = True
+        elif _checked_type(_body_attribute(agent, ptype, table, c.lval)) \
+                and _has_reference(c.rval):
+            found = True
+    memo[key] = found
+    return found
+
+
+def _has_reference(rval: ast.Rval) -> bool:
+    if isinstance(rval, ast.Scalar):
+        return "$" in rval.value or "@" in rval.value
+    if isinstance(rval, ast.List):
+        return any(_has_reference(item) for item in rval.items)
+    return False
+
+
+def _body_candidates(agent: Any, ptype: str, table: dict[str, Any],
+                     promise: ast.Promise) -> list[ast.Constraint]:
+    """The constraints naming a body whose values may fail the check once expanded."""
+    out = []
+    for c in promise.constraints:
+        if c.lval in _SKIPPED or c.lval not in agent.schema.body_types:
+            continue
+        attr = table.get(c.lval)
+        if attr is None or attr.type != "body":
+            continue
+        name = c.rval.name if isinstance(c.rval, ast.FnCall) else \
+            c.rval.value if isinstance(c.rval, ast.Scalar) else None
+        if not name or "$" in name:
+            continue
+        body = agent.resolver.find(name, c.lval, promise_namespace(agent))
+        if _may_fail(agent, ptype, table, body):
+            out.append(c)
+    return out
+
+
+def promise_namespace(agent: Any) -> str:
+    return agent.ctx.frame.namespace or "default"
+
+
 def _candidates(agent: Any, ptype: str, table: dict[str, Any],
                 promise: ast.Promise) -> list[tuple[ast.Constraint, Any]]:
     """The constraints whose value may fail the check: scalar attributes whose value holds
@@ -78,15 +189,21 @@ def _candidates(agent: Any, ptype: str, table: dict[str, Any],
         if c.lval in _SKIPPED or (ptype in _OWN_CHECKS and c.lval not in _COMMON):
             continue
         attr = table.get(c.lval)
-        if attr is None or attr.type in ("body", "bundle") or attr.type in _LIST_TYPES:
+        if attr is None or attr.type in ("body", "bundle"):
             continue
         rval = c.rval
+        if attr.type in _LIST_TYPES:
+            # a list's items against the item type (a literal list is checked with the
+            # policy): worth it for items written with references
+            if isinstance(rval, ast.List) and _checked_type(attr) and _has_reference(rval):
+                out.append((c, attr))
+            continue
         if isinstance(rval, ast.Scalar):
             # a value can become a list only as a whole @(list); a reference inside text
-            # iterates.  A string has no range to fail (no CHECKERS entry), so only the
-            # checked types' values with references are worth expanding.
+            # iterates.  Only the values with references of types with a check (a string
+            # whose range is not just anything) are worth expanding.
             text = rval.value
-            if text[:2] in ("@(", "@{") or ("$" in text and attr.type in CHECKERS):
+            if text[:2] in ("@(", "@{") or ("$" in text and _checked_type(attr)):
                 out.append((c, attr))
         elif isinstance(rval, ast.FnCall):
             sig = agent.schema.functions.get(rval.name)
@@ -97,7 +214,8 @@ def _candidates(agent: Any, ptype: str, table: dict[str, Any],
 
 def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) -> None:
     candidates = _candidates(agent, ptype, table, promise)
-    if not candidates:
+    bodies = _body_candidates(agent, ptype, table, promise)
+    if not candidates and not bodies:
         return
     ctx = agent.ctx
     facts = guard_info(agent.infos, promise)
@@ -119,23 +237,66 @@ def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) 
     ev.unresolved = False
     if agent.conditions(promise, ev, False) is not True:
         return
-    for c, attr in candidates:
+    by_constraint = dict((id(c), attr) for c, attr in candidates)
+    body_ids = {id(c) for c in bodies}
+    for c in promise.constraints:
+        if id(c) in body_ids:
+            _check_body(agent, ptype, table, promise, c, ev)
+            continue
+        attr = by_constraint.get(id(c))
+        if attr is None:
+            continue
         value = _value(ev, c.rval)
         if value is UNRESOLVED:
             continue
-        if isinstance(value, list):
-            if c.lval == "comment":
-                agent.out.log("error", "Comments can only be scalar objects, not 'list' in "
-                                       f"'{promiser}'")
-            from cfpromise.agent.showeval import list_text
-            raise FatalError(f"{c.coord.file}:0:0: In attribute '{c.lval}', Attempted to give "
-                             "a list to a non-list type. Given attribute value "
-                             f"'{list_text(value)}'")
-        if isinstance(value, str):
-            try:
-                runtime_check(c.lval, value, attr.type, attr.range)
-            except ValueError_ as exc:
-                raise FatalError(f"{c.coord.file}:0:0: {exc}") from None
+        if isinstance(value, list) and attr.type not in _LIST_TYPES and c.lval == "comment":
+            agent.out.log("error", "Comments can only be scalar objects, not 'list' in "
+                                   f"'{promiser}'")
+        _type_match(agent, c.coord.file, c.lval, value, attr)
+
+
+def _type_match(agent: Any, file: str, lval: str, value: Any, attr: Any) -> None:
+    """FatalError, after what cf-agent logs on the way, when ``value`` fails its type."""
+    from cfpromise.schema.typematch import type_match
+    if not isinstance(value, (str, list)):
+        return
+    logged, error = type_match(lval, value, attr.type, attr.range)
+    for message in logged:
+        agent.out.log("error", message)
+    if error is not None:
+        from cfpromise.agent.showeval import list_text
+        shown = list_text(value) if isinstance(value, list) else value
+        raise FatalError(f"{file}:0:0: In attribute '{lval}', {error}. "
+                         f"Given attribute value '{shown}'")
+
+
+def _check_body(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise,
+                c: ast.Constraint, ev: RvalEvaluator) -> None:
+    """The attributes of the body ``c`` names, expanded as cf-agent copies them into the
+    promise, each against the type :func:`_body_attribute` gives."""
+    from cfpromise.agent.bodies import BodyError, body_reference, has_call
+    if isinstance(c.rval, ast.FnCall) and any(has_call(a) for a in c.rval.args):
+        return                              # (no function is called at load)
+    if isinstance(c.rval, ast.FnCall):
+        ev.unresolved = False
+        for arg in c.rval.args:
+            if ev.value(arg, want_list=True) is UNRESOLVED or ev.unresolved:
+                return                      # an argument not known yet: left alone
+    ref = body_reference(c.rval, ev)
+    if ref is None:
+        return
+    try:
+        values = agent.resolver.resolve(c.lval, ref[0], ref[1], promise_namespace(agent),
+                                        {}, load=True)
+    except BodyError:
+        return                              # the run says what is wrong with it
+    for lval, value in values.items():
+        attr = _body_attribute(agent, ptype, table, lval)
+        if not _checked_type(attr):
+            continue
+        if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+            continue
+        _type_match(agent, promise.coord.file, lval, value, attr)
 
 
 def _value(ev: RvalEvaluator, rval: ast.Rval) -> Any:

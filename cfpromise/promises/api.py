@@ -249,6 +249,9 @@ HANDLERS: dict[str, Handler] = {}
 # an earlier pass, and for one an identical promise or a lock holds back; the engine
 # calls them so (the handler itself does not).
 BEFORE_LOCK: dict[str, Callable[[PromiseRun], None]] = {}
+# Promise type -> the checks before the lock that its handler makes itself on the first
+# actuation (an edit promise's region), so made by the engine only for a promise met again
+AGAIN: dict[str, Callable[[PromiseRun], None]] = {}
 
 # Promise type -> the module that registers its handler; imported the first time the type
 # is actuated, so a run pays only for the promise types its policy uses.
@@ -306,6 +309,17 @@ def before_lock(promise_type: str) -> Callable[[Callable[[PromiseRun], None]],
     (:data:`BEFORE_LOCK`); it lives in the module that registers the handler."""
     def register(fn: Callable[[PromiseRun], None]) -> Callable[[PromiseRun], None]:
         BEFORE_LOCK[promise_type] = fn
+        return fn
+    return register
+
+
+def again(*promise_types: str) -> Callable[[Callable[[PromiseRun], None]],
+                                           Callable[[PromiseRun], None]]:
+    """Register the decorated function as the checks before the lock made again for a
+    promise of these types met again (:data:`AGAIN`)."""
+    def register(fn: Callable[[PromiseRun], None]) -> Callable[[PromiseRun], None]:
+        for promise_type in promise_types:
+            AGAIN[promise_type] = fn
         return fn
     return register
 

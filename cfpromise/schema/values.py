@@ -39,7 +39,8 @@ def _unit(text: str, rest: str, kind: str) -> str | None:
         return None
     c, tail = rest[0], rest[1:].split()
     if tail:
-        raise ValueError_(f"Anomalous ending '{c}{tail[0]}' while parsing {kind} number: {text}")
+        raise ValueError_(f"Anomalous ending '{c}{tail[0][0]}' while parsing {kind} number: "
+                          f"{text}")
     return c
 
 
@@ -58,7 +59,7 @@ def parse_int(text: str) -> int:
         return value * _INT_SUFFIX[unit]
     if unit == "%":
         if value < 0 or value > 100:
-            raise ValueError_(f"Percentage out of range: {text}")
+            raise ValueError_(f"Percentage out of range: {value}")
         return -value            # CFEngine encodes percentages as negative numbers
     return value
 

@@ -645,6 +645,10 @@ vars:
   "darr" data => '["a", "b"]';
   "x" string => "any";
   "v" string => "maybe";
+  "rel" string => "rel/x";
+  "sp" string => "a b";
+  "dec" string => "1.5x";
+  "lv" slist => { "ignore_leading", "maybe" };
 classes:
   "later" expression => "any";
 %s
@@ -656,7 +660,34 @@ body action pa { action_policy => "warn"; }
 body action pbad(p) { action_policy => "$(p)"; }
 body perms pm(m) { mode => "$(m)"; rxdirs => "false"; }
 body classes pint(t) { promise_kept => { "k" }; persist_time => "$(t)"; }
+body action pint_action(t) { ifelapsed => "$(t)"; }
+body classes pscope(t) { promise_kept => { "k" }; scope => "$(t)"; }
+body classes ptimer(t) { promise_kept => { "k" }; timer_policy => "$(t)"; }
+body copy_from pcmp(t) { source => "/etc/hosts"; compare => "$(t)"; }
+body copy_from psize(t) { source => "/etc/hosts"; copy_size => "$(t)"; }
+body copy_from psrc(t) { source => "$(t)"; }
+body depth_search pdepth(t) { depth => "$(t)"; }
+body contain pdir(t) { chdir => "$(t)"; }
+body perms pown(t) { owners => { "$(t)" }; }
+body perms pparent { rxdirs => "$(main.v)"; }
+body perms pchild(t) { inherit_from => pparent; mode => "$(t)"; }
+body perms pguard(t) { any:: rxdirs => "true"; nosuch:: rxdirs => "$(t)"; }
+body printfile plines(t) { file_to_print => "/etc/hosts"; number_of_lines => "$(t)"; }
+body rename protate(t) { rotate => "$(t)"; }
+body process_count prange(t) { match_range => "$(t)"; }
+body file_select psearch(t) { search_size => "$(t)"; file_result => "size"; }
+body select_region pregion(t) { select_start => "a"; include_start_delimiter => "$(t)"; }
+body location pwhere(t) { before_after => "$(t)"; }
 """
+# edit_line bundles of one case each (every bundle is checked at load, called or not)
+_EDITS = {
+    "region_body_option": 'bundle edit_line pedit_region { insert_lines: "x" '
+                          'select_region => pregion("$(main.v)"); }',
+    "location_body_option": 'bundle edit_line pedit_where { insert_lines: "x" '
+                            'location => pwhere("$(main.v)"); }',
+    "list_attribute_option": 'bundle edit_line pedit_ws { insert_lines: "x" '
+                             'whitespace_policy => { @(main.lv) }; }',
+}
 _EDIT = 'bundle edit_line ed { vars: "m" slist => { "p", "q" }; insert_lines: "x" with => @(m); }'
 
 for name, text in (
@@ -690,8 +721,45 @@ for name, text in (
         ("action_body_range", 'reports: "r" action => pbad("$(v)");'),
         ("action_body_range_literal", 'reports: "r" action => pbad("maybe");'),
         ("perms_body_mode", 'files: "$(sys.workdir)/f" create => "true", perms => pm("$(v)");'),
-        ("classes_body_int", 'reports: "r" classes => pint("$(v)");')):
-    case(f"load_{name}", _LOAD % text + (_EDIT if name == "edit_bundle" else ""),
+        ("classes_body_int", 'reports: "r" classes => pint("$(v)");'),
+        # the integers of those bodies: said each time cf-agent reads them (each pass)
+        ("classes_body_int_commands", 'commands: "/bin/true" classes => pint("$(v)");'),
+        ("classes_body_int_methods", 'methods: "m" usebundle => other, '
+                                     'classes => pint("$(v)");'),
+        ("classes_body_int_iterated", 'reports: "r $(l)" classes => pint("$(v)");'),
+        ("action_body_int", 'reports: "r" action => pint_action("$(v)");'),
+        # the attributes of the promise type's own bodies (not action's, classes' but
+        # scope, nor select_region's), each type with a check, at load
+        ("classes_body_scope", 'reports: "r" classes => pscope("$(v)");'),
+        ("classes_body_option", 'reports: "r" classes => ptimer("$(v)");'),
+        ("copy_body_option", 'files: "$(sys.workdir)/f" copy_from => pcmp("$(v)");'),
+        ("copy_body_irange", 'files: "$(sys.workdir)/f" copy_from => psize("$(v)");'),
+        ("copy_body_empty", 'files: "$(sys.workdir)/f" copy_from => psrc("");'),
+        ("depth_body_int", 'files: "$(sys.workdir)" depth_search => pdepth("$(v)"), '
+                           'create => "true";'),
+        ("depth_body_int_ending", 'files: "$(sys.workdir)" depth_search => pdepth("$(dec)"), '
+                                  'create => "true";'),
+        ("contain_body_abspath", 'commands: "/bin/true" contain => pdir("$(rel)");'),
+        ("perms_body_list", 'files: "$(sys.workdir)/f" create => "true", perms => pown("$(sp)");'),
+        ("perms_body_inherited", 'files: "$(sys.workdir)/f" create => "true", '
+                                 'perms => pchild("600");'),
+        ("perms_body_guarded", 'files: "$(sys.workdir)/f" create => "true", '
+                               'perms => pguard("$(v)");'),
+        ("printfile_body_int", 'reports: "r" printfile => plines("$(v)");'),
+        ("rename_body_int", 'files: "$(sys.workdir)/f" rename => protate("$(dec)");'),
+        ("process_body_irange", 'processes: "nosuch_xyz_26" process_count => prange("$(v)");'),
+        ("select_body_irange", 'files: "$(sys.workdir)" file_select => psearch("$(v)"), '
+                               'depth_search => pdepth("1"), create => "true";'),
+        ("region_body_option", 'files: "$(sys.workdir)/f" create => "true", '
+                               'edit_line => pedit_region;'),
+        ("location_body_option", 'files: "$(sys.workdir)/f" create => "true", '
+                                 'edit_line => pedit_where;'),
+        ("list_attribute_option", 'files: "$(sys.workdir)/f" create => "true", '
+                                  'edit_line => pedit_ws;'),
+        ("string_attribute_abspath", 'reports: "r" report_to_file => "$(rel)";'),
+        ("string_attribute_range", 'processes: "nosuch_xyz_26" restart_class => "$(sp)";')):
+    case(f"load_{name}", _LOAD % text + (_EDIT if name == "edit_bundle" else "")
+         + _EDITS.get(name, ""),
          *(("-D", "dd") if name == "with_d_class" else ()))
 
 NAMES = [c[0] for c in CASES]
@@ -759,23 +827,6 @@ def observe(stdout: str, stderr: str, returncode: int, workdir: str,
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
 EXPECTED_DIFFERENCES: dict[str, str] = {
-    "load_perms_body_mode":
-        "cf-agent's load-time check covers the attributes of the promise type's own bodies "
-        "(perms, copy_from, contain...) with its string ranges (mode 'maybe': 'Invalid mode "
-        "string', then fatal 'Error parsing Unix permission string'); cf-lite's "
-        "(cfpromise.agent.precheck) checks the promise's own attributes only, and has no "
-        "check of string ranges: it runs the promise and reports the bad mode then",
-    "load_classes_body_int":
-        "a classes body's persist_time that is not a number: cf-agent says 'Failed to parse "
-        "integer number' each time it reads it and goes on; cf-lite goes on silently",
-    "edit_bundle_leftovers_lib":
-        "with masterfiles' library loaded, two pairs of variables sharing a chain of "
-        "cf-agent's variable table come out of variablesmatching(\".*\") in the other "
-        "order (paths.shadow / classic_services.baseinit[...], sys.ip2iface[...] / "
-        "paths.path[svc]): replaying cf-lite's insertions shows both are the keys at "
-        "which the table doubles, as if cf-agent's table held one more variable early "
-        "on that neither variablesmatching() nor --show-evaluated-vars lists (not "
-        "found); the variables of one bundle or array agree",
     **{f"fresh_calls_{call}_param5":
        "a vars promise whose action body sets ifelapsed (other than 0): the warning that "
        "promise locking does not apply comes from the cf-promises cf-agent runs to "

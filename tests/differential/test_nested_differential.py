@@ -16,9 +16,10 @@ pytestmark = harness.needs_cf_agent
 # reference as written, a bug CFEngine fixed later (ENT-9491, ENT-11923). The acceptance
 # suite tests the fix (01_vars/01_basic/double_expansion_list_namespace.cf, in the
 # ratchet), and cf-lite follows it: the list is iterated over.
-_DOUBLE_EXPANSION = ("cf-agent 3.21 bug ENT-9491/ENT-11923 (a list named through an expanded "
-                     "scope is not iterated over), fixed in later CFEngine and tested by the "
-                     "acceptance suite; cf-lite iterates, as the fix does")
+_DOUBLE_EXPANSION = ("deliberate: cf-agent 3.21 bug ENT-9491/ENT-11923 (a list named through "
+                     "an expanded scope is not iterated over), fixed in later CFEngine and "
+                     "tested by the acceptance suite (in the ratchet); cf-lite iterates, as "
+                     "the fix does")
 EXPECTED_DIFFERENCES: dict[str, str] = {
     f"{ctx}_{name}": _DOUBLE_EXPANSION for ctx in nested.CONTEXTS
     for name in ("indirect_list_scoped", "indirect_list_namespaced", "scope_from_inner",

@@ -12,8 +12,9 @@ from tests.differential import harness, templates
 
 pytestmark = harness.needs_cf_agent
 
-_DIR = ("cf-agent bug: a directory as cfengine template logs a read error yet renders as "
-        "an empty template (creates/empties the file); cf-lite fails the promise")
+_DIR = ("deliberate: a cf-agent 3.21 bug, a directory as cfengine template logs a read "
+        "error yet renders as an empty template (creates or empties the file); cf-lite "
+        "fails the promise instead, so a read error never wipes a file")
 EXPECTED_DIFFERENCES: dict[str, str] = {f"cf_dir_{p}": _DIR for p in templates.PROMISERS}
 
 

@@ -58,18 +58,13 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dic
     return out
 
 
-# case -> why its -n "Should ..." lines differ from cf-agent's (classes and files agree)
-SAID_DIFFERENCES = {
-    name: ("changes under -n: cf-agent says what it would record in its change database "
-           "('Should record change of hash...', 'Should write stat information...', 'Should "
-           "record directory listing...'); cf-lite's changes checks say nothing and fail")
-    for name in ("chg_inf", "chg_binf")}
 # case -> why cf-lite's -n run differs on purpose: cf-agent's own -n bugs that change files
 DRY_RUN_DIFFERENCES = {
-    "cp_obstructed_inf": ("cf-agent 3.21 under -n makes the missing subdirectories of a "
-                          "recursive copy for real (SourceSearchAndCopy's mkdir is not guarded "
-                          "by MakingChanges) and reports them repaired; cf-lite's dry run "
-                          "changes nothing and says 'Should create directory'"),
+    "cp_obstructed_inf": ("deliberate: cf-agent 3.21 under -n makes the missing "
+                          "subdirectories of a recursive copy for real (SourceSearchAndCopy's "
+                          "mkdir is not guarded by MakingChanges) and reports them repaired; "
+                          "cf-lite's dry run changes nothing and says 'Should create "
+                          "directory'"),
 }
 
 
@@ -82,10 +77,6 @@ def test_same_as_cf_agent(results: dict, fam: str, case: tw.Case) -> None:
             assert ours[run] != theirs[run], "now agrees: drop it from DRY_RUN_DIFFERENCES"
             pytest.xfail(DRY_RUN_DIFFERENCES[case.name])
         assert ours[run][:2] == theirs[run][:2], f"{run} run of {case.promise}"
-    if case.name in SAID_DIFFERENCES:
-        assert ours["dry-run"][2] != theirs["dry-run"][2], \
-            "now agrees: drop it from SAID_DIFFERENCES"
-        pytest.xfail(SAID_DIFFERENCES[case.name])
     assert ours["dry-run"][2] == theirs["dry-run"][2], f"-n messages of {case.promise}"
 
 

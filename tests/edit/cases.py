@@ -202,6 +202,24 @@ CASES: list[EditCase] = [
              "x\nBEGIN\nEND\nx\n"),
     EditCase("delete-region-with-markers", "x\nBEGIN\ny\nEND\nx\n",
              'delete_lines: ".*" select_region => between_incl("BEGIN", "END");', "x\nx\n"),
+    # an edit that takes its own region away: cf-agent selects the region again in the
+    # edit bundle's passes 2 and 3 (before the lock), so its error comes twice more
+    EditCase("delete-region-start-marker", "x\nBEGIN\ny\nEND\nx\n",
+             'delete_lines: "BEGIN" select_region => between_incl("BEGIN", "END");',
+             "x\ny\nEND\nx\n"),
+    EditCase("delete-region-end-marker", "x\nBEGIN\ny\nEND\nx\n",
+             'delete_lines: "END" select_region => between_incl("BEGIN", "END");',
+             "x\nBEGIN\ny\nx\n"),
+    EditCase("replace-region-marker", "x\nBEGIN\ny\nEND\n",
+             'replace_patterns: "BEGIN" replace_with => value("DONE"), '
+             'select_region => between_incl("BEGIN", "END");', "x\nDONE\ny\nEND\n"),
+    EditCase("field-region-marker", "x\nBEGIN:a\ny:b\nEND\n",
+             'field_edits: "BEGIN.*" edit_field => whole(":", "1", "DONE"), '
+             'select_region => between_incl("BEGIN.*", "END");', "x\nDONE:a\ny:b\nEND\n"),
+    EditCase("insert-region-end-renamed", "x\nBEGIN\nEND\n",
+             'insert_lines: "new" select_region => between("BEGIN", "END"); '
+             'replace_patterns: "^END$" replace_with => value("FIN");',
+             "x\nBEGIN\nnew\nFIN\n"),
     EditCase("delete-select-startwith", "#c\nx #c\n#d\n",
              'delete_lines: ".*" delete_select => starting("#");', "x #c\n"),
     EditCase("delete-select-not-contains", "ab\ncd\nxbx\n",

@@ -18,16 +18,7 @@ def _changes(out: str, path: Path) -> list[str]:
             for level in ("info", "warning", "error") for m in lines(out, level)]
 
 
-# cf-agent evaluates the region of an edit promise again in passes 2 and 3 even after the
-# promise was repaired (the region is selected before its lock is taken), so a region whose
-# markers the promise deleted yields two more errors; cf-lite's engine does not actuate a
-# repaired promise again.
-KNOWN = {"delete-region-with-markers"}
-
-
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(
-    reason="cf-agent re-selects regions of repaired promises", strict=True))
-    if c.id in KNOWN else c for c in CASES], ids=[c.id for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_same_as_cf_agent(tmp_path: Path, case: EditCase) -> None:
     results = []
     for name in ("ref", "lite"):

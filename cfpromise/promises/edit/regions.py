@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cfpromise.promises.api import PromiseRun, again
 from cfpromise.promises.edit import matching
 from cfpromise.promises.edit.buffer import boolean
 from cfpromise.promises.files import bridge
@@ -122,3 +123,39 @@ def whole_span(run: Any, er: Any, lines: list[str], filename: str,
         return None
     return (sel.begin if sel.begin is not None else 0,
             sel.end if sel.end is not None else len(lines))
+
+
+# what cf-agent calls each edit promise type when its region cannot be selected, and
+# what its missing end pattern was for
+_WHAT = {"delete_lines": "line deletion", "insert_lines": "line insertion",
+         "replace_patterns": "pattern replace", "field_edits": "column edit"}
+_END_FOR = {"delete_lines": "delete", "insert_lines": "insert"}
+
+
+@again("delete_lines", "insert_lines", "replace_patterns", "field_edits")
+def region_again(run: PromiseRun) -> None:
+    """cf-agent selects an edit promise's region before its lock, so in each pass of the
+    edit bundle, also for a promise done in an earlier one: a region its own edit took
+    away (delete_lines of the markers) is an error again (messages only)."""
+    from cfpromise.promises.edit.buffer import EditRun, current
+    region = read_region(run.body("select_region"), run.agent)
+    if not region.present:
+        return
+    buf = current(run)
+    if buf is None:
+        return
+    er = EditRun(run, buf)
+    ptype = run.promise_type
+    sel = select(buf.lines, region, buf.filename)
+    if not sel.ok:
+        er.log("verbose", sel.reason)
+        tail = ""
+        if ptype == "delete_lines":
+            tail = (" (this is a good thing, as policy suggests deleting the markers)"
+                    if region.include_start or region.include_end
+                    else " (but the delimiters were expected in the file)")
+        er.log("error", f"The promised {_WHAT[ptype]} '{run.promiser}' could not select an "
+                        f"edit region in '{buf.filename}'{tail}")
+    elif ptype in _END_FOR and end_missing(sel, region):
+        er.log("error", f"The promised end pattern '{region.end}' was not found when "
+                        f"selecting region to {_END_FOR[ptype]} in '{buf.filename}'")

@@ -16,6 +16,14 @@ change is also appended to ``WORKDIR/state/file_changes.log`` as cf-agent does
 * with ``depth_search``, files new to a directory and files gone from it are
   reported.
 * ``report_diffs`` is a CFEngine Enterprise feature: accepted, no diffs kept.
+* every write to the database or the log goes through MakingInternalChanges
+  (:func:`_internal`): under ``-n`` (or ``action_policy => "warn"``) it says what it
+  would record instead ("Should record change of hash for file...", "Should write stat
+  information for... to database", "Should record directory listing for..." -- said for
+  every directory searched, as cf-agent does), a warning result, and nothing changes.
+* a directory listing is written only with ``update_hashes`` (without, recording it
+  fails, each run, as in cf-agent); one that is a prefix of the stored listing (its last
+  names gone) counts as unchanged, as cf-agent compares only that far.
 """
 from __future__ import annotations
 
@@ -26,6 +34,7 @@ import stat
 import time
 from typing import Any
 
+from cfpromise.agent.outcome import Outcome
 from cfpromise.atomic import write_atomically
 from cfpromise.promises.files import bridge
 from cfpromise.promises.files.context import FileRun
@@ -64,8 +73,9 @@ def _db(fr: FileRun) -> ChangesDB:
 
 
 def log_change(fr: FileRun, path: str, kind: str, message: str) -> None:
-    """FileChangesLogChange (not under --simulate: the host's state stays as it was)."""
-    if fr.sim is not None:
+    """FileChangesLogChange (not under -n nor --simulate: the host's state, the change
+    log included, stays as it was)."""
+    if fr.sim is not None or fr.dry_run:
         return
     fname = fr.agent.state_path(_LOG_NAME)
     handle = fr.run.handle or ""
@@ -88,10 +98,14 @@ def _hash_file(path: str, algorithm: str) -> str | None:
         return None
 
 
-def _no_write(fr: FileRun) -> bool:
-    """-n, and --simulate: the change database is cf-agent's internal state, which
-    simulate mode does not touch (MakingInternalChanges)."""
-    return fr.dry_run or fr.sim is not None
+def _internal(fr: FileRun, what: str) -> bool:
+    """MakingInternalChanges: True when the change database may be written; under -n,
+    --simulate or ``action_policy => "warn"`` says what would be recorded ("Should
+    <what>", a warning result) and gives False."""
+    if not fr.warn_only and fr.sim is None:
+        return True
+    fr.should(f"Should {what}")
+    return False
 
 
 def _key(fr: FileRun, path: str) -> str:
@@ -105,7 +119,8 @@ def _label(algorithm: str) -> str:
 
 
 def check_hash(fr: FileRun, path: str, algorithm: str) -> bool:
-    """FileChangesCheckAndUpdateHash: True when the content changed."""
+    """FileChangesCheckAndUpdateHash: True when the content changed (or, not written,
+    is not known)."""
     digest = _hash_file(path, algorithm)
     if digest is None:
         return False
@@ -120,13 +135,15 @@ def check_hash(fr: FileRun, path: str, algorithm: str) -> bool:
         fr.log("info", f"Hash '{algorithm}' for '{path}' changed!")
         if fr.run.attributes.get("comment"):
             fr.log("verbose", f"Preceding promise '{fr.run.attributes.get('comment')}'")
-    if (stored is None or update) and not _no_write(fr):
+    if not _internal(fr, f"record change of hash for file '{path}'"):
+        return True
+    if stored is None or update:
         action = "Updated" if stored is not None else "Stored"
         db.data["H"][key] = digest
         db.save()
         fr.change(f"{action} {algorithm} hash for '{path}' ({_label(algorithm)}={digest})")
         return stored is not None
-    fr.fail(f"Hash for file '{path}' changed", level="notice")
+    fr.fail(f"Hash for file '{path}' changed, but not updating the records")
     return True
 
 
@@ -136,24 +153,31 @@ def verify_integrity(fr: FileRun, path: str) -> None:
     assert changes is not None
     if changes.report_changes not in ("content", "all"):
         return
-    if _no_write(fr):
+    if fr.sim is not None:          # --simulate: the chroot's copy is not the host's file
         return
     algorithms = ["md5", "sha1"] if changes.hash == "best" else [changes.hash]
-    changed = False
-    for algorithm in algorithms:
-        if check_hash(fr, path, algorithm):
-            changed = True
-    if changed:
+    # as cf-agent's ``changed || Check...``: a changed md5 leaves sha1 unchecked
+    changed = any(check_hash(fr, path, algorithm) for algorithm in algorithms)
+    if changed and _internal(fr, f"record integrity changes in '{path}'"):
         fr.agent.define_class("checksum_alerts", namespace="default")
         log_change(fr, path, "C", "Content changed")
-        fr.log("info", f"Recorded integrity changes in '{path}'")
-
-
-_STAT_FIELDS = ("mode", "uid", "gid", "dev", "ino", "mtime")
+        fr.change(f"Recorded integrity changes in '{path}'")
 
 
 def _stat_record(st: os.stat_result) -> list[int]:
     return [st.st_mode, st.st_uid, st.st_gid, st.st_dev, st.st_ino, int(st.st_mtime)]
+
+
+# (index in the stat record, name in messages, log prefix, what is recorded): the fields
+# whose change FileChangesCheckAndUpdateStats records, in its order
+_RECORDED = ((1, "Owner", "Owner", "ownership"), (2, "Group", "Group", "group"),
+             (3, "Device", "Device", "device"))
+
+
+def _record(fr: FileRun, path: str, what: str, message: str) -> None:
+    if _internal(fr, f"record {what} changes in '{path}'"):
+        log_change(fr, path, "S", message)
+        fr.change(f"Recorded {what} changes in '{path}'")
 
 
 def verify_stats(fr: FileRun, path: str, st: os.stat_result) -> None:
@@ -168,40 +192,34 @@ def verify_stats(fr: FileRun, path: str, st: os.stat_result) -> None:
     new = _stat_record(st)
     old = db.data["S"].get(_key(fr, path))
     if old is None:
-        if not _no_write(fr):
+        if _internal(fr, f"write stat information for '{path}' to database"):
             db.data["S"][_key(fr, path)] = new
             db.save()
-            fr.log("info", f"Wrote stat information for '{path}' to database")
+            fr.change(f"Wrote stat information for '{path}' to database")
         return
     if list(old) == new:
+        fr.kept(f"No stat information change for '{path}'")
         return
     if old[0] != new[0]:
         fr.log("notice", f"Permissions for '{path}' changed {old[0]:04o} -> {new[0]:04o}")
-        log_change(fr, path, "S", f"Permission: {old[0]:04o} -> {new[0]:04o}")
-        fr.log("info", f"Recorded permissions changes in '{path}'")
-    if old[1] != new[1]:
-        fr.log("notice", f"Owner for '{path}' changed {old[1]} -> {new[1]}")
-        log_change(fr, path, "S", f"Owner: {old[1]} -> {new[1]}")
-        fr.log("info", f"Recorded ownership changes in '{path}'")
-    if old[2] != new[2]:
-        fr.log("notice", f"Group for '{path}' changed {old[2]} -> {new[2]}")
-        log_change(fr, path, "S", f"Group: {old[2]} -> {new[2]}")
-        fr.log("info", f"Recorded group changes in '{path}'")
-    if old[3] != new[3]:
-        fr.log("notice", f"Device for '{path}' changed {old[3]} -> {new[3]}")
-        log_change(fr, path, "S", f"Device: {old[3]} -> {new[3]}")
+        _record(fr, path, "permissions", f"Permission: {old[0]:04o} -> {new[0]:04o}")
+    for index, name, prefix, what in _RECORDED:
+        if old[index] != new[index]:
+            fr.log("notice", f"{name} for '{path}' changed {old[index]} -> {new[index]}")
+            _record(fr, path, what, f"{prefix}: {old[index]} -> {new[index]}")
     if old[4] != new[4]:
         fr.log("notice", f"inode for '{path}' changed {old[4]} -> {new[4]}")
     if old[5] != new[5]:
         before = time.ctime(old[5])
         after = time.ctime(new[5])
         fr.log("notice", f"Last modified time for '{path}' changed '{before}' -> '{after}'")
-        log_change(fr, path, "S", f"Modified time: {before} -> {after}")
-        fr.log("info", f"Recorded mtime changes in '{path}'")
-    if changes.update and not _no_write(fr):
+        _record(fr, path, "mtime", f"Modified time: {before} -> {after}")
+    if fr.run.attributes.get("comment"):
+        fr.log("verbose", f"Preceding promise '{fr.run.attributes.get('comment')}'")
+    if changes.update and _internal(fr, f"write stat information for '{path}' to database"):
         db.data["S"][_key(fr, path)] = new
         db.save()
-        fr.log("info", f"Wrote stat information changes for '{path}' to database")
+        fr.change(f"Wrote stat information changes for '{path}' to database")
 
 
 def verify_file_changes(fr: FileRun, path: str, st: os.stat_result) -> None:
@@ -221,32 +239,51 @@ def log_new_file(fr: FileRun, path: str) -> None:
 
 
 def check_directory(fr: FileRun, directory: str, seen: list[str], known: list[str]) -> None:
-    """FileChangesCheckAndUpdateDirectory: report files gone from ``directory``."""
+    """FileChangesCheckAndUpdateDirectory: report files gone from ``directory`` and
+    record its listing (each time: without ``update_hashes`` that fails, as in
+    cf-agent; under -n it says it should)."""
     db = _db(fr)
     current = sorted(set(seen))
-    changed = False
+    key = _key(fr, directory)
+    dirty = False
     for name in sorted(set(known) - set(current)):
         path = f"{directory.rstrip('/')}/{name}"
         fr.log("notice", f"File '{path}' no longer exists")
-        log_change(fr, path, "R", "File removed")
-        for key in [k for k in db.data["H"] if k.split("\0", 1)[-1] == path]:
-            del db.data["H"][key]
-        db.data["S"].pop(path, None)
-        fr.log("info", f"Removal of '{path}' recorded")
-        changed = True
+        if _internal(fr, f"record removal of '{path}'"):
+            log_change(fr, path, "R", "File removed")
+            fr.change(f"Removal of '{path}' recorded")
+        if not fr.dry_run and fr.sim is None:
+            # cf-agent forgets the file's hashes and stats even under -n; cf-lite's dry
+            # run changes nothing
+            for hkey in [k for k in db.data["H"] if k.split("\0", 1)[-1] == path]:
+                del db.data["H"][hkey]
+            db.data["S"].pop(path, None)
+            dirty = True
     if set(current) - set(known):
-        changed = True
-    if not changed:
-        fr.kept()
-        return
+        fr.results.append(Outcome.REPAIRED)     # the result only: no classes, no message
     update = fr.a.changes is not None and fr.a.changes.update
-    if (update or not known) and not _no_write(fr):
-        if current:
-            db.data["D"][directory] = current
+    if _internal(fr, f"record directory listing for '{directory}'"):
+        if update:
+            # FileChangesSetDirectoryList compares the stored listing's bytes only as
+            # far as the new one's: a listing that is a prefix of the stored one (the
+            # last names gone) is "no change", and those names are reported gone again
+            # on every run (cf-agent 3.21 and later)
+            if current and known[:len(current)] == current:
+                changed = False
+            else:
+                changed = bool(current) or key in db.data["D"]
+            if changed:
+                if current:
+                    db.data["D"][key] = current
+                else:
+                    db.data["D"].pop(key, None)
+                db.save()
+                dirty = False
+                fr.change(f"Recorded directory listing for '{directory}'")
+            else:
+                fr.log("verbose", "No changes in directory list")
         else:
-            db.data["D"].pop(directory, None)
+            fr.change(f"Failed to record directory listing for '{directory}'")
+            fr.results.append(Outcome.FAILED)
+    if dirty:
         db.save()
-        fr.change(f"Recorded directory listing for '{directory}'")
-    else:
-        db.save()
-        fr.fail(f"Directory listing of '{directory}' changed", level="verbose")
