@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from cfpromise.eval.argcheck import check_args
 from cfpromise.eval.expand import naked_reference
-from cfpromise.eval.functions.api import (REGISTRY, FatalFunctionError, FunctionError, Variable,
-                                         system_functions_cached)
+from cfpromise.eval.functions.api import (REGISTRY, DataArray, FatalFunctionError, FunctionError,
+                                         Variable, system_functions_cached)
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -28,11 +28,6 @@ if TYPE_CHECKING:
 
 UNRESOLVED = object()
 
-
-class DataArray(list):
-    """A data container's array given whole (``@(d)``) where a list may go: a list
-    that remembers it is data, so that a bundle or body parameter bound to it is a
-    data container (as in cf-agent), not an slist."""
 
 
 def parameter_value(value: Any) -> tuple[str, Any]:

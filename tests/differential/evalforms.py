@@ -86,6 +86,7 @@ FORM_SETUP = """\
     "el" slist => { };
     "d" data => '{ "p": "1", "q": [ "2", "3" ], "r": { "s": "4" } }';
     "da" data => '[ "x y", "z", "x y" ]';
+    "dao" data => '[ { "k1": "v1" }, { "k2": [ "a", "b" ] }, "s", [ "t" ] ]';
     "word" string => "Hello World";
 """
 
@@ -98,6 +99,7 @@ SOURCES = {
     "el": "empty slist",
     "d": "data object",
     "da": "data array",
+    "dao": "data array of containers",
     "nosuch": "undefined name",
     "deep[x]": "classic sub-array",
 }

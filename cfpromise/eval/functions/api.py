@@ -53,6 +53,13 @@ if TYPE_CHECKING:
     Value = Union[str, bool, list, dict, int, float, None]
 
 
+class DataArray(list):
+    """A data container's array given whole (``@(d)``) where a list may go: a list
+    that remembers it is data, so that a bundle or body parameter bound to it is a
+    data container (as in cf-agent), not an slist, and a collecting function reads it
+    as the container it is (``storejson(@(d))``)."""
+
+
 class FunctionError(Exception):
     """A built-in function failed; the message is shown against the promise."""
 

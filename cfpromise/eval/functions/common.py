@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 
 from cfpromise.eval.functions import jsondata
-from cfpromise.eval.functions.api import FunctionError, Unresolved, system_functions_cached
+from cfpromise.eval.functions.api import (DataArray, FunctionError, Unresolved,
+                                         system_functions_cached)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -311,6 +312,8 @@ def collect(ctx: FunctionContext, value: Value, allow_scalars: bool = False) -> 
     """A collecting argument as JSON (CFEngine's VarNameOrInlineToJson): a list
     value, a data container, inline JSON or a variable name.  None if it does
     not resolve."""
+    if isinstance(value, DataArray):
+        return list(value)
     if isinstance(value, list):
         return [scalar(v, "collect", 0) for v in value]
     if isinstance(value, dict):
