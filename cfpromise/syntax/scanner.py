@@ -212,8 +212,11 @@ class FastLexer:
                 elif string:
                     pos = start + len(string)
                     if "\n" in string:
-                        coord = owner.token_coord(start, pos - 1)
-                        line += string.count("\n")
+                        lines = string.count("\n")
+                        coord = (new(coord_type, (filename, line, start - line_start + 1,
+                                                  line + lines - skipped)) if plain
+                                 else owner.token_coord(start, pos - 1))
+                        line += lines
                         line_start = start + string.rfind("\n") + 1
                     elif plain:
                         coord = new(coord_type, (filename, line, start - line_start + 1,
@@ -235,8 +238,9 @@ class FastLexer:
                     kind = None if _WHITESPACE_IN_CLASS.fullmatch(guard) else "CLASS"
                     value = guard[:-2]
                 else:
-                    kind, value, pos = self._other(owner, named.match(text, start), kinds,
-                                                   text, start, out)
+                    kind, value, pos = self._other(
+                        owner, named.match(text, start), kinds, text, start, out,
+                        (filename, line, start - line_start + 1, line - skipped) if plain else None)
                     if "\n" in text[start:pos]:      # a string or a VARCLASS over lines
                         line += text.count("\n", start, pos)
                         line_start = text.rfind("\n", start, pos) + 1
@@ -266,24 +270,31 @@ class FastLexer:
 
     @staticmethod
     def _other(owner: Lexer, m: Any, kinds: list[str | None], text: str, start: int,
-               out: list[tuple[Any, ...]]) -> tuple[str | None, str, int]:
+               out: list[tuple[Any, ...]], at: tuple[str, int, int, int] | None
+               ) -> tuple[str | None, str, int]:
         """A token the one-pass regex has no group for, read by the named regex ``m``
         at ``start``: its kind, value and end; the kind None to hand it to PLY's lexer,
         "" when it is done here (a kept macro's bound; a string or a VARCLASS, whose
-        Token this appends to ``out``)."""
+        Token this appends to ``out``).  ``at`` is the Coord's fields at ``start`` in a
+        text with no CRLF (None: the Lexer's own coordinate functions, whose index of
+        the text's newlines is then made)."""
         if m is None:
             return None, "", start
         k = m.lastindex
         pos = m.end()
         kind = kinds[k]
         value = text[start:pos]
-        if kind == "QSTRING":                       # t_QSTRING (an escape in it)
-            coord = (owner.token_coord(start, pos - 1) if "\n" in value
-                     else simple_coord(owner, start))
-            out.append(("QSTRING", deescape(value[1:-1]), start, coord, value[0]))
-            return "", value, pos
-        if kind == "VARCLASS":                      # t_VARCLASS
-            out.append(("VARCLASS", value[1:-3], start, owner.token_coord(start, pos - 1), None))
+        if kind == "QSTRING" or kind == "VARCLASS":     # t_QSTRING (an escape in it), t_VARCLASS
+            if at is None:
+                coord = (owner.token_coord(start, pos - 1) if "\n" in value
+                         else simple_coord(owner, start))
+            else:           # CFEngine's line at the token's last character
+                filename, line, col, cfline = at
+                coord = _new_tuple(Coord, (filename, line, col, cfline + value.count("\n")))
+            if kind == "QSTRING":
+                out.append(("QSTRING", deescape(value[1:-1]), start, coord, value[0]))
+            else:
+                out.append(("VARCLASS", value[1:-3], start, coord, None))
             return "", value, pos
         if kind == "MACRO_IF" or kind == "MACRO_ENDIF":
             # a kept @if block's bounds (what t_MACRO_IF/t_MACRO_ENDIF do when they
