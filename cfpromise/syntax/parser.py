@@ -55,6 +55,7 @@ def p_specification(p: Any) -> None:
     p[0] = p[1] or []
 
 
+@lr.builds_list
 def p_blocks(p: Any) -> None:
     """blocks : blocks block
               | block"""
@@ -141,6 +142,7 @@ def p_aitems(p: Any) -> None:
 
 # --- bundle bodies --------------------------------------------------------------
 
+@lr.builds_list
 def p_sections(p: Any) -> None:
     """sections : sections section
                 | empty"""
@@ -167,6 +169,7 @@ def p_section(p: Any) -> None:
     p[0] = (tok[_COORD], tok[_VALUE], promises)
 
 
+@lr.builds_list
 def p_classpromises(p: Any) -> None:
     """classpromises : classpromises classpromise
                      | empty"""
@@ -215,6 +218,7 @@ def p_promise(p: Any) -> None:
     p[0] = _RawPromise(tok[_VALUE], promisee, _replace_repeats(constraints), tok[_COORD])
 
 
+@lr.builds_list
 def p_constraints(p: Any) -> None:
     """constraints : constraints ',' constraint
                    | constraint"""
@@ -300,6 +304,7 @@ def p_rval_list(p: Any) -> None:
     p[0] = (ast.List(items, p[1][_COORD]), p[len(p) - 1][_COORD].cfline)
 
 
+@lr.builds_list
 def p_litems(p: Any) -> None:
     """litems : litems ',' litem
               | litem"""
@@ -344,6 +349,7 @@ def p_fname(p: Any) -> None:
     p[0] = p[1]
 
 
+@lr.builds_list
 def p_fargs(p: Any) -> None:
     """fargs : fargs ',' farg
              | farg"""
