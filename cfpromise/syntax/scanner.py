@@ -64,13 +64,17 @@ _CLASS_RUN = _cls("\t .|&!():")
 # no `::` after it (no VARCLASS), a naked variable (no earlier rule starts with `$(`, `${`, `@(` or `@{`),
 # a promise type no CLASS or SYMBOL starts at, a class guard (PLY's first rule for a
 # word) -- then anything else PLY's lexer reads, or one character: the named regex
-# reads that again to know its rule.
+# reads that again to know its rule.  A word takes the `=>` or `(` after it on its
+# line (a constraint's `lval =>`, a call's `name(`), a string, a `}` or a `)` the `;`
+# or `,` after it on its line: two tokens from one item, which halves the regex's
+# set-up per item and the loop's cost for them (`=`, `;` and `,` start no other
+# rule's token, and no CLASS starts at a `(` after a word no CLASS starts at).
 # Punctuation whose Coord no rule reads (see Token), by kind; the rest is its own kind.
 _LAZY_PUNCT = {"(": "(", ",": ",", ";": ";", "=>": "ASSIGN", "->": "ARROW"}
 _FAST_GROUPS = (
-    f"[{{}},;]|=>|->|[()](?!{_CLASS_RUN}*::)",
-    f"{_ID}++(?![:]|{_CLASS_RUN}*::)",
-    "\"(?![^\"]*\\\\)[^\"]*+\"(?!::)|'(?![^']*\\\\)[^']*+'(?!::)",
+    f"[{{,;]|=>|->|\\((?!{_CLASS_RUN}*::)|(?:}}|\\)(?!{_CLASS_RUN}*::))(?:[ \\t]*+[;,])?+",
+    f"{_ID}++(?![:]|{_CLASS_RUN}*::)(?:[ \\t]*+(?:=>|\\())?+",
+    "(?:\"(?![^\"]*\\\\)[^\"]*+\"|'(?![^']*\\\\)[^']*+')(?!::)(?:[ \\t]*+[;,])?+",
     NAKEDVAR_RE,
     f"[a-zA-Z_]++:(?![:]|{_ID}|{_CLASS_RUN}*::)",
     CLASS_RE,
@@ -205,17 +209,45 @@ class FastLexer:
                         append((kind, punct, start, skipped, None))
                         continue
                     kind = value = punct
+                    if len(punct) > 1:              # `}` or `)`, then its `;` or `,`
+                        kind = value = punct[0]
+                        append((kind, kind, start,
+                                new(coord_type, (filename, line, start - line_start + 1,
+                                                 line - skipped)) if plain
+                                else simple_coord(owner, start), None))
+                        follower = punct[-1]
+                        append((follower, follower, pos - 1, skipped, None))
+                        continue
                 elif word:
                     pos = start + len(word)
-                    kind = reserved(word, "IDENTIFIER") if pos - start <= MAX_IDENTIFIER else None
+                    follower = word[-1]
+                    if follower == ">" or follower == "(":     # the word, then `=>` or `(`
+                        word = word[:-2 if follower == ">" else -1].rstrip(" \t")
+                        if len(word) <= MAX_IDENTIFIER:
+                            append((reserved(word, "IDENTIFIER"), word, start,
+                                    new(coord_type, (filename, line, start - line_start + 1,
+                                                     line - skipped)) if plain
+                                    else simple_coord(owner, start), None))
+                            if follower == ">":
+                                append(("ASSIGN", "=>", pos - 2, skipped, None))
+                            else:
+                                append(("(", "(", pos - 1, skipped, None))
+                            continue
+                        kind = None
+                    else:
+                        kind = (reserved(word, "IDENTIFIER") if pos - start <= MAX_IDENTIFIER
+                                else None)
                     value = word
                 elif string:
                     pos = start + len(string)
+                    follower = string[-1]
+                    if follower == ";" or follower == ",":     # the string, then that
+                        string = string[:-1].rstrip(" \t")
                     if "\n" in string:
                         lines = string.count("\n")
                         coord = (new(coord_type, (filename, line, start - line_start + 1,
                                                   line + lines - skipped)) if plain
-                                 else owner.token_coord(start, pos - 1))
+                                 else owner.token_coord(start, start + len(string) - 1))
                         line += lines
                         line_start = start + string.rfind("\n") + 1
                     elif plain:
@@ -224,6 +256,8 @@ class FastLexer:
                     else:
                         coord = simple_coord(owner, start)
                     append(("QSTRING", string[1:-1], start, coord, string[0]))
+                    if follower == ";" or follower == ",":
+                        append((follower, follower, pos - 1, skipped, None))
                     continue
                 elif naked:
                     pos = start + len(naked)
