@@ -153,56 +153,53 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
     push = symstack.append
     state = 0
     tokens.append((_MORE,) if after is not None else (END,))
-    i = 0
-    lookahead = tokens[0]
-    ltype = lookahead[0]
-    while True:
-        try:
-            t = action[state][ltype]
-        except KeyError:
-            if ltype == _MORE:
-                raise after from None       # type: ignore[misc]
-            raise SyntaxErrorAt(end if ltype == END else lookahead,
-                                list(action[state])) from None
-        if t > 0:                                   # shift
-            push_state(t)
-            push(lookahead)
-            state = t
-            i += 1
-            lookahead = tokens[i]
-            ltype = lookahead[0]
-            continue
-        if t == 0:                                  # accept
-            return symstack[-1]
-        func, length, goto = rules[t]               # reduce
-        if length == 1:
-            if func is _NEW_LIST:
-                symstack[-1] = [symstack[-1]]
-            elif func is not None:
-                p = [None, symstack[-1]]
-                func(p)
-                symstack[-1] = p[0]
-            state = statestack[-1] = goto[statestack[-2]]
-        elif length:
-            if func is _APPEND:
-                item = symstack[-1]
-                del symstack[1 - length:]
-                symstack[-1].append(item)
+    for lookahead in tokens:
+        ltype = lookahead[0]
+        while True:             # reduce until the lookahead is shifted
+            try:
+                t = action[state][ltype]
+            except KeyError:
+                if ltype == _MORE:
+                    raise after from None   # type: ignore[misc]
+                raise SyntaxErrorAt(end if ltype == END else lookahead,
+                                    list(action[state])) from None
+            if t > 0:                               # shift
+                break
+            if t == 0:                              # accept
+                return symstack[-1]
+            func, length, goto = rules[t]           # reduce
+            if length == 1:
+                if func is _NEW_LIST:
+                    symstack[-1] = [symstack[-1]]
+                elif func is not None:
+                    p = [None, symstack[-1]]
+                    func(p)
+                    symstack[-1] = p[0]
+                state = statestack[-1] = goto[statestack[-2]]
+            elif length:
+                if func is _APPEND:
+                    item = symstack[-1]
+                    del symstack[1 - length:]
+                    symstack[-1].append(item)
+                else:
+                    p = symstack[-length - 1:]
+                    func(p)                         # type: ignore[misc]
+                    del symstack[1 - length:]
+                    symstack[-1] = p[0]
+                del statestack[1 - length:]
+                state = statestack[-1] = goto[statestack[-2]]
             else:
-                p = symstack[-length - 1:]
-                func(p)                             # type: ignore[misc]
-                del symstack[1 - length:]
-                symstack[-1] = p[0]
-            del statestack[1 - length:]
-            state = statestack[-1] = goto[statestack[-2]]
-        else:
-            if func is None:
-                push(None)
-            elif func is _EMPTY_LIST:
-                push([])
-            else:
-                p = [None]
-                func(p)
-                push(p[0])
-            state = goto[state]
-            push_state(state)
+                if func is None:
+                    push(None)
+                elif func is _EMPTY_LIST:
+                    push([])
+                else:
+                    p = [None]
+                    func(p)
+                    push(p[0])
+                state = goto[state]
+                push_state(state)
+        push_state(t)
+        push(lookahead)
+        state = t
+    raise AssertionError("the sentinel after the tokens is never shifted")

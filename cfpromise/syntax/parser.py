@@ -287,7 +287,7 @@ def p_rval_scalar(p: Any) -> None:
     coord = tok[_COORD]
     kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
     p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
-            coord.cfline)
+            coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
 @lr.passes_through
@@ -324,7 +324,7 @@ def p_litem(p: Any) -> None:
     coord = tok[_COORD]
     kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
     p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
-            coord.cfline)
+            coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
 @lr.passes_through
@@ -369,7 +369,7 @@ def p_farg(p: Any) -> None:
     coord = tok[_COORD]
     kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
     p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
-            coord.cfline)
+            coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
 @lr.passes_through
