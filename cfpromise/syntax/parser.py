@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+from operator import itemgetter
 
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr
@@ -300,7 +301,7 @@ def p_rval_list(p: Any) -> None:
     """rval : '{' '}'
             | '{' litems '}'
             | '{' litems ',' '}'"""
-    items = tuple(node for node, _ in p[2]) if len(p) > 3 else ()
+    items = tuple(map(_node, p[2])) if len(p) > 3 else ()
     p[0] = (ast.List(items, p[1][_COORD]), p[len(p) - 1][_COORD].cfline)
 
 
@@ -336,7 +337,7 @@ def p_litem_call(p: Any) -> None:
 def p_fncall(p: Any) -> None:
     """fncall : fname '(' ')'
               | fname '(' fargs ')'"""
-    args = tuple(node for node, _ in p[3]) if len(p) == 5 else ()
+    args = tuple(map(_node, p[3])) if len(p) == 5 else ()
     name_tok = p[1]
     p[0] = (ast.FnCall(name_tok[_VALUE], args, name_tok[_COORD]), p[len(p) - 1][_COORD].cfline)
 
@@ -430,6 +431,7 @@ def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
 # A scalar token's kind (the rval rules make its Scalar, with CFEngine's line at it).
 _SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
 _Scalar, _QUOTED, _BARE = ast.Scalar, ast.QUOTED, ast.BARE
+_node = itemgetter(0)           # an rval's node, from its (node, endline) pair
 
 
 def _split_name(lexer: Lexer, name: str) -> tuple[str, str]:
