@@ -31,6 +31,8 @@ def data_lvals() -> frozenset[str]:
 
 def replace_repeats(constraints: list[ast.Constraint]) -> tuple[ast.Constraint, ...]:
     """A repeated attribute (same guard) replaces the earlier one in its place, as in CFEngine."""
+    if len(constraints) < 2:        # most promises: nothing can repeat
+        return tuple(constraints)
     out: list[ast.Constraint] = []
     where: dict[tuple[str, str], int] = {}
     for c in constraints:

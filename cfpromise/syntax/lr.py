@@ -19,7 +19,9 @@ syntax error is met at the same token in the same state (and so names the same
 expected tokens): a state whose only action is a reduction takes it whatever the
 next token (PLY's "defaulted states", which PLY reduces in without reading one);
 any other state looks the next token up first.
-A rule marked :func:`passes_through` (its value is its one symbol's) is not called.
+A rule marked :func:`passes_through` (its value is its one symbol's) or
+:func:`builds_list` (a list rule's append, new list or empty list) is not called:
+the driver does what it says.
 """
 from __future__ import annotations
 
@@ -37,6 +39,16 @@ def passes_through(rule: Callable[[Any], None]) -> Callable[[Any], None]:
     ``None`` for an empty one: the driver then keeps the value where it is on the
     stack instead of calling the rule.  (PLY still calls it.)"""
     rule.passes_through = True          # type: ignore[attr-defined]
+    return rule
+
+
+def builds_list(rule: Callable[[Any], None]) -> Callable[[Any], None]:
+    """Mark a rule that builds a list: its productions are ``X : X ... item`` (the
+    list ``p[1]`` with its last symbol's value appended, in place), ``X : item`` (a
+    new list of that one value) and ``X : empty`` (a new empty list).  The driver
+    does that itself instead of calling the rule (PLY still calls it, so the oracle
+    tests hold the rule's body to it)."""
+    rule.builds_list = True             # type: ignore[attr-defined]
     return rule
 
 
@@ -90,16 +102,37 @@ class Tables:
                 by_name.setdefault(name, [-1] * size)[state] = target
         # production 0 is PLY's S' -> start; it has no function and is never reduced
         productions: list[tuple[Callable[[list[Any]], None] | None, int, list[int]]] = []
-        for _, name, length, func, *_ in tabmodule._lr_productions:
+        for text, name, length, func, *_ in tabmodule._lr_productions:
             action_ = rules[func] if func else _no_action
             if getattr(action_, "passes_through", False) and length <= 1:
                 action_ = None
+            elif getattr(action_, "builds_list", False):
+                first = text.split()[2:3]           # "X -> first ..."
+                action_ = (_APPEND if length > 1 and first == [name] else
+                           _NEW_LIST if length == 1 and first != ["empty"] else
+                           _EMPTY_LIST if length <= 1 else _no_action)
+                if action_ is _no_action:
+                    raise ValueError(f"{text}: not a list-building production")
             productions.append((action_, length, by_name.get(name, [])))
         self.rules = productions[:0:-1]         # production n at -n
 
 
 def _no_action(p: list[Any]) -> None:
     raise AssertionError("the start production is never reduced")
+
+
+# What a production of a :func:`builds_list` rule does, done by the driver.
+def _APPEND(p: list[Any]) -> None:
+    p[1].append(p[-1])
+    p[0] = p[1]
+
+
+def _NEW_LIST(p: list[Any]) -> None:
+    p[0] = [p[1]]
+
+
+def _EMPTY_LIST(p: list[Any]) -> None:
+    p[0] = []
 
 
 _MORE = "$more"       # the type of the sentinel after the last token when an error follows
@@ -120,47 +153,53 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
     push = symstack.append
     state = 0
     tokens.append((_MORE,) if after is not None else (END,))
-    i = 0
-    lookahead = tokens[0]
-    ltype = lookahead[0]
-    while True:
-        try:
-            t = action[state][ltype]
-        except KeyError:
-            if ltype == _MORE:
-                raise after from None       # type: ignore[misc]
-            raise SyntaxErrorAt(end if ltype == END else lookahead,
-                                list(action[state])) from None
-        if t > 0:                                   # shift
-            push_state(t)
-            push(lookahead)
-            state = t
-            i += 1
-            lookahead = tokens[i]
-            ltype = lookahead[0]
-            continue
-        if t == 0:                                  # accept
-            return symstack[-1]
-        func, length, goto = rules[t]               # reduce
-        if length == 1:
-            if func is not None:
-                p = [None, symstack[-1]]
-                func(p)
-                symstack[-1] = p[0]
-            state = statestack[-1] = goto[statestack[-2]]
-        elif length:
-            p = symstack[-length - 1:]
-            func(p)                                 # type: ignore[misc]
-            del symstack[1 - length:]
-            symstack[-1] = p[0]
-            del statestack[1 - length:]
-            state = statestack[-1] = goto[statestack[-2]]
-        else:
-            if func is None:
-                push(None)
+    for lookahead in tokens:
+        ltype = lookahead[0]
+        while True:             # reduce until the lookahead is shifted
+            try:
+                t = action[state][ltype]
+            except KeyError:
+                if ltype == _MORE:
+                    raise after from None   # type: ignore[misc]
+                raise SyntaxErrorAt(end if ltype == END else lookahead,
+                                    list(action[state])) from None
+            if t > 0:                               # shift
+                break
+            if t == 0:                              # accept
+                return symstack[-1]
+            func, length, goto = rules[t]           # reduce
+            if length == 1:
+                if func is _NEW_LIST:
+                    symstack[-1] = [symstack[-1]]
+                elif func is not None:
+                    p = [None, symstack[-1]]
+                    func(p)
+                    symstack[-1] = p[0]
+                state = statestack[-1] = goto[statestack[-2]]
+            elif length:
+                if func is _APPEND:
+                    item = symstack[-1]
+                    del symstack[1 - length:]
+                    symstack[-1].append(item)
+                else:
+                    p = symstack[-length - 1:]
+                    func(p)                         # type: ignore[misc]
+                    del symstack[1 - length:]
+                    symstack[-1] = p[0]
+                del statestack[1 - length:]
+                state = statestack[-1] = goto[statestack[-2]]
             else:
-                p = [None]
-                func(p)
-                push(p[0])
-            state = goto[state]
-            push_state(state)
+                if func is None:
+                    push(None)
+                elif func is _EMPTY_LIST:
+                    push([])
+                else:
+                    p = [None]
+                    func(p)
+                    push(p[0])
+                state = goto[state]
+                push_state(state)
+        push_state(t)
+        push(lookahead)
+        state = t
+    raise AssertionError("the sentinel after the tokens is never shifted")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
+from operator import itemgetter
 
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr
@@ -55,6 +56,7 @@ def p_specification(p: Any) -> None:
     p[0] = p[1] or []
 
 
+@lr.builds_list
 def p_blocks(p: Any) -> None:
     """blocks : blocks block
               | block"""
@@ -141,6 +143,7 @@ def p_aitems(p: Any) -> None:
 
 # --- bundle bodies --------------------------------------------------------------
 
+@lr.builds_list
 def p_sections(p: Any) -> None:
     """sections : sections section
                 | empty"""
@@ -167,6 +170,7 @@ def p_section(p: Any) -> None:
     p[0] = (tok[_COORD], tok[_VALUE], promises)
 
 
+@lr.builds_list
 def p_classpromises(p: Any) -> None:
     """classpromises : classpromises classpromise
                      | empty"""
@@ -215,6 +219,7 @@ def p_promise(p: Any) -> None:
     p[0] = _RawPromise(tok[_VALUE], promisee, _replace_repeats(constraints), tok[_COORD])
 
 
+@lr.builds_list
 def p_constraints(p: Any) -> None:
     """constraints : constraints ',' constraint
                    | constraint"""
@@ -283,7 +288,7 @@ def p_rval_scalar(p: Any) -> None:
     coord = tok[_COORD]
     kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
     p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
-            coord.cfline)
+            coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
 @lr.passes_through
@@ -296,10 +301,11 @@ def p_rval_list(p: Any) -> None:
     """rval : '{' '}'
             | '{' litems '}'
             | '{' litems ',' '}'"""
-    items = tuple(node for node, _ in p[2]) if len(p) > 3 else ()
+    items = tuple(map(_node, p[2])) if len(p) > 3 else ()
     p[0] = (ast.List(items, p[1][_COORD]), p[len(p) - 1][_COORD].cfline)
 
 
+@lr.builds_list
 def p_litems(p: Any) -> None:
     """litems : litems ',' litem
               | litem"""
@@ -319,7 +325,7 @@ def p_litem(p: Any) -> None:
     coord = tok[_COORD]
     kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
     p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
-            coord.cfline)
+            coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
 @lr.passes_through
@@ -331,7 +337,7 @@ def p_litem_call(p: Any) -> None:
 def p_fncall(p: Any) -> None:
     """fncall : fname '(' ')'
               | fname '(' fargs ')'"""
-    args = tuple(node for node, _ in p[3]) if len(p) == 5 else ()
+    args = tuple(map(_node, p[3])) if len(p) == 5 else ()
     name_tok = p[1]
     p[0] = (ast.FnCall(name_tok[_VALUE], args, name_tok[_COORD]), p[len(p) - 1][_COORD].cfline)
 
@@ -344,6 +350,7 @@ def p_fname(p: Any) -> None:
     p[0] = p[1]
 
 
+@lr.builds_list
 def p_fargs(p: Any) -> None:
     """fargs : fargs ',' farg
              | farg"""
@@ -363,7 +370,7 @@ def p_farg(p: Any) -> None:
     coord = tok[_COORD]
     kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
     p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
-            coord.cfline)
+            coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
 @lr.passes_through
@@ -424,6 +431,7 @@ def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
 # A scalar token's kind (the rval rules make its Scalar, with CFEngine's line at it).
 _SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
 _Scalar, _QUOTED, _BARE = ast.Scalar, ast.QUOTED, ast.BARE
+_node = itemgetter(0)           # an rval's node, from its (node, endline) pair
 
 
 def _split_name(lexer: Lexer, name: str) -> tuple[str, str]:

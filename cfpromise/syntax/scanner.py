@@ -64,13 +64,20 @@ _CLASS_RUN = _cls("\t .|&!():")
 # no `::` after it (no VARCLASS), a naked variable (no earlier rule starts with `$(`, `${`, `@(` or `@{`),
 # a promise type no CLASS or SYMBOL starts at, a class guard (PLY's first rule for a
 # word) -- then anything else PLY's lexer reads, or one character: the named regex
-# reads that again to know its rule.
+# reads that again to know its rule.  A word takes the `=>` or `(` after it on its
+# line (a constraint's `lval =>`, a call's `name(`), a string, a `}` or a `)` the `;`
+# or `,` after it on its line: two tokens from one item, which halves the regex's
+# set-up per item and the loop's cost for them (`=`, `;` and `,` start no other
+# rule's token, and no CLASS starts at a `(` after a word no CLASS starts at).
+# (The optional groups for the follower are greedy, not possessive: before 3.11.5
+# SRE could keep what a failed possessive group had read, CPython issues 100061 and
+# 106052; nothing follows them in an item, so the two read the same.)
 # Punctuation whose Coord no rule reads (see Token), by kind; the rest is its own kind.
 _LAZY_PUNCT = {"(": "(", ",": ",", ";": ";", "=>": "ASSIGN", "->": "ARROW"}
 _FAST_GROUPS = (
-    f"[{{}},;]|=>|->|[()](?!{_CLASS_RUN}*::)",
-    f"{_ID}++(?![:]|{_CLASS_RUN}*::)",
-    "\"(?![^\"]*\\\\)[^\"]*+\"(?!::)|'(?![^']*\\\\)[^']*+'(?!::)",
+    f"[{{,;]|=>|->|\\((?!{_CLASS_RUN}*::)|(?:}}|\\)(?!{_CLASS_RUN}*::))(?:[ \\t]*+[;,])?",
+    f"{_ID}++(?![:]|{_CLASS_RUN}*::)(?:[ \\t]*+(?:=>|\\())?",
+    "(?:\"(?![^\"]*\\\\)[^\"]*+\"|'(?![^']*\\\\)[^']*+')(?!::)(?:[ \\t]*+[;,])?",
     NAKEDVAR_RE,
     f"[a-zA-Z_]++:(?![:]|{_ID}|{_CLASS_RUN}*::)",
     CLASS_RE,
@@ -205,15 +212,46 @@ class FastLexer:
                         append((kind, punct, start, skipped, None))
                         continue
                     kind = value = punct
+                    if len(punct) > 1:              # `}` or `)`, then its `;` or `,`
+                        kind = value = punct[0]
+                        append((kind, kind, start,
+                                new(coord_type, (filename, line, start - line_start + 1,
+                                                 line - skipped)) if plain
+                                else simple_coord(owner, start), None))
+                        follower = punct[-1]
+                        append((follower, follower, pos - 1, skipped, None))
+                        continue
                 elif word:
                     pos = start + len(word)
-                    kind = reserved(word, "IDENTIFIER") if pos - start <= MAX_IDENTIFIER else None
+                    follower = word[-1]
+                    if follower == ">" or follower == "(":     # the word, then `=>` or `(`
+                        word = word[:-2 if follower == ">" else -1].rstrip(" \t")
+                        if len(word) <= MAX_IDENTIFIER:
+                            append((reserved(word, "IDENTIFIER"), word, start,
+                                    new(coord_type, (filename, line, start - line_start + 1,
+                                                     line - skipped)) if plain
+                                    else simple_coord(owner, start), None))
+                            if follower == ">":
+                                append(("ASSIGN", "=>", pos - 2, skipped, None))
+                            else:
+                                append(("(", "(", pos - 1, skipped, None))
+                            continue
+                        kind = None
+                    else:
+                        kind = (reserved(word, "IDENTIFIER") if pos - start <= MAX_IDENTIFIER
+                                else None)
                     value = word
                 elif string:
                     pos = start + len(string)
+                    follower = string[-1]
+                    if follower == ";" or follower == ",":     # the string, then that
+                        string = string[:-1].rstrip(" \t")
                     if "\n" in string:
-                        coord = owner.token_coord(start, pos - 1)
-                        line += string.count("\n")
+                        lines = string.count("\n")
+                        coord = (new(coord_type, (filename, line, start - line_start + 1,
+                                                  line + lines - skipped)) if plain
+                                 else owner.token_coord(start, start + len(string) - 1))
+                        line += lines
                         line_start = start + string.rfind("\n") + 1
                     elif plain:
                         coord = new(coord_type, (filename, line, start - line_start + 1,
@@ -221,6 +259,8 @@ class FastLexer:
                     else:
                         coord = simple_coord(owner, start)
                     append(("QSTRING", string[1:-1], start, coord, string[0]))
+                    if follower == ";" or follower == ",":
+                        append((follower, follower, pos - 1, skipped, None))
                     continue
                 elif naked:
                     pos = start + len(naked)
@@ -235,8 +275,9 @@ class FastLexer:
                     kind = None if _WHITESPACE_IN_CLASS.fullmatch(guard) else "CLASS"
                     value = guard[:-2]
                 else:
-                    kind, value, pos = self._other(owner, named.match(text, start), kinds,
-                                                   text, start, out)
+                    kind, value, pos = self._other(
+                        owner, named.match(text, start), kinds, text, start, out,
+                        (filename, line, start - line_start + 1, line - skipped) if plain else None)
                     if "\n" in text[start:pos]:      # a string or a VARCLASS over lines
                         line += text.count("\n", start, pos)
                         line_start = text.rfind("\n", start, pos) + 1
@@ -266,24 +307,31 @@ class FastLexer:
 
     @staticmethod
     def _other(owner: Lexer, m: Any, kinds: list[str | None], text: str, start: int,
-               out: list[tuple[Any, ...]]) -> tuple[str | None, str, int]:
+               out: list[tuple[Any, ...]], at: tuple[str, int, int, int] | None
+               ) -> tuple[str | None, str, int]:
         """A token the one-pass regex has no group for, read by the named regex ``m``
         at ``start``: its kind, value and end; the kind None to hand it to PLY's lexer,
         "" when it is done here (a kept macro's bound; a string or a VARCLASS, whose
-        Token this appends to ``out``)."""
+        Token this appends to ``out``).  ``at`` is the Coord's fields at ``start`` in a
+        text with no CRLF (None: the Lexer's own coordinate functions, whose index of
+        the text's newlines is then made)."""
         if m is None:
             return None, "", start
         k = m.lastindex
         pos = m.end()
         kind = kinds[k]
         value = text[start:pos]
-        if kind == "QSTRING":                       # t_QSTRING (an escape in it)
-            coord = (owner.token_coord(start, pos - 1) if "\n" in value
-                     else simple_coord(owner, start))
-            out.append(("QSTRING", deescape(value[1:-1]), start, coord, value[0]))
-            return "", value, pos
-        if kind == "VARCLASS":                      # t_VARCLASS
-            out.append(("VARCLASS", value[1:-3], start, owner.token_coord(start, pos - 1), None))
+        if kind == "QSTRING" or kind == "VARCLASS":     # t_QSTRING (an escape in it), t_VARCLASS
+            if at is None:
+                coord = (owner.token_coord(start, pos - 1) if "\n" in value
+                         else simple_coord(owner, start))
+            else:           # CFEngine's line at the token's last character
+                filename, line, col, cfline = at
+                coord = _new_tuple(Coord, (filename, line, col, cfline + value.count("\n")))
+            if kind == "QSTRING":
+                out.append(("QSTRING", deescape(value[1:-1]), start, coord, value[0]))
+            else:
+                out.append(("VARCLASS", value[1:-3], start, coord, None))
             return "", value, pos
         if kind == "MACRO_IF" or kind == "MACRO_ENDIF":
             # a kept @if block's bounds (what t_MACRO_IF/t_MACRO_ENDIF do when they
@@ -301,6 +349,10 @@ class FastLexer:
             return None, value, pos
         if kind in ("SYMBOL", "ASSIGN", "ARROW", "NAKEDVAR"):
             return kind, value, pos
+        if kind == "ignore":
+            # a comment the separators could not take: one at the end of the text
+            # (the one-pass regex needs a token after its separators).  PLY skips it.
+            return "", value, pos
         if kind == "LITERAL":
             return value, value, pos
         if kind == "IDENTIFIER" and pos - start <= MAX_IDENTIFIER:

@@ -98,3 +98,32 @@ def test_kept_macros_and_variable_classes_need_no_ply_lexer() -> None:
 ])
 def test_macros_the_fast_path_hands_over(text: str) -> None:
     assert _stream(text, fast=True) == _stream(text, fast=False)
+
+
+@pytest.mark.parametrize("end", ["# last\n", "#", "#\n\n", "  # a\n# b"])
+def test_a_comment_ending_the_text_needs_no_ply_lexer(end: str) -> None:
+    """The one-pass regex needs a token after its separators, so a comment ending the
+    text (masterfiles' lib/testing.cf ends in one) comes to the scanner alone: it is
+    skipped there, as PLY skips it, without building PLY's lexer."""
+    text = "bundle agent a\n{\n}\n" + end
+    owner = Lexer("f.cf")
+    owner.input(text)
+    tokens, error = FastLexer(owner).scan()
+    assert error is None and owner._ply is None
+    assert [t[0] for t in tokens] == ["BUNDLE", "IDENTIFIER", "IDENTIFIER", "{", "}"]
+    assert _stream(text, fast=True) == _stream(text, fast=False)
+
+
+@pytest.mark.parametrize("text", [
+    'x => "a\\"b";', 'x => "abc"  }', 'x => "abc"  ;', 'x =>"s"  ,', "x=>'q';",
+    'x => "multi\nline";\n y => "z",', 'x => "v"::', 'x => "v"::;', "f(x) ;", "f (x),",
+    "{ a, b }  ;", "a => b;", "bundle => \"x\";", "promise(", "x" * 1030 + ' => "v";',
+    "x" * 1030 + "(", 'x => "a" ,\n', 'x =>\n"a";', "x => \"a\"\t;", "a(b)::", "a (b) x::",
+    '"s"::', '"s" ::', 'x => "é"; y => "$(v)";', "x => 'it''s';",
+])
+def test_compound_items_give_plys_tokens(text: str) -> None:
+    """The one-pass regex reads a word with its `=>` or `(`, and a string, `}` or `)`
+    with its `;` or `,`, as one item: the tokens are still PLY's, in every
+    neighbourhood that could make them something else."""
+    for around in (text, f"bundle agent a {{ vars: {text} }}\n", f"  {text}\n"):
+        assert _stream(around, fast=True) == _stream(around, fast=False)

@@ -208,3 +208,26 @@ def test_character_classes_are_the_lexers() -> None:
             theirs = re.compile(lexer._cls(extra), flags)
             assert [bool(theirs.fullmatch(c)) for c in chars] == \
                 [c in word or c in extra or ord(c) >= 128 for c in chars], repr(extra)
+
+
+def test_builds_list_only_on_list_productions() -> None:
+    """The driver does a :func:`lr.builds_list` rule's append, new list or empty list
+    itself (PLY runs the rule's body, so the tests above hold the two together); a
+    rule so marked whose production is none of those is refused when the tables are
+    indexed, not run wrongly."""
+    import importlib
+
+    from cfpromise.syntax import lr, parser
+
+    tabmodule = importlib.import_module(parser._TABMODULE)
+    rules = dict(vars(parser))
+
+    def constraint(p: Any) -> None:
+        parser.p_constraint(p)
+
+    rules["p_constraint"] = lr.builds_list(constraint)     # constraint : IDENTIFIER ASSIGN rval
+    with pytest.raises(ValueError, match="constraint -> IDENTIFIER ASSIGN rval"):
+        lr.Tables(tabmodule, rules)
+    tables = lr.Tables(tabmodule, vars(parser))
+    done_by_driver = {lr._APPEND, lr._NEW_LIST, lr._EMPTY_LIST}
+    assert sum(func in done_by_driver for func, _, _ in tables.rules) == 12
