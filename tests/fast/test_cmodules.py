@@ -23,6 +23,8 @@ after["registered"] = isinstance(buf, collections.abc.MutableSequence)
 after["real"] = (collections.abc.__name__ == "collections.abc"
                  and hasattr(collections, "OrderedDict"))
 after["deque"] = cmodules.deque is collections.deque
+import operator
+after["attrgetter"] = cmodules.attrgetter is operator.attrgetter
 after["buffer"] = buf.tolist()
 print(json.dumps(after))
 """
@@ -41,14 +43,14 @@ def _probe(plain: bool) -> dict:
 def test_array_is_imported_without_the_collections_package() -> None:
     found = _probe(plain=False)
     assert found == {"collections": False, "collections.abc": False, "array": True,
-                     "registered": True, "real": True, "deque": True,
+                     "registered": True, "real": True, "deque": True, "attrgetter": True,
                      "buffer": [0, 7, 0, 0]}
 
 
 def test_the_plain_path_imports_them_the_standard_way() -> None:
     found = _probe(plain=True)
     assert found["collections"] and found["collections.abc"]
-    assert found["registered"] and found["real"] and found["deque"]
+    assert found["registered"] and found["real"] and found["deque"] and found["attrgetter"]
 
 
 def test_an_array_imported_before_is_returned_as_it_is() -> None:
