@@ -15,7 +15,10 @@ Guard: the interpreter has no ``sitecustomize`` of its own (Debian's has one, fo
 before the venv's, so there the ``.pth`` stays), the venv has exactly pip's one
 ``.pth`` for cf-lite, and no other ``sitecustomize`` is in the venv.  Fallback: the
 ``.pth`` is left as pip wrote it (the same ``sys.path``, at the old cost).  The plain
-switch (``CF_LITE_PLAIN``) does not apply: this is the venv's layout, not a run.
+switch (``CF_LITE_PLAIN``) does not apply: this is the venv's layout, not a run.  A
+``sitecustomize`` of one's own put first on ``PYTHONPATH`` hides this one (and the
+checkout with it: name the checkout on ``PYTHONPATH`` too, as tests/cli/test_scripts.py
+does).
 """
 from __future__ import annotations
 
