@@ -19,6 +19,7 @@ EXTRAS ?= test,databases
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[$(EXTRAS)]' --config-settings editable_mode=compat
+	$(BIN)/python -m cfpromise.fast.sitepath
 	$(BIN)/python -m compileall -q cfpromise
 	$(BIN)/python -c 'from cfpromise.fast import syntaxtab; syntaxtab.write_note()'
 	touch $(STAMP)

@@ -243,9 +243,10 @@ class NetProbe:
 
     def ifconf(self) -> list[tuple[str, int, str]]:
         """SIOCGIFCONF: (interface name, address family, IPv4 text) in kernel order."""
-        import array
         import fcntl
 
+        from cfpromise.fast.cmodules import array_module
+        array = array_module()
         count = 64
         while True:
             buf = array.array("B", bytes(count * _IFREQ_SIZE))

@@ -16,7 +16,14 @@ Only the programs' console scripts (:func:`program`) call :func:`enable`.  A lon
 a daemon reloading its policy, the test suite loading thousands -- keeps the
 normal collector, because a frozen object that later becomes part of a garbage
 cycle is never collected.  Under ``CF_LITE_PLAIN`` (:mod:`cfpromise.fast`) the
-collector is left as it is.
+collector is on as usual.
+
+The scripts themselves (``bin/cf-lite-agent``, ``-promises``, ``-runagent``) turn
+the collector off as their first statement, before importing anything of
+cf-lite: Python 3.13 made one automatic collection (0.6 M instructions, of the
+young generation's 2000 objects) while the agent's modules were imported, which
+3.11 did not (issue #29: 3.13 within 15% of 3.11).  :func:`enable` turns it back on
+under ``CF_LITE_PLAIN``.
 """
 from __future__ import annotations
 
@@ -37,6 +44,7 @@ def enable() -> None:
     run needs and discovering the host make tens of thousands of objects that live
     until exit too (about 4 ms of collections in a one-report run otherwise)."""
     if fast.PLAIN:
+        gc.enable()          # (the scripts turned it off before importing cf-lite)
         return
     _ONE_SHOT[0] = True
     gc.disable()

@@ -29,9 +29,8 @@ in a file not read, so missing handles are not reported; cycles still are.
 """
 from __future__ import annotations
 
-from collections import deque
-
 from cfpromise.fast import precompiled
+from cfpromise.fast.cmodules import deque
 from cfpromise.fast.records import record
 from cfpromise.schema.values import is_unexpanded
 from cfpromise.syntax import ast

@@ -17,7 +17,7 @@ fields marked for it, the same repr, and :func:`evolve`.
 """
 from __future__ import annotations
 
-import operator
+from cfpromise.fast.cmodules import attrgetter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,8 +55,8 @@ class _Node:
     def __init_subclass__(cls) -> None:
         if not cls._fields:           # a mixin below, not a node
             return
-        cls._key = operator.attrgetter(*cls._eq)
-        fields = operator.attrgetter(*cls._fields)
+        cls._key = attrgetter(*cls._eq)
+        fields = attrgetter(*cls._fields)
         cls._state = fields if len(cls._fields) > 1 else (lambda node: (fields(node),))
 
     def __eq__(self, other: object) -> bool:

@@ -26,9 +26,14 @@ PROGRAMS = {"cf-lite-agent": ("cfpromise.cli.agent", "program"),
 
 def script_text(name: str) -> str:
     module, function = PROGRAMS[name]
+    if function == "program":     # a one-shot program (cfpromise.fast.oneshot)
+        start = ("import gc\nimport sys\n\ngc.disable()    # one-shot: no cyclic collection "
+                 "while it imports (cfpromise.fast.oneshot)\n"
+                 f"from {module} import {function}  # noqa: E402\n\n")
+    else:
+        start = f"import sys\n\nfrom {module} import {function}\n\n"
     return (f'#!python\n"""{name}: {module}.{function} (see setup.cfg, [options] scripts)."""\n'
-            f"import sys\n\nfrom {module} import {function}\n\n"
-            f'if __name__ == "__main__":\n    sys.exit({function}())\n')
+            f'{start}if __name__ == "__main__":\n    sys.exit({function}())\n')
 
 
 def test_setup_installs_every_program_from_bin() -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -75,7 +76,8 @@ def test_the_programs_are_one_shot(script: str) -> None:
     # the installed program is bin/SCRIPT: `from MODULE import program`, then program()
     text = (Path(__file__).resolve().parents[2] / "bin" / script).read_text()
     module = next(line.split()[1] for line in text.splitlines() if line.startswith("from "))
-    assert f"from {module} import program\n" in text and "sys.exit(program())" in text
+    assert f"from {module} import program" in text and "sys.exit(program())" in text
+    assert text.index("gc.disable()") < text.index(f"from {module} import")
     probe = (f"import gc, sys\nfrom {module} import program\n"
              "from cfpromise.fast import oneshot\nsys.argv = ['x', '--version']\nprogram()\n"
              "print(oneshot._ONE_SHOT[0])\n")
@@ -92,6 +94,63 @@ def test_the_collector_is_off_from_the_start_until_the_policy_is_loaded(tmp_path
     proc = subprocess.run([sys.executable, "-c", probe, _policy(tmp_path), _workdir(tmp_path)],
                           capture_output=True, text=True)
     assert proc.stdout.split() == ["False", "True", "True"], proc.stderr
+
+
+def test_the_installed_agent_collects_nothing_before_its_policy_is_loaded(
+        tmp_path: Path) -> None:
+    """From the script's first statement to the end of loading, no automatic collection,
+    even with a threshold of 1 (Python 3.13 made one while the agent's modules were
+    imported, before program() turned the collector off)."""
+    installed = Path(sys.executable).parent / "cf-lite-agent"
+    if not installed.exists():
+        pytest.skip(f"cf-lite-agent is not installed beside {sys.executable} (make install)")
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    (probe / "sitecustomize.py").write_text(
+        "import atexit, gc, sys\n"
+        "seen = []\n"
+        "frozen = gc.get_freeze_count()     # (3.12 starts with some)\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and seen.append(\n"
+        "    ('cfpromise' in sys.modules, gc.get_freeze_count() > frozen)))\n"
+        "gc.set_threshold(1)\n"
+        "atexit.register(lambda: sys.stderr.write('SEEN=%r\\n' % sorted(set(seen))))\n")
+    repo = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k != "CF_LITE_PLAIN"}
+    env["PYTHONPATH"] = f"{probe}{os.pathsep}{repo}"
+    proc = subprocess.run([str(installed), "-K", "-f", _policy(tmp_path), "-w",
+                           _workdir(tmp_path)], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    seen = next(x for x in proc.stderr.splitlines() if x.startswith("SEEN="))
+    collections = eval(seen[len("SEEN="):])
+    assert (True, False) not in collections, collections      # during cf-lite's imports
+    assert (True, True) in collections                          # after loading, as usual
+
+
+def test_under_the_plain_switch_the_installed_agent_collects_as_usual(tmp_path: Path) -> None:
+    """CF_LITE_PLAIN=1: the script's gc.disable() is undone by oneshot.enable(), nothing
+    is frozen, and the collector runs while the policy loads."""
+    installed = Path(sys.executable).parent / "cf-lite-agent"
+    if not installed.exists():
+        pytest.skip(f"cf-lite-agent is not installed beside {sys.executable} (make install)")
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    (probe / "sitecustomize.py").write_text(
+        "import atexit, gc, sys\n"
+        "seen = []\n"
+        "frozen = gc.get_freeze_count()     # (3.12 starts with some)\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and seen.append(\n"
+        "    'cfpromise.agent.loading' in sys.modules))\n"
+        "atexit.register(lambda: sys.stderr.write('SEEN=%r %r %r\\n' % (\n"
+        "    True in seen, gc.isenabled(), gc.get_freeze_count() - frozen)))\n")
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, CF_LITE_PLAIN="1", PYTHONPATH=f"{probe}{os.pathsep}{repo}")
+    proc = subprocess.run([str(installed), "-K", "-f", _policy(tmp_path), "-w",
+                           _workdir(tmp_path)], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    seen = next(x for x in proc.stderr.splitlines() if x.startswith("SEEN="))
+    assert seen == "SEEN=True True 0", seen
 
 
 # the speed mechanisms themselves: skipped under CF_LITE_PLAIN=1 (tests/conftest.py)
