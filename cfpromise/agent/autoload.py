@@ -51,6 +51,33 @@ BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),
 _BLOCK = precompiled.compile(r"^\s*(body|bundle)\s+([A-Za-z0-9_]+)\s+([A-Za-z0-9_]+)", precompiled.MULTILINE)
 
 
+def blocks(text: str) -> list[tuple[str, str, str]]:
+    """``_BLOCK.findall(text)``: (kind, type, name) of each block the text opens.  The
+    regex is tried only at the starts of the lines where ``body`` or ``bundle`` comes
+    first after blanks (found with ``str.find``: a match can start nowhere else, and a
+    line of blanks before one only leads to that line, where the same match is tried),
+    instead of at every character: findall over the 236 K of the standard library was
+    about 8 M instructions of a masterfiles run, more than the rest of its index."""
+    starts = set()
+    for keyword in ("body", "bundle"):
+        k = text.find(keyword)
+        while k >= 0:
+            line = text.rfind("\n", 0, k) + 1
+            if line == k or text[line:k].isspace():
+                starts.add(line)
+            k = text.find(keyword, k + 1)
+    out = []
+    end = 0
+    for start in sorted(starts):
+        if start < end:
+            continue                # inside the last match (the same as findall)
+        m = _BLOCK.match(text, start)
+        if m is not None:
+            out.append(m.groups())
+            end = m.end()
+    return out
+
+
 @record
 class Want:
     """A reference to a block: what it must be, where it is written."""
@@ -153,7 +180,7 @@ class Autoloader:
                         text = fh.read()
                 except OSError:
                     continue
-                for kind, type_, name in _BLOCK.findall(text):
+                for kind, type_, name in blocks(text):
                     index.setdefault((kind, type_, name), path)
             self._stdlib = index
         return self._stdlib
