@@ -51,33 +51,6 @@ BUNDLE_LVALS = {"usebundle": ("agent", "common"), "edit_line": ("edit_line",),
 _BLOCK = precompiled.compile(r"^\s*(body|bundle)\s+([A-Za-z0-9_]+)\s+([A-Za-z0-9_]+)", precompiled.MULTILINE)
 
 
-def blocks(text: str) -> list[tuple[str, str, str]]:
-    """``_BLOCK.findall(text)``: (kind, type, name) of each block the text opens.  The
-    regex is tried only at the starts of the lines where ``body`` or ``bundle`` comes
-    first after blanks (found with ``str.find``: a match can start nowhere else, and a
-    line of blanks before one only leads to that line, where the same match is tried),
-    instead of at every character: findall over the 236 K of the standard library was
-    about 8 M instructions of a masterfiles run, more than the rest of its index."""
-    starts = set()
-    for keyword in ("body", "bundle"):
-        k = text.find(keyword)
-        while k >= 0:
-            line = text.rfind("\n", 0, k) + 1
-            if line == k or text[line:k].isspace():
-                starts.add(line)
-            k = text.find(keyword, k + 1)
-    out = []
-    end = 0
-    for start in sorted(starts):
-        if start < end:
-            continue                # inside the last match (the same as findall)
-        m = _BLOCK.match(text, start)
-        if m is not None:
-            out.append(m.groups())
-            end = m.end()
-    return out
-
-
 @record
 class Want:
     """A reference to a block: what it must be, where it is written."""
@@ -168,21 +141,10 @@ class Autoloader:
     def stdlib_index(self) -> dict[tuple[str, str, str], str]:
         """(kind, type, default-namespace name) -> the standard library file defining it."""
         if self._stdlib is None:
-            from cfpromise.resources import share_dir
-            index: dict[tuple[str, str, str], str] = {}
-            root = share_dir("bundles")
-            for entry in sorted(os.listdir(root)) if os.path.isdir(root) else ():
-                if not entry.endswith(".cf") or entry == "stdlib.cf":
-                    continue
-                path = os.path.join(root, entry)
-                try:
-                    with open(path, encoding="utf-8", errors="replace") as fh:
-                        text = fh.read()
-                except OSError:
-                    continue
-                for kind, type_, name in blocks(text):
-                    index.setdefault((kind, type_, name), path)
-            self._stdlib = index
+            # (its own module: a run that autoloads nothing from the library, as most
+            # do, does not load its code)
+            from cfpromise.agent.stdlibindex import stdlib_index
+            self._stdlib = stdlib_index(_BLOCK)
         return self._stdlib
 
     def file_for(self, want: Want) -> tuple[str, bool] | None:
@@ -360,7 +322,7 @@ def static_references(policy: ast.Policy, sch: Any) -> Iterator[Want]:
     """Every bundle and body named literally in ``policy`` (module docstring)."""
     # the attributes that can name a block (most cannot): a set, so that the others are
     # left at once (the schema's tables are lazy mappings, each lookup a Python call)
-    naming = set(BUNDLE_LVALS).union(sch.body_types.keys())
+    naming = None
     tables: dict[str, Any] = {}
     for bundle in policy.bundles:
         ns = bundle.namespace
@@ -372,6 +334,8 @@ def static_references(policy: ast.Policy, sch: Any) -> Iterator[Want]:
                 calls = False
                 for c in promise.constraints:
                     lval = c.lval
+                    if naming is None:
+                        naming = set(BUNDLE_LVALS).union(sch.body_types.keys())
                     if lval not in naming:
                         continue
                     attr = table.get(lval)
@@ -407,7 +371,7 @@ def static_references(policy: ast.Policy, sch: Any) -> Iterator[Want]:
                 if name is not None:
                     yield Want("bundle", BUNDLE_LVALS.get(lval, ("agent", "common")), name,
                                body.namespace, c.coord)
-            elif attr.type == "body" and lval in naming:
+            elif attr.type == "body" and lval in sch.body_types:
                 name = _name(c.rval)
                 if name is not None:
                     yield Want("body", (lval,), name, body.namespace, c.coord)

@@ -87,7 +87,7 @@ def _name_and_args(rval: ast.Rval, as_written: bool = False) -> tuple[str, int |
 def references(policy: ast.Policy, sch: Schema) -> Iterator[Reference]:
     # the attributes that can name a block (most cannot): a set, so that the others are
     # left at once (the schema's tables are lazy mappings, each lookup a Python call)
-    naming = set(BUNDLE_LVALS).union(sch.body_types.keys())
+    naming = None
     tables: dict[str, Any] = {}
     for bundle in policy.bundles:
         for section in bundle.sections:
@@ -96,6 +96,8 @@ def references(policy: ast.Policy, sch: Schema) -> Iterator[Reference]:
                 attrs_ = tables[section.name] = sch.promise_types.get(section.name, {})
             for promise in section.promises:
                 for c in promise.constraints:
+                    if naming is None:
+                        naming = set(BUNDLE_LVALS).union(sch.body_types.keys())
                     if c.lval not in naming:
                         continue
                     attr = attrs_.get(c.lval)

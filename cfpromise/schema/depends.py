@@ -85,17 +85,6 @@ def needed_handles(promise: ast.Promise) -> tuple[tuple[str, Coord], ...]:
     return tuple(out)
 
 
-def collect(policy: ast.Policy) -> list[PromiseDeps]:
-    """Every promise of the policy, in policy order."""
-    out = []
-    for bundle in policy.bundles:
-        for section in bundle.sections:
-            for promise in section.promises:
-                out.append(PromiseDeps(bundle, section.name, promise, handle_of(promise),
-                                       needed_handles(promise)))
-    return out
-
-
 def handle_pattern(text: str) -> re.Pattern[str]:
     """A handle written with variables as a regex: each reference matches anything."""
     import re
@@ -113,8 +102,8 @@ def handle_pattern(text: str) -> re.Pattern[str]:
 
 
 def _promises_with_deps(policy: ast.Policy) -> list[PromiseDeps]:
-    """:func:`collect`, less the promises with neither a handle nor a ``depends_on``
-    (most of them: 1,745 of masterfiles' 1,847), which can be neither missing, nor
+    """Every promise of the policy with a handle or a ``depends_on``, in policy order;
+    the others (most of them: 1,745 of masterfiles' 1,847) can be neither missing, nor
     waited for, nor on a cycle.  Each promise's constraints are scanned once, without
     building its index of constraints (``Promise.get``): the agent checks every
     promise of the policy at start, most of which never run."""

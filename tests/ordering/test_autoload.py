@@ -277,16 +277,16 @@ def test_bundles_named_with_b_load_for_the_run_and_the_graph(tmp_path: Path) -> 
     "",
 ])
 def test_blocks_are_findalls(text: str) -> None:
-    from cfpromise.agent import autoload
-    assert autoload.blocks(text) == autoload._BLOCK.findall(text)
+    from cfpromise.agent import autoload, stdlibindex
+    assert stdlibindex.blocks(text, autoload._BLOCK) == autoload._BLOCK.findall(text)
 
 
 def test_blocks_of_the_standard_library_are_findalls() -> None:
-    from cfpromise.agent import autoload
+    from cfpromise.agent import autoload, stdlibindex
     from cfpromise.resources import share_dir
     root = share_dir("bundles")
     for entry in sorted(os.listdir(root)):
         if entry.endswith(".cf"):
             with open(os.path.join(root, entry), encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
-            assert autoload.blocks(text) == autoload._BLOCK.findall(text), entry
+            assert stdlibindex.blocks(text, autoload._BLOCK) == autoload._BLOCK.findall(text), entry
