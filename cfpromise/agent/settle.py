@@ -47,7 +47,6 @@ lines it shows.
 """
 from __future__ import annotations
 
-from cfpromise.agent.promiseinfo import calls_cached
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -104,8 +103,10 @@ def varying(agent: Any, promise: Any) -> bool:
     memo = agent.handler_state.setdefault("settle.varying", {})
     found = memo.get(id(promise))
     if found is None or found[0] is not promise:
-        hit = _calls_varying(promise) or (promise.get("action") is not None
-                                          and calls_cached(promise))
+        hit = _calls_varying(promise)
+        if not hit and promise.get("action") is not None:
+            from cfpromise.agent.promiseinfo import calls_cached     # (rare: not on start)
+            hit = calls_cached(promise)
         found = memo[id(promise)] = (promise, hit)
     return found[1]
 
