@@ -35,6 +35,7 @@ import os
 
 from cfpromise.fast import precompiled
 from cfpromise.fast.records import record
+from cfpromise.schema.values import is_unexpanded
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 from cfpromise.syntax.names import find_block
@@ -140,21 +141,10 @@ class Autoloader:
     def stdlib_index(self) -> dict[tuple[str, str, str], str]:
         """(kind, type, default-namespace name) -> the standard library file defining it."""
         if self._stdlib is None:
-            from cfpromise.resources import share_dir
-            index: dict[tuple[str, str, str], str] = {}
-            root = share_dir("bundles")
-            for entry in sorted(os.listdir(root)) if os.path.isdir(root) else ():
-                if not entry.endswith(".cf") or entry == "stdlib.cf":
-                    continue
-                path = os.path.join(root, entry)
-                try:
-                    with open(path, encoding="utf-8", errors="replace") as fh:
-                        text = fh.read()
-                except OSError:
-                    continue
-                for kind, type_, name in _BLOCK.findall(text):
-                    index.setdefault((kind, type_, name), path)
-            self._stdlib = index
+            # (its own module: a run that autoloads nothing from the library, as most
+            # do, does not load its code)
+            from cfpromise.agent.stdlibindex import stdlib_index
+            self._stdlib = stdlib_index(_BLOCK)
         return self._stdlib
 
     def file_for(self, want: Want) -> tuple[str, bool] | None:
@@ -317,7 +307,6 @@ class Autoloader:
 # -- the references written in policy ----------------------------------------------------
 
 def _name(rval: ast.Rval) -> str | None:
-    from cfpromise.schema.values import is_unexpanded
     if isinstance(rval, ast.Scalar):
         name = rval.value
     elif isinstance(rval, ast.FnCall):
@@ -331,46 +320,61 @@ def _name(rval: ast.Rval) -> str | None:
 
 def static_references(policy: ast.Policy, sch: Any) -> Iterator[Want]:
     """Every bundle and body named literally in ``policy`` (module docstring)."""
+    # the attributes that can name a block (most cannot): a set, so that the others are
+    # left at once (the schema's tables are lazy mappings, each lookup a Python call)
+    naming = None
+    tables: dict[str, Any] = {}
     for bundle in policy.bundles:
         ns = bundle.namespace
         for section in bundle.sections:
-            table = sch.promise_types.get(section.name, {})
+            table = tables.get(section.name)
+            if table is None:
+                table = tables[section.name] = sch.promise_types.get(section.name, {})
             for promise in section.promises:
                 calls = False
                 for c in promise.constraints:
-                    attr = table.get(c.lval)
+                    lval = c.lval
+                    if naming is None:
+                        naming = set(BUNDLE_LVALS).union(sch.body_types.keys())
+                    if lval not in naming:
+                        continue
+                    attr = table.get(lval)
                     if attr is None:
                         continue
-                    # the name only for an attribute that can hold one (most cannot)
-                    if c.lval in BUNDLE_LVALS:
+                    if lval in BUNDLE_LVALS:
                         name = _name(c.rval)
                         if name is not None:
-                            calls = calls or c.lval == "usebundle"
-                            yield Want("bundle", BUNDLE_LVALS[c.lval], name, ns, c.coord)
-                    elif attr.type == "body" and c.lval in sch.body_types:
+                            calls = calls or lval == "usebundle"
+                            yield Want("bundle", BUNDLE_LVALS[lval], name, ns, c.coord)
+                    elif attr.type == "body":           # (a body type's name: ``naming``)
                         name = _name(c.rval)
                         if name is not None:
-                            yield Want("body", (c.lval,), name, ns, c.coord)
+                            yield Want("body", (lval,), name, ns, c.coord)
                 if section.name == "methods" and not calls and _name(
                         ast.Scalar(promise.promiser)) is not None:
                     yield Want("bundle", ("agent", "common"), promise.promiser, ns, promise.coord)
     for body in policy.bodies:
         table = sch.body_types.get(body.type, {})
         for c in body.constraints:
-            name = _name(c.rval)
-            if name is None:
+            lval = c.lval
+            if lval == "inherit_from":
+                name = _name(c.rval)
+                if name is not None:
+                    yield Want("body", (body.type,), name, body.namespace, c.coord)
                 continue
-            if c.lval == "inherit_from":
-                yield Want("body", (body.type,), name, body.namespace, c.coord)
-                continue
-            attr = table.get(c.lval)
+            attr = table.get(lval)
             if attr is None:
                 continue
-            if attr.type == "bundle" or c.lval in BUNDLE_LVALS:
-                yield Want("bundle", BUNDLE_LVALS.get(c.lval, ("agent", "common")), name,
-                           body.namespace, c.coord)
-            elif attr.type == "body" and c.lval in sch.body_types:
-                yield Want("body", (c.lval,), name, body.namespace, c.coord)
+            # (the attribute first, the name only for one that can hold a name)
+            if attr.type == "bundle" or lval in BUNDLE_LVALS:
+                name = _name(c.rval)
+                if name is not None:
+                    yield Want("bundle", BUNDLE_LVALS.get(lval, ("agent", "common")), name,
+                               body.namespace, c.coord)
+            elif attr.type == "body" and lval in sch.body_types:
+                name = _name(c.rval)
+                if name is not None:
+                    yield Want("body", (lval,), name, body.namespace, c.coord)
         if body.type == "common" and body.name == "control":
             for c in body.constraints:
                 if c.lval != "bundlesequence":

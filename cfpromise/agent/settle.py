@@ -47,6 +47,8 @@ lines it shows.
 """
 from __future__ import annotations
 
+from cfpromise.syntax import ast
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -101,10 +103,19 @@ def varying(agent: Any, promise: Any) -> bool:
     memo = agent.handler_state.setdefault("settle.varying", {})
     found = memo.get(id(promise))
     if found is None or found[0] is not promise:
-        from cfpromise.syntax import ast
-        from cfpromise.agent.promiseinfo import calls_cached
-        hit = any(isinstance(r, ast.FnCall) and r.name in VARYING
-                  for c in promise.constraints for r in ast.walk_rval(c.rval)) \
-            or (promise.get("action") is not None and calls_cached(promise))
+        hit = _calls_varying(promise)
+        if not hit and promise.get("action") is not None:
+            from cfpromise.agent.promiseinfo import calls_cached     # (rare: not on start)
+            hit = calls_cached(promise)
         found = memo[id(promise)] = (promise, hit)
     return found[1]
+
+
+def _calls_varying(promise: Any) -> bool:
+    # (loops, not any() over a generator: one that stops early costs its GeneratorExit;
+    # and the import once, not in each of the 900 promises' first call)
+    for c in promise.constraints:
+        for r in ast.walk_rval(c.rval):
+            if isinstance(r, ast.FnCall) and r.name in VARYING:
+                return True
+    return False

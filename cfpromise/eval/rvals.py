@@ -317,10 +317,18 @@ def with_value(ev: RvalEvaluator, rval: ast.Rval) -> Any:
     return as_text(value)
 
 
+# function name -> whether it collects (takes @(name) arguments as values): asked on every
+# call of a function (2,100 in a masterfiles run), answered by the schema once per name
+_COLLECTING: dict[str, bool] = {}
+
+
 def _collecting(name: str) -> bool:
-    from cfpromise.schema import schema
-    sig = schema().functions.get(name)
-    return bool(sig is not None and sig.collecting)
+    found = _COLLECTING.get(name)
+    if found is None:
+        from cfpromise.schema import schema
+        sig = schema().functions.get(name)
+        found = _COLLECTING[name] = bool(sig is not None and sig.collecting)
+    return found
 
 
 def _known() -> frozenset[str]:

@@ -28,7 +28,7 @@ from cfpromise.syntax.errors import Coord, Diagnostic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterator
+    from typing import Any, Iterator
 
 # Functions that need a CFEngine Enterprise hub or LDAP: reported by -c.
 NOT_SUPPORTED = {name: "a CFEngine Enterprise hub" for name in (
@@ -85,15 +85,24 @@ def _name_and_args(rval: ast.Rval, as_written: bool = False) -> tuple[str, int |
 
 
 def references(policy: ast.Policy, sch: Schema) -> Iterator[Reference]:
+    # the attributes that can name a block (most cannot): a set, so that the others are
+    # left at once (the schema's tables are lazy mappings, each lookup a Python call)
+    naming = None
+    tables: dict[str, Any] = {}
     for bundle in policy.bundles:
         for section in bundle.sections:
-            attrs_ = sch.promise_types.get(section.name, {})
+            attrs_ = tables.get(section.name)
+            if attrs_ is None:
+                attrs_ = tables[section.name] = sch.promise_types.get(section.name, {})
             for promise in section.promises:
                 for c in promise.constraints:
+                    if naming is None:
+                        naming = set(BUNDLE_LVALS).union(sch.body_types.keys())
+                    if c.lval not in naming:
+                        continue
                     attr = attrs_.get(c.lval)
                     if attr is None:
                         continue
-                    # the name only for an attribute that can hold one (most cannot)
                     body = attr.type == "body" and c.lval in sch.body_types
                     if not body and c.lval not in BUNDLE_LVALS:
                         continue
@@ -146,9 +155,13 @@ def _calls(policy: ast.Policy, sch: Schema) -> Iterator[ast.FnCall]:
     def attribute_type(table: dict[str, object] | None, lval: str) -> str:
         attr = (table or {}).get(lval)
         return getattr(attr, "type", "")
+    tables: dict[str, Any] = {}
     for bundle in policy.bundles:
         for section in bundle.sections:
-            table = sch.promise_types.get(section.name)
+            if section.name in tables:
+                table = tables[section.name]
+            else:
+                table = tables[section.name] = sch.promise_types.get(section.name)
             for promise in section.promises:
                 for c in promise.constraints:
                     if isinstance(c.rval, ast.Scalar):
@@ -182,8 +195,12 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
                                                  f"expected {len(target.args)} arguments, "
                                                  f"{ref.nargs} given"))
     out += duplicate_control_bodies(policy)
+    sigs: dict[str, Any] = {}
     for call in _calls(policy, sch):
-        sig = sch.functions.get(call.name)
+        if call.name in sigs:
+            sig = sigs[call.name]
+        else:
+            sig = sigs[call.name] = sch.functions.get(call.name)
         if call.name == "ifelse" and len(call.args) % 2 == 0 and not any(
                 isinstance(a, ast.Scalar) and a.value.startswith("@") for a in call.args):
             out.append(Diagnostic(call.coord, "Fatal CFEngine error: in built-in FnCall ifelse: "

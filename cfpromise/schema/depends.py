@@ -84,17 +84,6 @@ def needed_handles(promise: ast.Promise) -> tuple[tuple[str, Coord], ...]:
     return tuple(out)
 
 
-def collect(policy: ast.Policy) -> list[PromiseDeps]:
-    """Every promise of the policy, in policy order."""
-    out = []
-    for bundle in policy.bundles:
-        for section in bundle.sections:
-            for promise in section.promises:
-                out.append(PromiseDeps(bundle, section.name, promise, handle_of(promise),
-                                       needed_handles(promise)))
-    return out
-
-
 def handle_pattern(text: str) -> re.Pattern[str]:
     """A handle written with variables as a regex: each reference matches anything."""
     import re
@@ -111,31 +100,61 @@ def handle_pattern(text: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
+def _promises_with_deps(policy: ast.Policy) -> list[PromiseDeps]:
+    """Every promise of the policy with a handle or a ``depends_on``, in policy order;
+    the others (most of them: 1,745 of masterfiles' 1,847) can be neither missing, nor
+    waited for, nor on a cycle.  Each promise's constraints are scanned once, without
+    building its index of constraints (``Promise.get``): the agent checks every
+    promise of the policy at start, most of which never run."""
+    out = []
+    for bundle in policy.bundles:
+        for section in bundle.sections:
+            for promise in section.promises:
+                handle_c = depends_c = None
+                for c in promise.constraints:
+                    lval = c.lval
+                    if lval == "handle":
+                        if handle_c is None:
+                            handle_c = c
+                    elif lval == "depends_on" and depends_c is None:
+                        depends_c = c
+                if handle_c is None and depends_c is None:
+                    continue
+                out.append(PromiseDeps(bundle, section.name, promise, handle_of(promise),
+                                       needed_handles(promise)))
+    return out
+
+
 def check_dependencies(policy: ast.Policy, *, severity: str = "error",
                        complete: bool = True) -> list[Diagnostic]:
     """Missing handles and dependency cycles of ``policy`` (see the module docstring)."""
-    promises = collect(policy)
+    promises = _promises_with_deps(policy)
     defined: dict[str, list[PromiseDeps]] = {}
-    patterns: list[re.Pattern[str]] = []
+    written: list[str] = []              # handles written with variables
     for p in promises:
         if p.handle is None:
             continue
         if is_unexpanded(p.handle):
-            patterns.append(handle_pattern(p.handle))
+            written.append(p.handle)
         else:
             defined.setdefault(p.handle, []).append(p)
     out: list[Diagnostic] = []
     if complete:
-        out += _missing(promises, defined, patterns, severity)
+        out += _missing(promises, defined, written, severity)
     out += _cycles(defined, severity)
     return out
 
 
 def _missing(promises: Iterable[PromiseDeps], defined: dict[str, list[PromiseDeps]],
-             patterns: list[re.Pattern[str]], severity: str) -> Iterator[Diagnostic]:
+             written: list[str], severity: str) -> Iterator[Diagnostic]:
+    patterns: list[re.Pattern[str]] | None = None     # compiled for the first name not defined
     for p in promises:
         for name, coord in p.needs:
-            if name in defined or any(rx.fullmatch(name) for rx in patterns):
+            if name in defined:
+                continue
+            if patterns is None:
+                patterns = [handle_pattern(text) for text in written]
+            if any(rx.fullmatch(name) for rx in patterns):
                 continue
             yield Diagnostic(coord, f"depends_on names handle '{name}', which no promise "
                                     f"defines: {p.describe()} would wait for it forever",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -264,3 +265,28 @@ def test_bundles_named_with_b_load_for_the_run_and_the_graph(tmp_path: Path) -> 
     assert proc.returncode == 0 and "R: nagios:main ran" in proc.stdout
     proc = agent(tmp_path, unused, "-b", "nagios:main", "--graph=json")
     assert [b["id"] for b in json.loads(proc.stdout)["bundles"]] == ["bundle:agent:nagios:main"]
+
+
+@pytest.mark.parametrize("text", [
+    "bundle agent a\n{\n}\n  body perms p(x)\n{\n}\n",
+    "\n\n   \n\tbundle\n\n agent\n b { }\nbody   classes   c\n",
+    "bundle\nbundle agent x\n",                     # a match spanning lines, findall's way
+    "xbundle agent no\n# bundle agent no\n bundlex agent no\nbodyx y z\n",
+    "bundle agent\n",
+    "  \x0b\x0cbundle edit_line e\r\nbody common control\n",
+    "",
+])
+def test_blocks_are_findalls(text: str) -> None:
+    from cfpromise.agent import autoload, stdlibindex
+    assert stdlibindex.blocks(text, autoload._BLOCK) == autoload._BLOCK.findall(text)
+
+
+def test_blocks_of_the_standard_library_are_findalls() -> None:
+    from cfpromise.agent import autoload, stdlibindex
+    from cfpromise.resources import share_dir
+    root = share_dir("bundles")
+    for entry in sorted(os.listdir(root)):
+        if entry.endswith(".cf"):
+            with open(os.path.join(root, entry), encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            assert stdlibindex.blocks(text, autoload._BLOCK) == autoload._BLOCK.findall(text), entry

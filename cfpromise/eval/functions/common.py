@@ -212,6 +212,15 @@ def split_ref(name: str) -> tuple[str | None, str | None, str, list[str]]:
 
 
 def _split_indices(text: str) -> list[str]:
+    if text[:1] == "[" and text[-1:] == "]":
+        # the usual indices, "[a][b]", none holding a bracket: split in C (the loop
+        # below reads every character; getindices() calls this once per array entry)
+        parts = text[1:-1].split("][")
+        for part in parts:
+            if "[" in part or "]" in part:
+                break
+        else:
+            return parts
     out: list[str] = []
     depth, cur = 0, []
     for ch in text:
