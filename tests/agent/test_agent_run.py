@@ -225,3 +225,19 @@ body perms m(x) {{ mode => "$(x)"; rxdirs => "false"; }}
     assert (kinds["perms"]["old_mode"], kinds["perms"]["new_mode"]) == ("0644", "0600")
     assert kinds["content"]["diff"].endswith("+hello")
     assert target.read_text() == "hello\n"
+
+
+def test_a_relative_work_directory_is_taken_from_where_the_agent_starts(tmp_path: Path) -> None:
+    """-w relative/dir: the work directory is made absolute at start (files promises change
+    the agent's working directory, as cf-agent's do); before, the validation stamp's
+    commonpath() of an absolute policy path and a relative workdir raised ValueError."""
+    policy = tmp_path / "p.cf"
+    policy.write_text('bundle agent main\n{\n  files:\n    "$(sys.workdir)/sub/f" create => "true";\n'
+                      '  reports:\n    "wd=$(sys.workdir)";\n}\n')
+    policy.chmod(0o600)
+    proc = subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-K", "-f", str(policy),
+                           "-w", "relwd"], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert reports(proc) == [f"wd={tmp_path / 'relwd'}"]
+    assert (tmp_path / "relwd" / "sub" / "f").is_file()
