@@ -326,7 +326,6 @@ def control_bodies(agent: Any) -> None:
                         ("inventory", "source=agent", "attribute_name=Host name"))
             ctx.define_class(canonify(f"{host.value}.{domain}"), ("source=agent", "hardclass"))
         ctx.define_class(canonify(domain), ("source=agent", "hardclass"))
-    _control_log_level(agent)
     for name in _strings(agent.agent_control.get("addclasses")):
         agent.ctx.define_class(name, ("source=agent",))
     agent.abortclasses = _strings(agent.agent_control.get("abortclasses"))
@@ -484,6 +483,9 @@ def _run(agent: Any) -> int:
     agent.preliminary_convergence()
     from cfpromise.agent.precheck import check_policy
     check_policy(agent)                 # cf-agent's type check of every promise at load
+    # body agent control's inform/verbose take effect now, once the policy is loaded
+    # (KeepControlPromises): what loading said, it said at the command line's level
+    _control_log_level(agent)
     if agent.trace is not None:
         agent.trace.sequence(sequence)
     for name, args in sequence:
