@@ -216,6 +216,8 @@ class PromiseEvaluation:
             self.record(run, step, outcome, step_changes)
             if trace is not None:
                 trace.close(step)
+        if facts.fresh_c is not None:
+            ctx.fresh_calls = False     # (only this promise's calls bypass the cache)
 
     def reread_bodies(self, run: BundleRun, ptype: str, promise: ast.Promise,
                       bindings: dict[str, str]) -> None:
@@ -445,11 +447,9 @@ class PromiseEvaluation:
                                          bindings)
         except (BodyError, InheritanceError):
             return False
+        from cfpromise.eval.functions.common import int_from_string   # (rare: off the start path)
         value = body.get("ifelapsed")
-        try:
-            return value is not None and int(str(value).strip()) == 0
-        except ValueError:
-            return False
+        return isinstance(value, str) and int_from_string(value) == 0     # (IntFromString)
 
     def body(self, body_type: str, rval: ast.Rval, step: Step) -> dict[str, Any] | None:
         ref = body_reference(rval, step.ev)
