@@ -104,7 +104,7 @@ class EvalContext:
         # none: any scope may be written), and what was written into each scope before
         # its bundle ran (removed when it runs: remove_injected)
         self.bundle_names: frozenset[str] = frozenset()
-        self.injected: dict[tuple[str, str], list[str]] = {}
+        self.injected: dict[tuple[str, str], dict[str, None]] = {}   # ordered sets
         self.comments: dict[str, str] = {}   # class name or variable key -> its promise's comment
         # bumped by every class defined anew (or with other tags) or undefined: the
         # engine's fixed-point test (cfpromise.agent.settle) compares it
@@ -257,7 +257,7 @@ class EvalContext:
         bundles' vars promises wrote into its scope (cf-agent says so, as an error)."""
         names = self.injected.get((ns, bundle))
         if names:
-            for name in dict.fromkeys(names):
+            for name in names:
                 if self.vars.get(ns, bundle, name) is not None:
                     self._log("error", f"Ignoring remotely-injected variable '{name}'")
                     self.vars.remove(ns, bundle, name)

@@ -230,6 +230,12 @@ class PromiseRun:
         c = self.promise.coord
         return f"{self.promise_type} promise '{self.promiser}' in bundle '{self.bundle}' ({c.file}:{c.line})"
 
+    def belongs_to(self) -> str:
+        """cf-agent's line after a promise's error: ``Promise belongs to bundle 'b' in
+        file 'f' near line N`` (the one spelling of it for every promise type)."""
+        c = self.promise.coord
+        return f"Promise belongs to bundle '{self.bundle}' in file '{c.file}' near line {c.line}"
+
 
 if TYPE_CHECKING:
     Handler = Callable[[PromiseRun], Outcome]

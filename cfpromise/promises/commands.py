@@ -193,9 +193,7 @@ class ExecSpec:
 
 
 def _promise_ref(run: PromiseRun, level: str) -> None:
-    c = run.promise.coord
-    run.agent.log(level, f"Promise belongs to bundle '{run.bundle}' in file '{c.file}' "
-                         f"near line {c.line}")
+    run.agent.log(level, run.belongs_to())
 
 
 def _resolve_privileges(run: PromiseRun, owner: Any, group: Any) -> Privileges | None | Outcome:

@@ -154,8 +154,7 @@ def _target(step: Step, scope: str) -> tuple[str, str] | None:
                 step.log("error", "Remote bundle variable injection detected!")
                 legal = False
             else:
-                ctx.injected.setdefault((run.bundle.namespace, prefix), []).append(
-                    name[dot + 1:])
+                ctx.injected.setdefault((run.bundle.namespace, prefix), {})[name[dot + 1:]] = None
         if legal:
             return prefix, name[dot + 1:]
     if not legal:

@@ -151,9 +151,7 @@ class EditRun:
         self._result(outcome)
 
     def promise_ref(self, level: str = "error") -> None:
-        c = self.run.promise.coord
-        self.log(level, f"Promise belongs to bundle '{self.run.bundle}' in file '{c.file}' "
-                        f"near line {c.line}")
+        self.log(level, self.run.belongs_to())
 
     @property
     def outcome(self) -> Outcome:

@@ -123,9 +123,7 @@ def verify_patterns(run: PromiseRun) -> Outcome | None:
                         f"convergent while editing '{buf.filename}' (pattern still matches the "
                         f"end-state replacement string '{line}', consider use of a negative "
                         "look ahead)")
-                c = run.promise.coord
-                buf.queue("info", f"Promise belongs to bundle '{run.bundle}' in file "
-                                  f"'{c.file}' near line {c.line}")
+                buf.queue("info", run.belongs_to())
     if notfound:
         er.kept(f"No pattern '{pattern}' in '{buf.filename}'")
     return er.finish()

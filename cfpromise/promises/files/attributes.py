@@ -133,9 +133,7 @@ def read_perms(run: PromiseRun, body: dict[str, Any]) -> Perms:
         parsed = parse_mode(mode, log)
         if parsed is None:
             log("error", "Problem validating a mode string")
-            c = run.promise.coord
-            log("error", f"Promise belongs to bundle '{run.bundle}' in file '{c.file}' near line "
-                         f"{c.line}")
+            log("error", run.belongs_to())
             plus, minus = None, None
         else:
             plus, minus = parsed

@@ -153,9 +153,7 @@ class FileRun:
         return Outcome.WARN
 
     def promise_ref(self, level: str = "error") -> None:
-        c = self.run.promise.coord
-        self.log(level, f"Promise belongs to bundle '{self.run.bundle}' in file '{c.file}' "
-                        f"near line {c.line}")
+        self.log(level, self.run.belongs_to())
 
     @property
     def outcome(self) -> Outcome:

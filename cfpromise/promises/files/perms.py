@@ -75,8 +75,7 @@ def log_unknown_ids(fr: Any) -> None:
 
 def _unknown_ids_logged(fr: Any) -> None:
     perms = fr.a.perms
-    c = fr.run.promise.coord
-    ref = f"Promise belongs to bundle '{fr.run.bundle}' in file '{c.file}' near line {c.line}"
+    ref = fr.run.belongs_to()
     for uid, name in zip(perms.owners, perms.owner_names):
         if uid == UNKNOWN:
             fr.log("info", f"Could not get UID for user '{name}', (getpwnam: not found)")

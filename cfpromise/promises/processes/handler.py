@@ -210,9 +210,7 @@ def _signal_all(run: PromiseRun, matches: list[table.Process], result: _Results,
 
 
 def _promise_ref(run: PromiseRun, level: str) -> None:
-    c = run.promise.coord
-    run.agent.log(level, f"Promise belongs to bundle '{run.bundle}' in file '{c.file}' "
-                         f"near line {c.line}")
+    run.agent.log(level, run.belongs_to())
 
 
 def sanity_checks(run: PromiseRun, bounds: tuple[int, int] | None) -> None:
