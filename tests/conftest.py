@@ -1,11 +1,49 @@
 """Suite-wide: under CF_LITE_PLAIN=1 (cfpromise.fast) the tests of the speed mechanisms the
 switch turns off (marked ``fast_path``) are skipped; everything else runs on the plain path.
-Every test starts in the directory the suite was started in."""
+Every test starts in the directory the suite was started in.
+
+``make test`` runs the suite in two lanes side by side (pytest-xdist's ``-n 2``, with
+the scheduler below), so that CI's whole run stays under 30 minutes on two cores:
+
+* ``host``: the conformance ratchets (their runner spreads the tests over every core
+  itself; masterfiles' unsafe tests replace the package sources and install packages)
+  and the other tests that change the host's packages or services outside scratch
+  directories, one after the other as before, so that no two of them meet;
+* ``scratch``: everything else, one after the other in the usual order (a module's
+  fixtures are made once, in one process).
+
+The lanes are xdist's scopes (LoadScopeScheduling keeps a scope on one worker); xdist's
+own ``xdist_group`` marks cannot say it on pytest 9.2, whose node ids ignore the group
+suffix xdist 3.8 writes.  A plain ``pytest`` (no ``-n``) runs everything in one process."""
 from __future__ import annotations
 
 import pytest
 
 from cfpromise import fast
+
+# whole modules, and single tests (node id prefixes) in modules that otherwise do not
+# change the host
+HOST_LANE = ("tests/conformance/test_ratchet.py::",
+             "tests/promises/test_packages_apt.py::",
+             "tests/promises/test_packages_legacy_apt.py::",
+             "tests/promises/test_services.py::",
+             "tests/differential/test_stdlib_differential.py::test_services_sysv_script_")
+
+
+def lane(nodeid: str) -> str:
+    """The lane of one test (see the module docstring)."""
+    return "host" if nodeid.startswith(HOST_LANE) else "scratch"
+
+
+@pytest.hookimpl(optionalhook=True)     # xdist may be absent (a plain pytest)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Lanes(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return lane(nodeid)
+
+    return Lanes(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
