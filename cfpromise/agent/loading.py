@@ -122,6 +122,8 @@ def _load(agent: Any) -> None:
     progress = True
     from cfpromise.agent.autoload import Autoloader
     autoloader = agent.autoloader = Autoloader(agent)
+    from cfpromise.agent import lockwarn        # what cf-promises says while validating
+    rounds = agent.lock_rounds = lockwarn.start(agent, first)
     while True:
         _load_inputs(agent, base, seen, queue, pending, missing, progress)
         progress = False
@@ -146,6 +148,7 @@ def _load(agent: Any) -> None:
         raise LoadError(problems)
     agent.autoload = autoloader.bundle_hook       # names only known at run time
     agent.resolver.missing = autoloader.body_hook
+    lockwarn.finish(agent, rounds, first)
 
 
 def _guarded_inputs(agent: Any, policy: ast.Policy) -> list[ast.Rval]:
@@ -169,10 +172,14 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
     while queue or (pending and progress):
         if queue:
             policy = queue.pop(0)
-            for bundle in policy.bundles:
-                if bundle.type == "common":
-                    agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
-            agent.pre_evaluate_vars(policy.bundles)
+            rounds = getattr(agent, "lock_rounds", None)
+            if getattr(rounds, "entry", None) is policy:
+                _entry_round(agent, policy, rounds)
+            else:
+                for bundle in policy.bundles:
+                    if bundle.type == "common":
+                        agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+                agent.pre_evaluate_vars(policy.bundles)
             file_control(agent, policy)
             for rval in _guarded_inputs(agent, policy):
                 items = rval.items if isinstance(rval, ast.List) else (rval,)
@@ -206,6 +213,20 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
         pending[:] = still
 
 
+def _entry_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
+    """The entry file's loading, bundle by bundle, with cf-promises' round 1 of
+    :mod:`cfpromise.agent.lockwarn` beside it."""
+    for bundle in policy.bundles:
+        if bundle.type == "common":
+            before = rounds.snapshot()
+            agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+            rounds.common(bundle, before)
+    for bundle in policy.bundles:
+        if bundle.type != "common":
+            agent.pre_evaluate_vars((bundle,))
+            rounds.other(bundle)
+
+
 def evaluated_policy(path: str, workdir: str) -> ast.Policy:
     """The whole policy as the agent would load it (common bundles evaluated to resolve
     inputs), without running anything: for checks and plans.  Raises LoadError or
@@ -215,7 +236,7 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
 
 def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
                     full_check: bool = True, cache: bool = False,
-                    bundle_path: Any = ()) -> Any:
+                    bundle_path: Any = (), warn_locking: bool = False) -> Any:
     """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
     view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
     receives what loading logs.  A missing ``path`` loads nothing but the host data
@@ -228,6 +249,8 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
                   out or Output("critical", stream=io.StringIO()))
     if cache:                   # the agent's cache of parsed, validated files (cf-lite-promises)
         agent.policy_cache = _policy_cache(agent)
+    # cf-lite-promises says what cf-promises says of promise locking (cfpromise.agent.lockwarn)
+    agent.warn_locking = warn_locking
     install_facts(agent)
     if os.path.exists(path):
         load(agent)             # evaluates the common bundles as it loads their files

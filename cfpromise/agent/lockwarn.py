@@ -1,0 +1,286 @@
+"""What cf-promises says of promise locking on vars promises, at validation (issue #26).
+
+A vars promise whose action body sets ``ifelapsed`` (other than 0) or ``expireafter``
+asks for promise locking, which vars promises do not have.  cf-agent 3.21 never says so
+itself: the cf-promises it runs to validate a changed policy does (verify_vars.c, in its
+"pass 0" only), and its output reaches the agent's.  So does a classes promise of a
+common bundle (the agent's own warning for a classes promise is the classes evaluator's,
+:mod:`cfpromise.promises.classes`).  cf-promises resolves the policy twice (PolicyResolve,
+expand.c): round 1 once the entry file is read, over its bundles; round 2 once every
+input is read, over the whole policy.  In each round:
+
+* every common bundle in policy order: its vars, its classes, its vars again;
+* then every other bundle (agent, edit_line, server...): its vars once;
+* each promise once per iteration (its lists and containers expanded), when its class
+  guard, ``if`` and ``unless`` hold then; a classes promise only while its class is not
+  defined; a promiser naming a list not defined yet is printed as written.
+
+Round 1 sees the state of the entry file's own loading, bundle by bundle (a common
+bundle's first vars pass without the classes the bundle itself defines); round 2 sees
+the state after every file is loaded.  The agent prints them only when it validates
+(:func:`cfpromise.agent.augments.validating`: a policy given by ``-f`` always, else one
+changed since its last validation), cf-lite-promises always.  The classes it reads are
+cf-promises' own: ``common`` rather than ``agent``, none of the agent's ``-D`` classes or
+mode classes (cf-agent runs cf-promises with none of those switches).
+
+Nothing is called: a condition or an action body argument that calls a function makes
+the promise say nothing here (cf-promises calls it; docs/language.md, "Validation runs
+nothing"), and lists hold what cf-lite's own loading gave them.  The cost for a policy
+with no such promise is one walk over its vars sections (:func:`candidates`).
+"""
+from __future__ import annotations
+
+from cfpromise.agent.bodies import BodyError, body_reference, has_call, unparsed_ints
+from cfpromise.agent.promiseinfo import guard_info
+from cfpromise.eval.context import Frame
+from cfpromise.eval.expand import NeedIteration
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
+from cfpromise.syntax import ast, classexpr
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+_LOCKING = ("ifelapsed", "expireafter")
+# classes cf-promises does not have: the agent's own mode classes (cf-agent passes none of
+# -I, -v, -d, -n to it) and its component class
+_AGENT_ONLY = frozenset({"agent", "inform_mode", "verbose_mode", "debug_mode", "opt_debug",
+                         "opt_dry_run"})
+
+
+def _body_may_warn(agent: Any, name: str, namespace: str, ptype: str, depth: int = 0) -> bool:
+    """The action body ``name`` (or a parent) sets a locking attribute that can warn: for
+    a vars promise an ``ifelapsed`` not written as ``"0"``, any ``expireafter``."""
+    if "$" in name or depth > 20:
+        return True                         # known only once expanded
+    body = agent.resolver.find(name, "action", namespace)
+    if body is None:
+        return False                        # the run says it is undefined
+    for c in body.constraints:
+        if c.lval == "expireafter":
+            return True
+        if c.lval == "ifelapsed":
+            if not (ptype == "vars" and isinstance(c.rval, ast.Scalar) and c.rval.value == "0"):
+                return True
+        elif c.lval == "inherit_from":
+            parent = c.rval.name if isinstance(c.rval, ast.FnCall) else \
+                c.rval.value if isinstance(c.rval, ast.Scalar) else None
+            if parent and _body_may_warn(agent, parent, body.namespace, ptype, depth + 1):
+                return True
+    return False
+
+
+def _body_calls(agent: Any, name: str, namespace: str, depth: int = 0) -> bool:
+    """The action body ``name`` or a parent would call a function when read."""
+    body = agent.resolver.find(name, "action", namespace) if "$" not in name else None
+    if body is None or depth > 20:
+        return False
+    for c in body.constraints:
+        if c.lval != "inherit_from":
+            if has_call(c.rval):
+                return True
+        elif isinstance(c.rval, ast.FnCall):
+            if any(has_call(a) for a in c.rval.args) or \
+                    _body_calls(agent, c.rval.name, body.namespace, depth + 1):
+                return True
+        elif isinstance(c.rval, ast.Scalar) and \
+                _body_calls(agent, c.rval.value, body.namespace, depth + 1):
+            return True
+    return False
+
+
+def candidates(agent: Any, bundles: Any) -> list[tuple[ast.Bundle, str, ast.Promise]]:
+    """The promises of ``bundles`` that may warn: vars promises (and a common bundle's
+    classes promises) naming an action body that sets a locking attribute."""
+    found = []
+    for bundle in bundles:
+        for section in bundle.sections:
+            ptype = section.name
+            if ptype != "vars" and (ptype != "classes" or bundle.type != "common"):
+                continue
+            for promise in section.promises:
+                c = promise.get("action")
+                if c is None:
+                    continue
+                name = c.rval.name if isinstance(c.rval, ast.FnCall) else \
+                    c.rval.value if isinstance(c.rval, ast.Scalar) else None
+                if name and _body_may_warn(agent, name, bundle.namespace, ptype):
+                    found.append((bundle, ptype, promise))
+    return found
+
+
+class Rounds:
+    """cf-promises' rounds for one load (see the module docstring)."""
+
+    def __init__(self, agent: Any, entry: ast.Policy, as_agent: bool, validates: bool) -> None:
+        self.agent = agent
+        self.entry = entry
+        self.as_agent = as_agent
+        self.validates = validates      # cf-promises runs (always for cf-lite-promises)
+        self.lines: list[tuple[str, str]] = []      # (promise type, message), in order
+
+    # -- cf-promises' classes -------------------------------------------------------
+    def _defined(self, snapshot: Any = None) -> Callable[[str], bool]:
+        ctx = self.agent.ctx
+        table = ctx.class_table if snapshot is None else snapshot
+        defined = ctx.class_defined if snapshot is None else \
+            (lambda name: name == "any" or ctx.class_key(name, ctx.frame.namespace) in table)
+        if not self.as_agent:
+            return lambda name: name == "common" or (name != "agent" and defined(name))
+
+        def seen(name: str) -> bool:
+            if name == "common":
+                return True
+            if name in _AGENT_ONLY or not defined(name):
+                return False
+            tags = table.get(ctx.class_key(name, ctx.frame.namespace), ())
+            return "source=environment" not in tags      # -D: not given to cf-promises
+        return seen
+
+    def snapshot(self) -> dict[str, tuple[str, ...]]:
+        return dict(self.agent.ctx.class_table)
+
+    # -- the rounds -----------------------------------------------------------------
+    def common(self, bundle: ast.Bundle, before: dict[str, tuple[str, ...]]) -> None:
+        """Round 1, a common bundle of the entry file just loaded (``before``: the
+        classes before it was evaluated)."""
+        self._bundle(bundle, [("vars", before, None), ("classes", None, before),
+                              ("vars", None, None)])
+
+    def other(self, bundle: ast.Bundle) -> None:
+        """Round 1, a bundle of the entry file that is not common, its vars just loaded."""
+        self._bundle(bundle, [("vars", None, None)])
+
+    def whole(self) -> None:
+        """Round 2, the whole policy once every file is read."""
+        bundles = self.agent.policy.bundles
+        for bundle in bundles:
+            if bundle.type == "common":
+                self._bundle(bundle, [("vars", None, None), ("classes", None, None),
+                                      ("vars", None, None)])
+        for bundle in bundles:
+            if bundle.type != "common":
+                self._bundle(bundle, [("vars", None, None)])
+
+    def emit(self) -> None:
+        """What cf-promises said (when it ran), then -- the agent's own loading resolves
+        the policy as cf-promises does -- what the agent's loading says itself: only the
+        classes promises' warnings (its vars promises say nothing)."""
+        log = self.agent.out.log
+        if self.validates:
+            for _, line in self.lines:
+                log("warning", line)
+        if self.as_agent:
+            for ptype, line in self.lines:
+                if ptype == "classes":
+                    log("warning", line)
+        self.lines = []
+
+    def _bundle(self, bundle: ast.Bundle, passes: list[tuple[str, Any, Any]]) -> None:
+        wanted = {id(p) for b, _, p in candidates(self.agent, (bundle,))}
+        if not wanted:
+            return
+        ctx = self.agent.ctx
+        ctx.push(Frame(bundle.namespace, bundle.name, bundle))
+        try:
+            for ptype, guard_state, class_state in passes:
+                section = bundle.section(ptype)
+                if section is None:
+                    continue
+                guards = self._defined(guard_state)
+                classes = self._defined(class_state) if ptype == "classes" else None
+                for promise in section.promises:
+                    if id(promise) in wanted:
+                        self._promise(ptype, promise, guards, classes)
+        finally:
+            ctx.pop()
+
+    def _promise(self, ptype: str, promise: ast.Promise, guards: Callable[[str], bool],
+                 classes: Callable[[str], bool] | None) -> None:
+        agent, ctx = self.agent, self.agent.ctx
+        facts = guard_info(agent.infos, promise)
+        if facts.guarded and (facts.guard is None or not classexpr.evaluate(facts.guard, guards)):
+            return
+        if promise.varclass is not None:
+            exp = ctx.expander()
+            try:
+                guard = exp.expand(promise.varclass)
+            except NeedIteration:
+                return                      # a guard per iteration: left alone
+            if exp.unresolved or not ctx.eval_class_expr(guard):
+                return
+        for c in promise.constraints:
+            if c.lval in ("if", "ifvarclass", "unless") and has_call(c.rval):
+                return                      # cf-promises calls it; nothing is called here
+        action = promise.get("action")
+        if isinstance(action.rval, ast.FnCall) and any(has_call(a) for a in action.rval.args):
+            return
+        name = action.rval.name if isinstance(action.rval, ast.FnCall) else \
+            action.rval.value if isinstance(action.rval, ast.Scalar) else ""
+        if _body_calls(agent, name, promise_ns(ctx)):
+            return
+        for bindings in agent.iterations(promise):
+            ev = RvalEvaluator(ctx, bindings)
+            if agent.conditions(promise, ev, False) is not True:
+                continue
+            promiser = ev.text(promise.promiser)
+            if classes is not None:
+                from cfpromise.eval.canon import canonify
+                if classes(canonify(promiser)):
+                    continue
+            ref = body_reference(action.rval, ev)
+            if ref is None:
+                continue
+            try:
+                values = agent.resolver.resolve("action", ref[0], ref[1], promise_ns(ctx),
+                                                bindings)
+            except BodyError:
+                continue
+            self._say(ptype, promiser, values)
+
+    def _say(self, ptype: str, promiser: str, values: dict[str, Any]) -> None:
+        from cfpromise.eval.functions.common import CF_NOINT, int_from_string
+        unparsed_ints(self.agent.out, "action", values)
+        for lval in _LOCKING:
+            value = values.get(lval)
+            if not isinstance(value, str) or value is UNRESOLVED:
+                continue
+            number = int_from_string(value)
+            if number == CF_NOINT or (lval == "ifelapsed" and number == 0 and ptype == "vars"):
+                continue
+            self.lines.append((ptype, f"{lval} attribute specified in action body for {ptype} promise "
+                              f"'{promiser}', but {ptype} promises do not support promise "
+                              "locking"))
+
+
+def promise_ns(ctx: Any) -> str:
+    return ctx.frame.namespace or "default"
+
+
+def start(agent: Any, entry: ast.Policy) -> Rounds | bool:
+    """Round 1's Rounds when the entry file may warn; else True (the whole policy may
+    still warn: :func:`finish` decides)."""
+    if not candidates(agent, entry.bundles):
+        return True
+    return _rounds(agent, entry)
+
+
+def _rounds(agent: Any, entry: ast.Policy) -> Rounds:
+    as_agent = not getattr(agent, "warn_locking", False)
+    validates = True
+    if as_agent:
+        from cfpromise.agent.augments import validating
+        validates = validating(agent)
+    return Rounds(agent, entry, as_agent, validates)
+
+
+def finish(agent: Any, rounds: Rounds | bool, entry: ast.Policy) -> None:
+    """Round 2, once every file is read (for a policy whose entry file had no candidate,
+    the walk over the whole policy decides), and what the rounds said."""
+    if rounds is True:
+        if not candidates(agent, agent.policy.bundles):
+            return
+        rounds = _rounds(agent, entry)
+    if isinstance(rounds, Rounds):
+        rounds.whole()
+        rounds.emit()
