@@ -15,7 +15,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments
+from cfpromise.agent import augments, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.eval.context import Frame
@@ -122,8 +122,6 @@ def _load(agent: Any) -> None:
     progress = True
     from cfpromise.agent.autoload import Autoloader
     autoloader = agent.autoloader = Autoloader(agent)
-    from cfpromise.agent import lockwarn        # what cf-promises says while validating
-    rounds = agent.lock_rounds = lockwarn.start(agent, first)
     while True:
         _load_inputs(agent, base, seen, queue, pending, missing, progress)
         progress = False
@@ -148,7 +146,7 @@ def _load(agent: Any) -> None:
         raise LoadError(problems)
     agent.autoload = autoloader.bundle_hook       # names only known at run time
     agent.resolver.missing = autoloader.body_hook
-    lockwarn.finish(agent, rounds, first)
+    lockwarn.finish(agent)
 
 
 def _guarded_inputs(agent: Any, policy: ast.Policy) -> list[ast.Rval]:
@@ -172,9 +170,9 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
     while queue or (pending and progress):
         if queue:
             policy = queue.pop(0)
-            rounds = getattr(agent, "lock_rounds", None)
-            if getattr(rounds, "entry", None) is policy:
-                _entry_round(agent, policy, rounds)
+            rounds = lockwarn.for_file(agent, policy)
+            if rounds is not None:
+                _file_round(agent, policy, rounds)
             else:
                 for bundle in policy.bundles:
                     if bundle.type == "common":
@@ -213,9 +211,9 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
         pending[:] = still
 
 
-def _entry_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
-    """The entry file's loading, bundle by bundle, with cf-promises' round 1 of
-    :mod:`cfpromise.agent.lockwarn` beside it."""
+def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
+    """A file's loading, bundle by bundle, with cf-promises' round for that file
+    (:mod:`cfpromise.agent.lockwarn`) beside it."""
     for bundle in policy.bundles:
         if bundle.type == "common":
             before = rounds.snapshot()

@@ -112,9 +112,10 @@ def candidates(agent: Any, bundles: Any) -> list[tuple[ast.Bundle, str, ast.Prom
 class Rounds:
     """cf-promises' rounds for one load (see the module docstring)."""
 
-    def __init__(self, agent: Any, entry: ast.Policy, as_agent: bool, validates: bool) -> None:
+    def __init__(self, agent: Any, as_agent: bool, validates: bool) -> None:
         self.agent = agent
-        self.entry = entry
+        # a file's own round resolves its own policy: only the action bodies it defines
+        self.file_bodies: set[tuple[str, str]] | None = None
         self.as_agent = as_agent
         self.validates = validates      # cf-promises runs (always for cf-lite-promises)
         self.lines: list[tuple[str, str]] = []      # (promise type, message), in order
@@ -142,17 +143,17 @@ class Rounds:
 
     # -- the rounds -----------------------------------------------------------------
     def common(self, bundle: ast.Bundle, before: dict[str, tuple[str, ...]]) -> None:
-        """Round 1, a common bundle of the entry file just loaded (``before``: the
+        """A file's round, a common bundle of the file just loaded (``before``: the
         classes before it was evaluated)."""
         self._bundle(bundle, [("vars", before, None), ("classes", None, before),
                               ("vars", None, None)])
 
     def other(self, bundle: ast.Bundle) -> None:
-        """Round 1, a bundle of the entry file that is not common, its vars just loaded."""
+        """A file's round, a bundle of the file that is not common, its vars just loaded."""
         self._bundle(bundle, [("vars", None, None)])
 
     def whole(self) -> None:
-        """Round 2, the whole policy once every file is read."""
+        """The last round, the whole policy once every file is read."""
         bundles = self.agent.policy.bundles
         for bundle in bundles:
             if bundle.type == "common":
@@ -219,6 +220,10 @@ class Rounds:
             action.rval.value if isinstance(action.rval, ast.Scalar) else ""
         if _body_calls(agent, name, promise_ns(ctx)):
             return
+        if self.file_bodies is not None and "$" not in name:
+            body = agent.resolver.find(name, "action", promise_ns(ctx))
+            if body is None or (body.namespace, body.name) not in self.file_bodies:
+                return                      # not in this file: cf-promises has none yet
         for bindings in agent.iterations(promise):
             ev = RvalEvaluator(ctx, bindings)
             if agent.conditions(promise, ev, False) is not True:
@@ -257,30 +262,27 @@ def promise_ns(ctx: Any) -> str:
     return ctx.frame.namespace or "default"
 
 
-def start(agent: Any, entry: ast.Policy) -> Rounds | bool:
-    """Round 1's Rounds when the entry file may warn; else True (the whole policy may
-    still warn: :func:`finish` decides)."""
-    if not candidates(agent, entry.bundles):
-        return True
-    return _rounds(agent, entry)
+def for_file(agent: Any, policy: ast.Policy) -> Rounds | None:
+    """The agent's Rounds when the file just read may warn (made on first need), else
+    None: the file loads as usual."""
+    if not candidates(agent, policy.bundles):
+        return None
+    rounds = getattr(agent, "lock_rounds", None)
+    if rounds is None:
+        as_agent = not getattr(agent, "warn_locking", False)
+        validates = True
+        if as_agent:
+            from cfpromise.agent.augments import validating
+            validates = validating(agent)
+        rounds = agent.lock_rounds = Rounds(agent, as_agent, validates)
+    rounds.file_bodies = {(b.namespace, b.name) for b in policy.bodies if b.type == "action"}
+    return rounds
 
 
-def _rounds(agent: Any, entry: ast.Policy) -> Rounds:
-    as_agent = not getattr(agent, "warn_locking", False)
-    validates = True
-    if as_agent:
-        from cfpromise.agent.augments import validating
-        validates = validating(agent)
-    return Rounds(agent, entry, as_agent, validates)
-
-
-def finish(agent: Any, rounds: Rounds | bool, entry: ast.Policy) -> None:
-    """Round 2, once every file is read (for a policy whose entry file had no candidate,
-    the walk over the whole policy decides), and what the rounds said."""
-    if rounds is True:
-        if not candidates(agent, agent.policy.bundles):
-            return
-        rounds = _rounds(agent, entry)
-    if isinstance(rounds, Rounds):
+def finish(agent: Any) -> None:
+    """Round 2, once every file is read, and what the rounds said."""
+    rounds = getattr(agent, "lock_rounds", None)
+    if rounds is not None:
+        rounds.file_bodies = None
         rounds.whole()
         rounds.emit()
