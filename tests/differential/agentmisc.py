@@ -10,6 +10,10 @@ an agent command line, and what must agree between the two agents (:func:`observ
   each JSON value becomes a variable;
 * fatal errors: what is printed, the exit code, and no ``--show-evaluated-*`` table
   after them;
+* what the cf-promises that cf-agent runs to validate says of promise locking (vars
+  promises, a common bundle's classes promises, whose action body sets ``ifelapsed``
+  or ``expireafter``): in common, agent, edit_line and server bundles, guarded by hard,
+  common, agent-bundle and ``-D`` classes, iterated, in inputs, under ``-n`` and ``-b``;
 * the dry run: ``restart_class`` of processes, signals and stop commands under
   ``-n``, and files promises whose directories do not exist (the trees live under
   each agent's own ``$(sys.workdir)``, so the two runs never see each other's work).
