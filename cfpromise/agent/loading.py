@@ -216,13 +216,11 @@ def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
     (:mod:`cfpromise.agent.lockwarn`) beside it."""
     for bundle in policy.bundles:
         if bundle.type == "common":
-            before = rounds.snapshot()
-            agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
-            rounds.common(bundle, before)
+            rounds.load_bundle(bundle, lambda b=bundle: agent.run_bundle(
+                b, [], types=LOAD_EVALUATION))
     for bundle in policy.bundles:
         if bundle.type != "common":
-            agent.pre_evaluate_vars((bundle,))
-            rounds.other(bundle)
+            rounds.load_bundle(bundle, lambda b=bundle: agent.pre_evaluate_vars((b,)))
 
 
 def evaluated_policy(path: str, workdir: str) -> ast.Policy:

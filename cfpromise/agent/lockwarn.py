@@ -121,11 +121,9 @@ class Rounds:
         self.lines: list[tuple[str, str]] = []      # (promise type, message), in order
 
     # -- cf-promises' classes -------------------------------------------------------
-    def _defined(self, snapshot: Any = None) -> Callable[[str], bool]:
+    def _defined(self) -> Callable[[str], bool]:
         ctx = self.agent.ctx
-        table = ctx.class_table if snapshot is None else snapshot
-        defined = ctx.class_defined if snapshot is None else \
-            (lambda name: name == "any" or ctx.class_key(name, ctx.frame.namespace) in table)
+        defined = ctx.class_defined
         if not self.as_agent:
             return lambda name: name == "common" or (name != "agent" and defined(name))
 
@@ -134,34 +132,85 @@ class Rounds:
                 return True
             if name in _AGENT_ONLY or not defined(name):
                 return False
-            tags = table.get(ctx.class_key(name, ctx.frame.namespace), ())
+            tags = ctx.class_table.get(ctx.class_key(name, ctx.frame.namespace), ())
             return "source=environment" not in tags      # -D: not given to cf-promises
         return seen
 
-    def snapshot(self) -> dict[str, tuple[str, ...]]:
-        return dict(self.agent.ctx.class_table)
-
     # -- the rounds -----------------------------------------------------------------
-    def common(self, bundle: ast.Bundle, before: dict[str, tuple[str, ...]]) -> None:
-        """A file's round, a common bundle of the file just loaded (``before``: the
-        classes before it was evaluated)."""
-        self._bundle(bundle, [("vars", before, None), ("classes", None, before),
-                              ("vars", None, None)])
+    def load_bundle(self, bundle: ast.Bundle, evaluate: Callable[[], Any]) -> None:
+        """A file's round for ``bundle``, which ``evaluate`` loads (a common bundle's
+        evaluation, another's vars): each phase of cf-promises' BundleResolve is worked
+        out when cf-lite's own loading meets the promise in the same state -- a common
+        bundle's first vars pass (before its classes), its classes, its vars once the
+        classes are known; another bundle's vars -- through the engine's promise hook
+        (which also turns off its settling meanwhile); a phase the loading does not
+        meet (a common bundle with no classes section evaluates its vars once) is
+        worked out after it, in its order."""
+        wanted = {id(p): ptype for _, ptype, p in candidates(self.agent, (bundle,))}
+        if not wanted:
+            evaluate()
+            return
+        agent = self.agent
+        common = bundle.type == "common"
+        first_pass = 1 if common else 0
+        seen: dict[int, list[str]] = {}
+        phases: dict[str, list[str]] = {"A": [], "C": [], "B": []}
+        previous = agent.promise_filter
 
-    def other(self, bundle: ast.Bundle) -> None:
-        """A file's round, a bundle of the file that is not common, its vars just loaded."""
-        self._bundle(bundle, [("vars", None, None)])
+        def hook(run: Any, ptype: str, promise: ast.Promise) -> bool:
+            if run.bundle is bundle and run.pass_no == first_pass and id(promise) in wanted:
+                done = seen.setdefault(id(promise), [])
+                phase = ("C" if not done else None) if ptype == "classes" else \
+                    "A" if not done else "B" if common and done == ["A"] else None
+                if phase is not None:
+                    done.append(phase)
+                    self.lines, before = [], self.lines
+                    self._promise(ptype, promise, self._defined(), self._classes(ptype))
+                    phases[phase] += self.lines
+                    self.lines = before
+            return previous is None or previous(run, ptype, promise)
+
+        agent.promise_filter = hook
+        try:
+            evaluate()
+        finally:
+            agent.promise_filter = previous
+        missing = {"A": [], "C": [], "B": []}
+        for section in bundle.sections:
+            for promise in section.promises:
+                if id(promise) not in wanted:
+                    continue
+                done = seen.get(id(promise), [])
+                due = ["C"] if section.name == "classes" else ["A", "B"] if common else ["A"]
+                for phase in due:
+                    if phase not in done:
+                        missing[phase].append((section.name, promise))
+        ctx = agent.ctx
+        for phase in ("A", "C", "B"):
+            if missing[phase]:
+                ctx.push(Frame(bundle.namespace, bundle.name, bundle))
+                try:
+                    self.lines, before = [], self.lines
+                    for ptype, promise in missing[phase]:
+                        self._promise(ptype, promise, self._defined(), self._classes(ptype))
+                    phases[phase] += self.lines
+                    self.lines = before
+                finally:
+                    ctx.pop()
+            self.lines += phases[phase]
+
+    def _classes(self, ptype: str) -> Callable[[str], bool] | None:
+        return self._defined() if ptype == "classes" else None
 
     def whole(self) -> None:
         """The last round, the whole policy once every file is read."""
         bundles = self.agent.policy.bundles
         for bundle in bundles:
             if bundle.type == "common":
-                self._bundle(bundle, [("vars", None, None), ("classes", None, None),
-                                      ("vars", None, None)])
+                self._bundle(bundle, ("vars", "classes", "vars"))
         for bundle in bundles:
             if bundle.type != "common":
-                self._bundle(bundle, [("vars", None, None)])
+                self._bundle(bundle, ("vars",))
 
     def emit(self) -> None:
         """What cf-promises said (when it ran), then -- the agent's own loading resolves
@@ -177,22 +226,20 @@ class Rounds:
                     log("warning", line)
         self.lines = []
 
-    def _bundle(self, bundle: ast.Bundle, passes: list[tuple[str, Any, Any]]) -> None:
+    def _bundle(self, bundle: ast.Bundle, passes: tuple[str, ...]) -> None:
         wanted = {id(p) for b, _, p in candidates(self.agent, (bundle,))}
         if not wanted:
             return
         ctx = self.agent.ctx
         ctx.push(Frame(bundle.namespace, bundle.name, bundle))
         try:
-            for ptype, guard_state, class_state in passes:
+            for ptype in passes:
                 section = bundle.section(ptype)
                 if section is None:
                     continue
-                guards = self._defined(guard_state)
-                classes = self._defined(class_state) if ptype == "classes" else None
                 for promise in section.promises:
                     if id(promise) in wanted:
-                        self._promise(ptype, promise, guards, classes)
+                        self._promise(ptype, promise, self._defined(), self._classes(ptype))
         finally:
             ctx.pop()
 

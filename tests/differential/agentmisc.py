@@ -465,6 +465,10 @@ _LOCKING = {
                      '  "v" string => "x", action => elapsed("$(g.n)");\nreports:\n  "r";\n}\n',
     "numbers": 'bundle agent main {\nvars:\n  "v" string => "x", action => elapsed("inf");\n'
                '  "u" string => "x", action => elapsed("2k");\nreports:\n  "r";\n}\n',
+    "numbers_bad": 'bundle agent main {\nvars:\n  "v" string => "x", action => elapsed("abc");\n'
+                   '  "w" string => "x", action => expire("1x");\nreports:\n  "r";\n}\n',
+    "list_after": 'bundle agent main {\nvars:\n  "v_$(l)" string => "x", action => elapsed("5");\n'
+                  '  "l" slist => { "a", "b" };\nreports:\n  "r";\n}\n',
     "if_unless": 'bundle agent main {\nvars:\n  "v" string => "x", action => elapsed("5"), if => "linux";\n'
                  '  "w" string => "x", action => elapsed("5"), unless => "linux";\nreports:\n  "r";\n}\n',
     "varclass": 'bundle agent main {\nvars:\n  "c" string => "linux";\n  "$(c)"::\n'
