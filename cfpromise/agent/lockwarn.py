@@ -5,9 +5,10 @@ asks for promise locking, which vars promises do not have.  cf-agent 3.21 never 
 itself: the cf-promises it runs to validate a changed policy does (verify_vars.c, in its
 "pass 0" only), and its output reaches the agent's.  So does a classes promise of a
 common bundle (the agent's own warning for a classes promise is the classes evaluator's,
-:mod:`cfpromise.promises.classes`).  cf-promises resolves the policy twice (PolicyResolve,
-expand.c): round 1 once the entry file is read, over its bundles; round 2 once every
-input is read, over the whole policy.  In each round:
+:mod:`cfpromise.promises.classes`).  cf-promises resolves the policy as it reads it
+(PolicyResolve, expand.c): each file once it is read, over that file's own bundles and
+with that file's own action bodies only; then the whole policy once every input is read.
+In each round:
 
 * every common bundle in policy order: its vars, its classes, its vars again;
 * then every other bundle (agent, edit_line, server...): its vars once;
@@ -15,11 +16,13 @@ input is read, over the whole policy.  In each round:
   guard, ``if`` and ``unless`` hold then; a classes promise only while its class is not
   defined; a promiser naming a list not defined yet is printed as written.
 
-Round 1 sees the state of the entry file's own loading, bundle by bundle (a common
-bundle's first vars pass without the classes the bundle itself defines); round 2 sees
-the state after every file is loaded.  The agent prints them only when it validates
-(:func:`cfpromise.agent.augments.validating`: a policy given by ``-f`` always, else one
-changed since its last validation), cf-lite-promises always.  The classes it reads are
+A file's round is worked out as cf-lite's own loading of that file meets each promise
+(:meth:`Rounds.load_bundle`), so it sees the same state: a common bundle's first vars
+pass without the classes the bundle defines, a list defined further down not yet
+defined.  The last round sees the state once every file is loaded.  Everything is
+printed once the policy is loaded, cf-promises' lines first.  The agent prints them
+only when it validates (:func:`cfpromise.agent.augments.validating`: a policy given by
+``-f`` always, else one changed since its last validation), cf-lite-promises always.  The classes it reads are
 cf-promises' own: ``common`` rather than ``agent``, none of the agent's ``-D`` classes or
 mode classes (cf-agent runs cf-promises with none of those switches).
 
@@ -249,14 +252,16 @@ class Rounds:
         facts = guard_info(agent.infos, promise)
         if facts.guarded and (facts.guard is None or not classexpr.evaluate(facts.guard, guards)):
             return
+        iterated_guard = False
         if promise.varclass is not None:
-            exp = ctx.expander()
+            exp = ctx.expander(iterate=True)
             try:
                 guard = exp.expand(promise.varclass)
             except NeedIteration:
-                return                      # a guard per iteration: left alone
-            if exp.unresolved or not ctx.eval_class_expr(guard):
-                return
+                iterated_guard = True       # "$(list)":: a guard per iteration
+            else:
+                if exp.unresolved or not ctx.eval_class_expr(guard):
+                    return
         for c in promise.constraints:
             if c.lval in ("if", "ifvarclass", "unless") and has_call(c.rval):
                 return                      # cf-promises calls it; nothing is called here
@@ -271,7 +276,9 @@ class Rounds:
             body = agent.resolver.find(name, "action", promise_ns(ctx))
             if body is None or (body.namespace, body.name) not in self.file_bodies:
                 return                      # not in this file: cf-promises has none yet
-        for bindings in agent.iterations(promise):
+        for bindings in agent.iterations(promise, iterated_guard):
+            if iterated_guard and not agent.guard_holds(promise.varclass, bindings):
+                continue
             ev = RvalEvaluator(ctx, bindings)
             if agent.conditions(promise, ev, False) is not True:
                 continue
