@@ -208,6 +208,7 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 included = _read(agent, full)
                 agent.add_policy(included)
                 queue.append(included)
+                lockwarn.named(agent, included, naming)
         pending[:] = still
 
 

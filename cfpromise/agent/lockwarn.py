@@ -122,6 +122,7 @@ class Rounds:
         self.as_agent = as_agent
         self.validates = validates      # cf-promises runs (always for cf-lite-promises)
         self.lines: list[tuple[str, str]] = []      # (promise type, message), in order
+        self.by_file: list[tuple[tuple[int, ...], list[tuple[str, str]]]] = []
 
     # -- cf-promises' classes -------------------------------------------------------
     def _defined(self) -> Callable[[str], bool]:
@@ -316,6 +317,15 @@ def promise_ns(ctx: Any) -> str:
     return ctx.frame.namespace or "default"
 
 
+def named(agent: Any, included: ast.Policy, naming: str) -> None:
+    """Note where ``included`` stands in cf-promises' reading order: depth first, each
+    file's inputs in the order it names them (cf-lite reads them breadth first)."""
+    order = agent.__dict__.setdefault("input_order", {})
+    count = order.get(("#", naming), 0)
+    order[("#", naming)] = count + 1
+    order[included.path] = order.get(naming, ()) + (count,)
+
+
 def for_file(agent: Any, policy: ast.Policy) -> Rounds | None:
     """The agent's Rounds when the file just read may warn (made on first need), else
     None: the file loads as usual."""
@@ -330,6 +340,12 @@ def for_file(agent: Any, policy: ast.Policy) -> Rounds | None:
             validates = validating(agent)
         rounds = agent.lock_rounds = Rounds(agent, as_agent, validates)
     rounds.file_bodies = {(b.namespace, b.name) for b in policy.bodies if b.type == "action"}
+    # this file's lines, placed at its turn in cf-promises' order (a file found on the
+    # bundle path, cf-lite's own, last)
+    key = () if policy.path == agent.options.file else \
+        agent.__dict__.get("input_order", {}).get(policy.path, (1 << 30,))
+    rounds.lines = []
+    rounds.by_file.append((key, rounds.lines))
     return rounds
 
 
@@ -338,5 +354,7 @@ def finish(agent: Any) -> None:
     rounds = getattr(agent, "lock_rounds", None)
     if rounds is not None:
         rounds.file_bodies = None
+        rounds.by_file.sort(key=lambda item: item[0])
+        rounds.lines = [line for _, lines in rounds.by_file for line in lines]
         rounds.whole()
         rounds.emit()

@@ -526,6 +526,14 @@ case("locking_input_bodies", {"promises.cf": _LOCKING_CONTROL + 'bundle agent ma
                               "lib.cf": 'bundle common libg {\nvars:\n  "w" string => "x", action => elapsed("5");\n'
                                         'classes:\n  "gc" expression => "any", action => elapsed("5");\n}\n'
                                         + _LOCKING_BODIES})
+case("locking_input_nested", {"promises.cf": 'body common control {\n  bundlesequence => { "main" };\n'
+                                             '  inputs => { "a.cf", "b.cf" };\n}\nbundle agent main {\nreports:\n  "r";\n}\n',
+                              "a.cf": 'body file control {\n  inputs => { "c.cf" };\n}\nbundle agent ab {\nvars:\n'
+                                      '  "va" string => "x", action => ea("1");\n}\nbody action ea(n) {\n  ifelapsed => "$(n)";\n}\n',
+                              "b.cf": 'bundle common bb {\nvars:\n  "vb" string => "x", action => eb("2");\n}\n'
+                                      'body action eb(n) {\n  ifelapsed => "$(n)";\n}\n',
+                              "c.cf": 'bundle agent cb {\nvars:\n  "vc" string => "x", action => ec("3");\n}\n'
+                                      'body action ec(n) {\n  expireafter => "$(n)";\n}\n'})
 case("locking_input_class", {"promises.cf": _LOCKING_CONTROL + 'bundle agent main {\nvars:\n  lc::\n'
                                             '    "v" string => "x", action => elapsed("5");\nreports:\n  "r";\n}\n'
                                             'bundle common g {\nvars:\n  lc::\n'
