@@ -307,21 +307,17 @@ def load(agent: Any, entry: str) -> None:
         _load(agent, entry)
     finally:
         del agent.out.log
-    if errors and _validating(agent):
+    if errors and validating(agent):
         for message in errors:
             log("error", message)
 
 
-def _validating(agent: Any) -> bool:
-    from cfpromise.agent.validated import VALIDATED, autotag_dir, needs_validation
+def validating(agent: Any) -> bool:
+    """Whether this agent run validates its policy (as cf-agent runs cf-promises then)."""
     if agent.options.file is None:
         return False
     tagger = next((o for o in agent.observers if hasattr(o, "explicit_file")), None)
-    if tagger is None:
-        return False
-    workdir = agent.options.workdir
-    return needs_validation(workdir, agent.options.file,
-                            os.path.join(autotag_dir(workdir, tagger.explicit_file), VALIDATED))
+    return tagger is not None and tagger.validates(agent)
 
 
 def _load(agent: Any, entry: str) -> None:

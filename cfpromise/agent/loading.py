@@ -15,7 +15,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments
+from cfpromise.agent import augments, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.eval.context import Frame
@@ -146,6 +146,7 @@ def _load(agent: Any) -> None:
         raise LoadError(problems)
     agent.autoload = autoloader.bundle_hook       # names only known at run time
     agent.resolver.missing = autoloader.body_hook
+    lockwarn.finish(agent)
 
 
 def _guarded_inputs(agent: Any, policy: ast.Policy) -> list[ast.Rval]:
@@ -169,10 +170,14 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
     while queue or (pending and progress):
         if queue:
             policy = queue.pop(0)
-            for bundle in policy.bundles:
-                if bundle.type == "common":
-                    agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
-            agent.pre_evaluate_vars(policy.bundles)
+            rounds = lockwarn.for_file(agent, policy)
+            if rounds is not None:
+                _file_round(agent, policy, rounds)
+            else:
+                for bundle in policy.bundles:
+                    if bundle.type == "common":
+                        agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+                agent.pre_evaluate_vars(policy.bundles)
             file_control(agent, policy)
             for rval in _guarded_inputs(agent, policy):
                 items = rval.items if isinstance(rval, ast.List) else (rval,)
@@ -203,7 +208,20 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 included = _read(agent, full)
                 agent.add_policy(included)
                 queue.append(included)
+                lockwarn.named(agent, included, naming)
         pending[:] = still
+
+
+def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
+    """A file's loading, bundle by bundle, with cf-promises' round for that file
+    (:mod:`cfpromise.agent.lockwarn`) beside it."""
+    for bundle in policy.bundles:
+        if bundle.type == "common":
+            rounds.load_bundle(bundle, lambda b=bundle: agent.run_bundle(
+                b, [], types=LOAD_EVALUATION))
+    for bundle in policy.bundles:
+        if bundle.type != "common":
+            rounds.load_bundle(bundle, lambda b=bundle: agent.pre_evaluate_vars((b,)))
 
 
 def evaluated_policy(path: str, workdir: str) -> ast.Policy:
@@ -215,7 +233,7 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
 
 def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
                     full_check: bool = True, cache: bool = False,
-                    bundle_path: Any = ()) -> Any:
+                    bundle_path: Any = (), warn_locking: bool = False) -> Any:
     """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
     view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
     receives what loading logs.  A missing ``path`` loads nothing but the host data
@@ -228,6 +246,8 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
                   out or Output("critical", stream=io.StringIO()))
     if cache:                   # the agent's cache of parsed, validated files (cf-lite-promises)
         agent.policy_cache = _policy_cache(agent)
+    # cf-lite-promises says what cf-promises says of promise locking (cfpromise.agent.lockwarn)
+    agent.warn_locking = warn_locking
     install_facts(agent)
     if os.path.exists(path):
         load(agent)             # evaluates the common bundles as it loads their files

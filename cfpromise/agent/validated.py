@@ -17,7 +17,11 @@ The tagged directory is the masterfiles directory, or the state directory when
 the policy file was given with ``-f``.  The agent validates (and tags) only
 when needed: when the policy file is outside the inputs directory, or when it,
 a file under the inputs directory, or ``policy_server.dat`` is newer than the
-timestamp of ``cf_promises_validated``.  Both files are written as cf-agent
+timestamp of the marker it reads.  That is ``cf_promises_validated`` of the
+tagged directory, except under ``-f``: cf-agent 3.21 then reads
+``state/validated_<the -f argument, canonified>`` (GetPromisesValidatedFile with
+no directory given), a file it never writes, so a policy given by ``-f`` is
+validated (cf-promises run) at every run, in the inputs directory or not.  Both files are written as cf-agent
 writes them: mode 0600, JSON with two-space indentation, no final newline.
 """
 from __future__ import annotations
@@ -197,17 +201,34 @@ def needs_validation(workdir: str, policy_file: str, validated_file: str) -> boo
         return False
 
 
+def read_marker(workdir: str, explicit_file: str | None) -> str:
+    """The validated marker the agent reads (see the module docstring): ``explicit_file``
+    is the ``-f`` argument as given, None without ``-f``."""
+    if explicit_file:
+        from cfpromise.eval.canon import canonify
+        return os.path.join(workdir, "state", "validated_" + canonify(explicit_file))
+    return os.path.join(autotag_dir(workdir, False), VALIDATED)
+
+
 class ValidationTagger(Observer):
     """Tags the autotag directory once the agent's policy is loaded and validated."""
 
-    def __init__(self, explicit_file: bool) -> None:
+    def __init__(self, explicit_file: bool, original: str | None = None) -> None:
         self.explicit_file = explicit_file
+        self.original = original if explicit_file else None     # the -f argument
+
+    def validates(self, agent: Any) -> bool:
+        """Whether this run validates its policy (IsPolicyPrecheckNeeded)."""
+        workdir = agent.options.workdir
+        return needs_validation(workdir, agent.options.file,
+                                read_marker(workdir, self.original or
+                                            (agent.options.file if self.explicit_file else None)))
 
     def run_started(self, agent: Any) -> None:
         workdir = agent.options.workdir
         dirname = autotag_dir(workdir, self.explicit_file)
         validated_file = os.path.join(dirname, VALIDATED)
-        if not needs_validation(workdir, agent.options.file, validated_file):
+        if not self.validates(agent):
             agent.out.log("verbose", "Policy is already validated")
             return
         hub = os.path.exists(os.path.join(workdir, "state", "am_policy_hub"))

@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             from cfpromise.agent.only import OnlyFilter
             agent.observers.append(OnlyFilter(only))
         from cfpromise.agent.validated import ValidationTagger
-        agent.observers.append(ValidationTagger(explicit_file=bool(args.file)))
+        agent.observers.append(ValidationTagger(explicit_file=bool(args.file), original=args.file))
         recorder = _recorder(args, workdir)
         agent.observers.append(recorder)
         if not (args.dry_run or args.simulate):

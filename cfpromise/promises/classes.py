@@ -172,6 +172,8 @@ def _expandable(text: str) -> bool:
 def _locking_warnings(step: Step, action: ast.Constraint) -> None:
     """cf-agent's GetTransactionConstraints, read each time it verifies a classes promise:
     an action body's ifelapsed or expireafter means nothing here, and it says so."""
+    if step.run.types is not None:
+        return      # the policy's loading: said per PolicyResolve round (cfpromise.agent.lockwarn)
     from cfpromise.eval.functions.common import CF_NOINT, int_from_string
     body = step.agent.body("action", action.rval, step) or {}
     for lval in ("ifelapsed", "expireafter"):

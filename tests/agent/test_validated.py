@@ -97,3 +97,58 @@ def test_action_log_destinations(tmp_path: Path) -> None:
     write_action_log(dict(action, log_string=None), Outcome.FAILED, lambda l, m: None)
     assert lines == [("info", "L: s")]
     assert (tmp_path / "f.log").read_text() == "s\n"
+
+
+# -- when the agent validates: cf-promises' promise-locking warnings (cfpromise.agent.lockwarn)
+_LOCKING_POLICY = """bundle agent main
+{
+  vars:
+    "v" string => "x", action => elapsed("5");
+  reports:
+    "v=$(v)";
+}
+body action elapsed(n) { ifelapsed => "$(n)"; }
+"""
+_LOCKING_LINE = (" warning: ifelapsed attribute specified in action body for vars promise 'v', "
+                 "but vars promises do not support promise locking")
+
+
+def _agent(workdir: Path, *args: str) -> list[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CFENGINE_TEST_OVERRIDE_WORKDIR"}
+    run = subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-K", *args,
+                          "-w", str(workdir)], capture_output=True, text=True, timeout=120,
+                         env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run.stdout.splitlines()
+
+
+def test_locking_warnings_only_when_the_agent_validates(tmp_path: Path) -> None:
+    wd = tmp_path / "wd"
+    (wd / "inputs").mkdir(parents=True)
+    policy = wd / "inputs" / "promises.cf"
+    policy.write_text(_LOCKING_POLICY)
+    policy.chmod(0o600)
+    old = time.time() - 100                 # written well before the first validation
+    os.utime(policy, (old, old))
+    os.utime(wd / "inputs", (old, old))
+    # without -f: validated once (cf-promises' two rounds say it twice), then not again
+    assert _agent(wd).count(_LOCKING_LINE) == 2
+    assert (wd / "masterfiles" / "cf_promises_validated").exists()
+    second = _agent(wd)
+    assert _LOCKING_LINE not in second and "R: v=x" in second
+    # -f, even naming that very file: cf-agent 3.21 reads state/validated_<-f> (never
+    # written), so it validates at every run
+    for _ in range(2):
+        assert _agent(wd, "-f", str(policy)).count(_LOCKING_LINE) == 2
+    assert not (wd / "state" / ("validated_" + str(policy).replace("/", "_").replace(".", "_"))).exists()
+
+
+def test_cf_lite_promises_says_the_locking_warnings(tmp_path: Path) -> None:
+    policy = tmp_path / "p.cf"
+    policy.write_text(_LOCKING_POLICY.replace('bundle agent main', 'bundle common main'))
+    policy.chmod(0o600)
+    run = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-f", str(policy),
+                          "-w", str(tmp_path / "wd")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    # a common bundle: its vars twice per round, two rounds
+    assert run.stdout.splitlines().count(_LOCKING_LINE) == 4

@@ -32,3 +32,26 @@ def test_eval_functions_as_cf_promises(tmp_path: Path, policy: str, form: list[s
                           capture_output=True, text=True)
     assert (lite.returncode == 0) == (ref.returncode == 0), (ref.stderr, lite.stderr)
     assert "unrecognized" not in lite.stderr
+
+
+# -- cf-promises' promise-locking warnings (cfpromise.agent.lockwarn), from cf-promises alone
+def _locking_cases() -> dict[str, dict[str, str]]:
+    from tests.differential import agentmisc
+    return {name: files for name, files, args in agentmisc.CASES
+            if name.startswith("locking_") and not args}
+
+
+@pytest.mark.parametrize("name", sorted(_locking_cases()))
+@pytest.mark.parametrize("check", [[], ["-c"]], ids=["plain", "full"])
+def test_locking_warnings_as_cf_promises(tmp_path: Path, name: str, check: list[str]) -> None:
+    for rel, text in _locking_cases()[name].items():
+        harness.write_policy(tmp_path / rel, text)
+    argv = [*check, "-f", str(tmp_path / "promises.cf")]
+    ref = subprocess.run(["cf-promises", *argv], capture_output=True, text=True,
+                         env={**__import__("os").environ,
+                              "CFENGINE_TEST_OVERRIDE_WORKDIR": str(tmp_path / "r")})
+    lite = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", *argv,
+                           "-w", str(tmp_path / "l")], capture_output=True, text=True)
+    said = [line for line in (ref.stdout + ref.stderr).splitlines() if "promise locking" in line]
+    ours = [line for line in (lite.stdout + lite.stderr).splitlines() if "promise locking" in line]
+    assert ours == said
