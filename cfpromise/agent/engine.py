@@ -54,7 +54,8 @@ from cfpromise.agent import settle
 from cfpromise.agent.abort import AbortBundle, AbortRun, AbortWatch, FatalError
 from cfpromise.agent.bodies import BodyResolver
 from cfpromise.agent.evaluation import EVALUATORS, PromiseEvaluation
-from cfpromise.agent.order import PASSES, PRE_EVALUATION, bundle_order
+from cfpromise.agent.order import (CALL, CALL_COMMON, PASSES, PRE_EVALUATION, RESOLVE,
+                                   RESOLVE_COMMON, bundle_order)
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.agent.promiseinfo import PromiseInfo
 from cfpromise.agent.output import Output
@@ -233,7 +234,7 @@ class Agent(PromiseEvaluation, Recording):
 
     def run_bundle(self, bundle: ast.Bundle, args: list[Any], *, inherit: Frame | None = None,
                    types: tuple[str, ...] | None = None, edit: Any = None,
-                   keep_arrays: bool = False) -> BundleRun:
+                   keep_arrays: bool = False, called: bool = False) -> BundleRun:
         frame = Frame(bundle.namespace, bundle.name, bundle, inherits=inherit, edit=edit)
         run = BundleRun(bundle, frame, types=types)
         ctx = self.ctx
@@ -264,6 +265,9 @@ class Agent(PromiseEvaluation, Recording):
         settling = settle.enabled(self)
         try:
             order = bundle_order(bundle)
+            if called:      # a methods call resolves the bundle first (VerifyMethod)
+                self._bundle_resolve(run, settling, trace, CALL_COMMON if bundle.type == "common"
+                                     else CALL)
             for pass_no in range(1, PASSES + 1):
                 run.pass_no = pass_no
                 for ptype in order:
@@ -282,17 +286,8 @@ class Agent(PromiseEvaluation, Recording):
                         self.end_section(run)
                     if ptype == "classes" and (types is None or "vars" in types) \
                             and edit is None:
-                        # cf-agent evaluates the vars again once the classes are known
-                        # (not in an edit bundle: ScheduleEditLineOperations does not)
-                        if trace is not None:
-                            trace.muted += 1
-                        try:
-                            vars_section = bundle.section("vars")
-                            if vars_section is not None:
-                                settle.run_section(self, run, vars_section, settling)
-                        finally:
-                            if trace is not None:
-                                trace.muted -= 1
+                        self._bundle_resolve(run, settling, trace, RESOLVE_COMMON
+                                             if bundle.type == "common" else RESOLVE)
         except AbortBundle as exc:
             self.out.log("verbose", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
@@ -309,6 +304,25 @@ class Agent(PromiseEvaluation, Recording):
             for observer in self.observers:
                 observer.bundle_finished(self, bundle, run, time.perf_counter() - started)
         return run
+
+    def _bundle_resolve(self, run: BundleRun, settling: Any, trace: Any,
+                        names: tuple[str, ...]) -> None:
+        """cf-agent's BundleResolve (``names``: cfpromise.agent.order): once each pass's
+        classes section is done, so that what the new classes allow is known before the
+        next section (not in an edit bundle: ScheduleEditLineOperations does not), and
+        before a bundle a methods promise calls runs.  The vars say nothing more in the
+        -v trace."""
+        bundle = run.bundle
+        if trace is not None:
+            trace.muted += 1
+        try:
+            for name in names:
+                section = bundle.section(name)
+                if section is not None:
+                    settle.run_section(self, run, section, settling)
+        finally:
+            if trace is not None:
+                trace.muted -= 1
 
     def end_section(self, run: BundleRun) -> None:
         """The section of ``run`` being evaluated ended (in this pass): run what handlers
@@ -398,7 +412,7 @@ class Agent(PromiseEvaluation, Recording):
             log("warning", f"Bundle '{bundle.namespace}:{bundle.name}' should be invoked, "
                            f"but only a warning was promised ({where})")
             return Outcome.WARN, None
-        sub = self.run_bundle(bundle, list(args), inherit=inherit)
+        sub = self.run_bundle(bundle, list(args), inherit=inherit, called=True)
         outcome = merge(sub.outcomes)
         if outcome is Outcome.SKIPPED:
             outcome = Outcome.KEPT

@@ -24,6 +24,12 @@ PRE_EVALUATION: tuple[str, ...] = ("meta", "vars", "defaults", "classes")
 # ... of them, those evaluated while the policy loads (PolicyResolve): the meta tags wait
 # for the preliminary convergence (Agent.preliminary_convergence)
 LOAD_EVALUATION: tuple[str, ...] = ("vars", "defaults", "classes")
+# ... what cf-agent evaluates again after each pass's classes section (BundleResolve,
+# then the defaults), and before a bundle a methods promise calls runs (BundleResolve)
+RESOLVE: tuple[str, ...] = ("vars", "defaults")
+RESOLVE_COMMON: tuple[str, ...] = ("vars", "classes", "vars", "defaults")
+CALL: tuple[str, ...] = ("vars",)
+CALL_COMMON: tuple[str, ...] = ("vars", "classes", "vars")
 
 PASSES = 3
 

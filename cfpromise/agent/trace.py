@@ -389,8 +389,6 @@ class Trace:
         line = (f"Skipping promise '{promise.promiser}' because constraint "
                 f"'{lval} => {rval_text(c.rval) if c is not None else ''}' is not met")
         self.log(line)
-        if self.muted and run.bundle.type == "common":
-            self.log(line)       # cf-agent resolves a common bundle's vars twice there
         if done:
             self._remember(run, key, [line])
 

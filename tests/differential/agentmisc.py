@@ -493,9 +493,67 @@ _LOCKING = {
                               '    "gc" expression => "any", action => elapsed("5");\n}\nbundle agent main {\nreports:\n  "r";\n}\n',
     "agent_classes": 'bundle agent main {\nclasses:\n  "c" expression => "any", action => elapsed("5");\n'
                      '  "f" expression => "!any", action => elapsed("5");\nreports:\n  "r";\n}\n',
+    # a common bundle run by the agent: its classes once more after each pass's classes
+    # section (BundleResolve), while the class stays undefined
+    "common_classes_sequence": 'body common control {\n  bundlesequence => { "g", "main" };\n}\n'
+                               'bundle common g {\nclasses:\n  "gf" expression => "nosuch_xyz", '
+                               'action => elapsed("5");\n}\nbundle agent main {\nreports:\n  "r";\n}\n',
+    "common_classes_methods": 'bundle common g {\nclasses:\n  "gf" expression => "nosuch_xyz", '
+                              'action => elapsed("5");\n}\nbundle agent main {\nmethods:\n'
+                              '  "m" usebundle => g;\nreports:\n  "r";\n}\n',
 }
 for _name, _text in _LOCKING.items():
     case(f"locking_{_name}", _text + _LOCKING_BODIES)
+# defaults promises as DefaultVarPromise decides: a defined string stays (even empty)
+# unless if_match_regex matches it; a list is replaced unless the regex matches none of
+# its items; a data container always; an undefined variable gets the default
+case("defaults_shapes", """
+bundle agent main {
+  vars:
+    "s_empty" string => "";
+    "s_val" string => "abc";
+    "l_val" slist => { "a", "b" };
+    "l_empty" slist => { };
+    "i_val" int => "5";
+    "s_re" string => "";
+    "s_re_no" string => "abc";
+    "l_re" slist => { "a", "" };
+    "l_re_no" slist => { "a", "b" };
+    "d_val" data => '{"k":1}';
+  defaults:
+    "s_empty" string => "D";
+    "s_val" string => "D";
+    "l_val" slist => { "D" };
+    "l_empty" slist => { "D" };
+    "i_val" string => "D";
+    "s_undef" string => "D";
+    "l_undef" slist => { "D" };
+    "s_re" string => "D", if_match_regex => "";
+    "s_re_no" string => "D", if_match_regex => "ab";
+    "l_re" slist => { "D" }, if_match_regex => "";
+    "l_re_no" slist => { "D" }, if_match_regex => "c";
+    "d_val" string => "D";
+  methods:
+    "p" usebundle => params("", "given", "");
+  reports:
+    "s_empty=$(s_empty) s_val=$(s_val) i_val=$(i_val) s_undef=$(s_undef) s_re=$(s_re) s_re_no=$(s_re_no)";
+    "l_val: $(l_val)";
+    "l_empty: $(l_empty)";
+    "l_undef: $(l_undef)";
+    "l_re: $(l_re)";
+    "l_re_no: $(l_re_no)";
+    "d_val: $(d_val)";
+}
+bundle agent params(a, b, c)
+{
+  defaults:
+    "a" string => "A", if_match_regex => "";
+    "b" string => "B", if_match_regex => "";
+    "c" string => "C";
+  reports:
+    "params: a=$(a) b=$(b) c=$(c)";
+}
+""")
 case("locking_dry_run", _LOCKING["agent"] + _LOCKING_BODIES, "-n")
 case("locking_bundlesequence", _LOCKING["agent"] + _LOCKING_BODIES, "-b", "main")
 case("locking_define", 'bundle agent main {\nvars:\n  dd::\n    "v" string => "x", action => elapsed("5");\n'

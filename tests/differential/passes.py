@@ -264,6 +264,56 @@ EDIT_VARS_AFTER_CLASSES = Case(
     files={"txt": "old\n"},
     note="edit_line: vars guarded by a class of the bundle, used by edit promises")
 
-CASES = agent_cases() + edit_cases() + [RANDOM_CASE, STABLE_CASE, EDIT_VARS_AFTER_CLASSES]
+
+# cf-agent's BundleResolve after each pass's classes section: a common bundle's vars,
+# classes and vars again, then (any bundle) vars and defaults, before the next section.
+# A class of a common bundle that needs a variable another of its classes enables is
+# there in pass 1 (its reports see it); a default guarded by a class of the bundle is
+# applied before pass 1's reports.  The common bundle is called once a file it tests
+# for exists (at load it did not), so the load's evaluation has not settled it before.
+def _resolve_common(name: str, order_guard: str) -> Case:
+    return Case(
+        name,
+        f"""  files:
+    "$(sys.workdir)/{name}.flag" create => "true";
+  methods:
+    "g" usebundle => {name}_g;""",
+        extra=f"""bundle common {name}_g
+{{
+  vars:
+    {name}_c1::
+      "v" string => "set";
+  classes:
+    "{name}_c1" expression => fileexists("$(sys.workdir)/{name}.flag"), scope => "namespace";
+    "{name}_c2" expression => {order_guard}, scope => "namespace";
+  reports:
+    "@@{name}@@said@@first" if => "{name}_c2", classes => mfx_outcome("{name}_first");
+    "@@{name}@@said@@second" unless => "{name}_first_kept";
+}}
+""",
+        classes=(f"{name}_c1", f"{name}_c2", f"{name}_first_kept"),
+        note="common bundle: BundleResolve's classes after its vars, in every pass")
+
+
+RESOLVE_CASES = [
+    _resolve_common("r_resolve_common_isvariable", 'isvariable("v")'),
+    _resolve_common("r_resolve_common_strcmp", 'strcmp("$(v)", "set")'),
+    Case("r_resolve_defaults",
+         """  defaults:
+    "d" string => "dflt", if => "r_resolve_defaults_c";
+    r_resolve_defaults_c::
+      "e" string => "efault";
+  classes:
+    "r_resolve_defaults_c" expression => "any";
+  reports:
+    "@@r_resolve_defaults@@said@@first d=$(d) e=$(e)"
+      classes => mfx_outcome("r_resolve_defaults_first");
+    "@@r_resolve_defaults@@said@@second" unless => "r_resolve_defaults_first_kept";""",
+         classes=("r_resolve_defaults_first_kept",),
+         note="defaults guarded by a class of the bundle: applied before pass 1's reports"),
+]
+
+CASES = agent_cases() + edit_cases() + [RANDOM_CASE, STABLE_CASE, EDIT_VARS_AFTER_CLASSES] \
+    + RESOLVE_CASES
 
 PREAMBLE = EDIT_BODIES

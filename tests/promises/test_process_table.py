@@ -50,6 +50,7 @@ def sleepers():
 def test_rows_are_psutils_rows(sleepers: list[int]) -> None:
     import time
     time.sleep(0.3)     # the children are exec'd and asleep
+    before = _psutil_table()
     mine = {p.pid: p for p in table.snapshot()}
     theirs = _psutil_table()
     for pid in sleepers:
@@ -57,14 +58,17 @@ def test_rows_are_psutils_rows(sleepers: list[int]) -> None:
     assert "x\ny" in mine[sleepers[1]].command
     assert mine[sleepers[2]].priority == 5
     stable = ("pid", "ppid", "pgid", "user", "priority", "tty", "start", "command")
-    both = set(mine) & set(theirs)
-    assert len(both) > len(sleepers)
-    for pid in both:
-        # a kernel worker's name says what it works on now ([kworker/1:0-events]): it
-        # can change between the two readings
-        fields = stable[:-1] if mine[pid].ppid == 2 else stable
-        assert [getattr(mine[pid], f) for f in fields] == \
-            [getattr(theirs[pid], f) for f in fields], pid
+
+    def fields(row: table.Process) -> list:
+        return [getattr(row, f) for f in stable]
+
+    # every other process that psutil read alike before and after ours (a process of
+    # another test may exec, a kernel worker's name says what it works on now)
+    still = [pid for pid in set(mine) & set(theirs) & set(before)
+             if fields(before[pid]) == fields(theirs[pid])]
+    assert len(still) > len(sleepers)
+    for pid in still:
+        assert fields(mine[pid]) == fields(theirs[pid]), pid
 
 
 def test_pid_order_and_kernel_threads_in_brackets() -> None:
