@@ -178,9 +178,11 @@ class VariableStore:
             else:
                 self.irregular.add(key)
 
-    def array_entries(self, qualified: str) -> list[tuple[str, Variable]] | None:
+    def array_entries(self, qualified: str, itself: bool = False
+                      ) -> list[tuple[str, Variable]] | None:
         """The variables under ``qualified[`` (``ns:scope.name`` or ``ns:scope.name[i]``),
-        in definition order, as a scan of every variable for that prefix finds them;
+        and with ``itself`` ``qualified`` too when it is a variable, in cf-agent's table
+        order, as a scan of every variable for that prefix finds them;
         None when only such a scan can tell.  getindices(), getvalues() and the
         collecting functions ask this for classic arrays: masterfiles calls them a
         few hundred times over some ten thousand variables."""
@@ -190,10 +192,10 @@ class VariableStore:
         if "[" in qualified and not lead:
             return None
         paths = self.arrays.get(base)
+        found: list[str] = [qualified] if itself and qualified in self.vars else []
         if not paths:
-            return []
+            return [(full, self.vars[full]) for full in found]
         n = len(lead)
-        found: list[str] = []
         lead_t = tuple(lead)
         for path in paths:
             if len(path) > n and path[:n] == lead_t:
