@@ -308,7 +308,7 @@ class EvalContext:
         saved = self._bind_extra(extra)
         try:
             ev = RvalEvaluator(self, self.current_bindings)
-            value = ev.value(arg, want_list=True)
+            value = ev.nested(arg) if type(arg) is ast.FnCall else ev.value(arg, want_list=True)
         finally:
             self.frame.extra = saved
         return None if value is UNRESOLVED or ev.unresolved else value

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from cfpromise.eval.cmap import CMap, varref_hash
 from cfpromise.eval.functions.api import Variable
+from cfpromise.eval.functions.jsondata import copy as json_copy
 from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
@@ -164,6 +165,11 @@ class VariableStore:
         return f"{ns}:{scope}.{name}"
 
     def set(self, ns: str, scope: str, name: str, var: Variable) -> None:
+        if var.type == "data" and isinstance(var.value, (dict, list)):
+            # cf-agent stores a copy of every container (EvalContextVariablePut's
+            # RvalCopy, libntech's JsonCopy): a real read from JSON text is a double
+            # again ("$(d[r])" of 2.5 is 2.50), an integer is cut to 32 bits
+            var = Variable("data", json_copy(var.value), var.tags)
         key = self.key(ns, scope, name)
         old = self.vars.get(key)
         if old is None or not same_variable(old, var):

@@ -309,6 +309,55 @@ SHAPE_CASES += [
     ("shape_ctags_none", "l", 'slist => getclassmetatags("tc_none")'),
 ]
 
+# a call returning a data container given to another function: a collecting one gets
+# a copy of the container (reals written anew, integers cut to 32 bits), one that does
+# not collect gets nothing for it (format("%S", mergedata(...)) lacks its parameter);
+# a container stored in a variable is a copy too, and a real expands as %.2f
+SHAPE_SETUP += """\
+    "nd" data => '[2.5, 1.125, 3, -0.0, 12345678901, 0.001, 2147483648, -2147483649]';
+    "no" data => '{ "a": 2.5, "b": [ 0.5 ] }';
+"""
+_DATA_CALLS = {
+    "arr_of_arr": "mergedata('[[1],\"a\",{\"k\":2}]')",
+    "obj": "mergedata('{\"p\":[1,2],\"q\":\"s\",\"r\":{\"t\":1}}')",
+    "nums": "parsejson('[1,2.5,true,null,12345678901]')",
+    "empty": "mergedata('[]')",
+    "mapjson": 'mapdata("json", "[\\"$(this.v)\\"]", l)',
+}
+_DATA_TAKERS = {
+    "storejson": ("s", "storejson({})"),
+    "join": ("s", 'join(",", {})'),
+    "getvalues": ("l", "getvalues({})"),
+    "getindices": ("l", "getindices({})"),
+    "length": ("s", "length({})"),
+    "sort": ("l", 'sort({}, "lex")'),
+    "nth": ("s", 'nth({}, "1")'),
+    "maparray": ("l", 'maparray("$(this.k)=$(this.v)", {})'),
+    "maplist": ("l", 'maplist("<$(this)>", {})'),
+    "mapdata": ("l", 'mapdata("none", "$(this.k):$(this.v)", {})'),
+    "mergedata": ("l", "mergedata({}, '[\"x\"]')"),
+    "format": ("s", 'format("%S", {})'),
+    "format2": ("s", 'format("%s %S", "a", {})'),
+    "concat": ("s", 'concat("a", {}, "b")'),
+}
+for _call, _arg in _DATA_CALLS.items():
+    for _fn, (_kind, _pattern) in _DATA_TAKERS.items():
+        _type = {"s": "string", "l": "data" if "data" in _pattern else "slist"}[_kind]
+        if _fn == "length":
+            _type = "int"
+        SHAPE_CASES.append((f"dcall_{_fn}_{_call}", _kind, f"{_type} => {_pattern.format(_arg)}"))
+SHAPE_CASES += [
+    ("dnum_format", "s", 'string => format("%S", nd)'),
+    ("dnum_refs", "s", 'string => "$(nd[0]) $(nd[1]) $(nd[3]) $(nd[4]) $(nd[5]) $(nd[6]) $(nd[7])"'),
+    ("dnum_iter", "l", 'slist => { "$(nd)" }'),
+    ("dnum_obj", "s", 'string => "$(no[a]) $(no[b][0])"'),
+    ("dnum_getvalues", "l", "slist => getvalues(nd)"),
+    ("dnum_join", "s", 'string => join(",", nd)'),
+    ("dnum_mustache", "s", 'string => string_mustache("{{#-top-}}{{.}} {{/-top-}}", nd)'),
+    ("dnum_greater", "s", 'string => ifelse(isgreaterthan("$(nd[5])", "0"), "y", "n")'),
+    ("dnum_parsed", "s", "string => format(\"%S\", parsejson('[2.5, 12345678901]'))"),
+]
+
 FORM_CASES = _form_cases() + SHAPE_CASES
 
 
