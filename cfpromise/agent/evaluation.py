@@ -524,7 +524,9 @@ class PromiseEvaluation:
             check(self.promise_run(step, attributes))
         check = AGAIN.get(step.ptype)
         if check is not None:
-            check(self.promise_run(step, attributes))
+            outcome = check(self.promise_run(step, attributes))
+            if outcome is not None:
+                self.record(step.run, step, outcome, [])
 
     def custom_handler(self, ptype: str) -> Any:
         """Promise types that are not built in are custom ones, carried out by the
