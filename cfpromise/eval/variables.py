@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from cfpromise.eval.cmap import CMap, varref_hash
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.functions.jsondata import copy as json_copy
 from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
@@ -60,6 +59,21 @@ def split_index_tuple(name: str) -> tuple[str, tuple[str, ...]]:
     stores and looks up the same array element names thousands of times."""
     base, indices = split_indices(name)
     return base, tuple(indices)
+
+
+def json_copy(value: Any) -> Any:
+    """libntech's JsonCopy, as :func:`cfpromise.eval.functions.jsondata.copy` (which this
+    module does not import: jsondata imports re, kept off the start path): a deep copy
+    whose reals are plain doubles again and whose integers keep 32 bits."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value + 2**31) % 2**32 - 2**31
+    return value
 
 
 def join_indices(base: str, indices: Sequence[str]) -> str:
