@@ -12,9 +12,8 @@ bundle (``service_bundle``, ``home_bundle``).
 """
 from __future__ import annotations
 
-from cfpromise.agent.bodies import reference
+from cfpromise.agent.bodies import list_parameters, reference
 from cfpromise.agent.outcome import Outcome
-from cfpromise.eval.expand import naked_reference
 from cfpromise.promises.evaluators import Step, evaluator
 from cfpromise.syntax import ast
 
@@ -56,7 +55,7 @@ def evaluate(step: Step) -> Outcome | None:
     inherit = attributes.get("inherit") in ("true", "yes", "on")
     if len(bundle.args) == len(args) and isinstance(use.rval if use is not None else None,
                                                     ast.FnCall):
-        args = _list_parameters(step, use.rval, bundle.name, args)
+        args = list_parameters(step.log, step.ev, use.rval, bundle.name, args)
     if warn_only or len(bundle.args) != len(args):
         outcome, sub = agent.call_bundle(bundle, args, inherit=None, warn_only=warn_only,
                                          where=step.where())
@@ -75,24 +74,6 @@ def evaluate(step: Step) -> Outcome | None:
             step.ctx.set_var(run.bundle.namespace, run.bundle.name, f"{result}[{key}]",
                              "string", value)
     return outcome
-
-
-def _list_parameters(step: Step, call: ast.FnCall, bundle: str, args: list[Any]) -> list[Any]:
-    """An ``@(name)`` argument that names no list nor container is the text as written,
-    with cf-agent 3.21's error (ScopeAugment), not an empty value."""
-    out = list(args)
-    for i, arg in enumerate(call.args):
-        if not (isinstance(arg, ast.Scalar) and arg.value.startswith("@")) \
-                or isinstance(out[i], (list, dict)):
-            continue
-        written = step.ev.text(arg.value)
-        inner = naked_reference(written)
-        if inner is None:
-            continue
-        step.log("error", f"List or container parameter '{inner}' not found while constructing "
-                          f"scope '{bundle}' - use @(scope.variable) in calling reference")
-        out[i] = written
-    return out
 
 
 BUNDLE_REFERENCES = ("usebundle", "home_bundle")

@@ -308,8 +308,13 @@ LIST_PARAM_CASE = Case(
     "m2" usebundle => r_late_say("r_list_param", @(s));
     "m3" usebundle => r_late_say("r_list_param", @(l));
     "m4" usebundle => r_late_say("r_list_param", @(d));
-    "m5" usebundle => r_late_say("r_list_param", @(case_r_list_param.nosuch));""",
-    note="methods: @(name) of something that is no list or container")
+    "m5" usebundle => r_late_say("r_list_param", @(case_r_list_param.nosuch));
+  files:
+    "$(sys.workdir)/r_list_param.e1" edit_line => r_late_insert(@(s));
+    "$(sys.workdir)/r_list_param.e2" edit_line => r_late_insert(@(nosuch));
+    "$(sys.workdir)/r_list_param.e3" edit_line => r_late_insert(@(l));""",
+    files={"e1": "x\n", "e2": "x\n", "e3": "x\n"},
+    note="methods, edit_line: @(name) of something that is no list or container")
 LATE_EXTRA = """
 bundle agent r_late_say(n, v) { reports: "@@$(n)@@said@@b $(v)"; }
 bundle edit_line r_late_insert(l) { insert_lines: "$(l)"; }
