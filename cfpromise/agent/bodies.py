@@ -72,6 +72,26 @@ def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]]
     return None
 
 
+def list_parameters(log: Callable[[str, str], None], evaluator: RvalEvaluator,
+                    call: ast.FnCall, bundle: str, args: list[Any]) -> list[Any]:
+    """A bundle call's arguments as the bundle's parameters get them: an ``@(name)``
+    argument that names no list nor container is the text as written, with cf-agent
+    3.21's error (ScopeAugment), not an empty value."""
+    out = list(args)
+    for i, arg in enumerate(call.args[:len(out)]):
+        if not (isinstance(arg, ast.Scalar) and arg.value.startswith("@")) \
+                or isinstance(out[i], (list, dict)):
+            continue
+        written = evaluator.text(arg.value)
+        inner = naked_reference(written)
+        if inner is None:
+            continue
+        log("error", f"List or container parameter '{inner}' not found while constructing "
+                     f"scope '{bundle}' - use @(scope.variable) in calling reference")
+        out[i] = written
+    return out
+
+
 class ListArgument(list):  # type: ignore[type-arg]
     """A body's list argument given as ``@(name)``: a list for ``@(param)``, but
     ``$(param)`` in the body is the reference as written (cf-agent 3.21 does not iterate

@@ -23,7 +23,7 @@ import time
 
 from cfpromise.agent.abort import FatalError
 from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError, body_reference,
-                                     reference, unparsed_ints)
+                                     list_parameters, reference, unparsed_ints)
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.promiseinfo import guard_info, info as promise_info
@@ -387,7 +387,11 @@ class PromiseEvaluation:
                 ref = reference(c.rval, ev)
                 if ref is None:
                     continue
-                value = BundleCall(ref[0], tuple(ref[1]))
+                args = ref[1]
+                if isinstance(c.rval, ast.FnCall) and args:
+                    args = list_parameters(self.out.log, ev, c.rval,
+                                           ref[0].rpartition(":")[2], args)
+                value = BundleCall(ref[0], tuple(args))
             else:
                 value = ev.value(c.rval, want_list=attr.is_list if attr is not None else custom)
                 if value is UNRESOLVED:
@@ -524,7 +528,9 @@ class PromiseEvaluation:
             check(self.promise_run(step, attributes))
         check = AGAIN.get(step.ptype)
         if check is not None:
-            check(self.promise_run(step, attributes))
+            outcome = check(self.promise_run(step, attributes))
+            if outcome is not None:
+                self.record(step.run, step, outcome, [])
 
     def custom_handler(self, ptype: str) -> Any:
         """Promise types that are not built in are custom ones, carried out by the

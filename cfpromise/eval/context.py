@@ -271,9 +271,10 @@ class EvalContext:
         """Every variable, in cf-agent's variable table order (variablesmatching())."""
         return self.vars.ordered_items()
 
-    def array_entries(self, qualified: str) -> list[tuple[str, Variable]] | None:
+    def array_entries(self, qualified: str, itself: bool = False
+                      ) -> list[tuple[str, Variable]] | None:
         """The variables under ``qualified[`` (see VariableStore.array_entries)."""
-        return self.vars.array_entries(qualified)
+        return self.vars.array_entries(qualified, itself)
 
     def _bind_extra(self, extra: dict[str, Value] | None) -> dict[str, Variable]:
         frame = self.frame
@@ -307,7 +308,7 @@ class EvalContext:
         saved = self._bind_extra(extra)
         try:
             ev = RvalEvaluator(self, self.current_bindings)
-            value = ev.value(arg, want_list=True)
+            value = ev.nested(arg) if type(arg) is ast.FnCall else ev.value(arg, want_list=True)
         finally:
             self.frame.extra = saved
         return None if value is UNRESOLVED or ev.unresolved else value

@@ -74,8 +74,9 @@ def scalar_text(value: Any) -> str | None:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        import json
-        return json.dumps(value)
+        # JsonPrimitiveToString: a real as %.2f (a stored container's reals are
+        # doubles: see VariableStore.set)
+        return "%.2f" % value
     return None
 
 

@@ -186,6 +186,7 @@ class RvalEvaluator:
                     (self.collected_ref(name, a.value) if collecting  # type: ignore[union-attr]
                      else self.text(a.value))  # type: ignore[union-attr]
                     if _list_ref(a) else
+                    self.nested(a) if type(a) is ast.FnCall else
                     self.value(a, want_list=True) for a in call.args]
             if fn.unresolved_ok and _nested_call_failed(name, call.args, args):
                 # a call among the arguments could not run: cf-agent's argument list
@@ -193,6 +194,13 @@ class RvalEvaluator:
                 # (ifelse(isvariable("x"), "$(x)", "default") excepted)
                 self.unresolved = True
                 return UNRESOLVED
+            if not collecting and any(type(a) is ast.FnCall and isinstance(v, (dict, DataArray))
+                                      for a, v in zip(call.args, args)):
+                # a data container a nested call returns is no argument of a function
+                # that does not collect: cf-agent's RlistAppendAllTypes drops it
+                # (format("%S", mergedata(...)) has no parameter for its %S)
+                args = [v for a, v in zip(call.args, args)
+                        if not (type(a) is ast.FnCall and isinstance(v, (dict, DataArray)))]
             if any(isinstance(a, list) for a in args) and not collecting:
                 # a list given to a function that does not collect is spread into its
                 # arguments: not(splitstring("x", ",", 9)) is not("x"), as in cf-agent
@@ -257,6 +265,18 @@ class RvalEvaluator:
         from cfpromise.eval.functions.common import gather_array
         found = gather_array(self.ctx, name)
         return text if found is None else found
+
+    def nested(self, call: ast.FnCall) -> Any:
+        """A call given as an argument: a data container it returns stays one, an array
+        too (a :class:`DataArray`, not a list of strings), copied: cf-agent hands the
+        caller a JsonCopy of its container (``storejson(mergedata('[[1]]'))``; a real
+        read from JSON text is written anew, 2.5 as 2.5000)."""
+        value = self.call(call)
+        if isinstance(value, (dict, list)) and _returns_data(call.name):
+            from cfpromise.eval.functions.jsondata import copy
+            value = copy(value)
+            return DataArray(value) if type(value) is list else value
+        return value
 
     def _raw(self, rval: ast.Rval) -> Any:
         """A lazy function's argument as written; a function call stays a call, which
@@ -328,6 +348,18 @@ def _collecting(name: str) -> bool:
         from cfpromise.schema import schema
         sig = schema().functions.get(name)
         found = _COLLECTING[name] = bool(sig is not None and sig.collecting)
+    return found
+
+
+_RETURNS_DATA: dict[str, bool] = {}
+
+
+def _returns_data(name: str) -> bool:
+    found = _RETURNS_DATA.get(name)
+    if found is None:
+        from cfpromise.schema import schema
+        sig = schema().functions.get(name)
+        found = _RETURNS_DATA[name] = bool(sig is not None and sig.return_type == "data")
     return found
 
 

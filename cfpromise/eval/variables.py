@@ -61,6 +61,21 @@ def split_index_tuple(name: str) -> tuple[str, tuple[str, ...]]:
     return base, tuple(indices)
 
 
+def json_copy(value: Any) -> Any:
+    """libntech's JsonCopy, as :func:`cfpromise.eval.functions.jsondata.copy` (which this
+    module does not import: jsondata imports re, kept off the start path): a deep copy
+    whose reals are plain doubles again and whose integers keep 32 bits."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value + 2**31) % 2**32 - 2**31
+    return value
+
+
 def join_indices(base: str, indices: Sequence[str]) -> str:
     return base + "".join(f"[{i}]" for i in indices)
 
@@ -164,6 +179,11 @@ class VariableStore:
         return f"{ns}:{scope}.{name}"
 
     def set(self, ns: str, scope: str, name: str, var: Variable) -> None:
+        if var.type == "data" and isinstance(var.value, (dict, list)):
+            # cf-agent stores a copy of every container (EvalContextVariablePut's
+            # RvalCopy, libntech's JsonCopy): a real read from JSON text is a double
+            # again ("$(d[r])" of 2.5 is 2.50), an integer is cut to 32 bits
+            var = Variable("data", json_copy(var.value), var.tags)
         key = self.key(ns, scope, name)
         old = self.vars.get(key)
         if old is None or not same_variable(old, var):
@@ -178,9 +198,11 @@ class VariableStore:
             else:
                 self.irregular.add(key)
 
-    def array_entries(self, qualified: str) -> list[tuple[str, Variable]] | None:
+    def array_entries(self, qualified: str, itself: bool = False
+                      ) -> list[tuple[str, Variable]] | None:
         """The variables under ``qualified[`` (``ns:scope.name`` or ``ns:scope.name[i]``),
-        in definition order, as a scan of every variable for that prefix finds them;
+        and with ``itself`` ``qualified`` too when it is a variable, in cf-agent's table
+        order, as a scan of every variable for that prefix finds them;
         None when only such a scan can tell.  getindices(), getvalues() and the
         collecting functions ask this for classic arrays: masterfiles calls them a
         few hundred times over some ten thousand variables."""
@@ -190,10 +212,10 @@ class VariableStore:
         if "[" in qualified and not lead:
             return None
         paths = self.arrays.get(base)
+        found: list[str] = [qualified] if itself and qualified in self.vars else []
         if not paths:
-            return []
+            return [(full, self.vars[full]) for full in found]
         n = len(lead)
-        found: list[str] = []
         lead_t = tuple(lead)
         for path in paths:
             if len(path) > n and path[:n] == lead_t:

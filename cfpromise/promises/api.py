@@ -256,8 +256,9 @@ HANDLERS: dict[str, Handler] = {}
 # calls them so (the handler itself does not).
 BEFORE_LOCK: dict[str, Callable[[PromiseRun], None]] = {}
 # Promise type -> the checks before the lock that its handler makes itself on the first
-# actuation (an edit promise's region), so made by the engine only for a promise met again
-AGAIN: dict[str, Callable[[PromiseRun], None]] = {}
+# actuation (an edit promise's region), so made by the engine only for a promise met again;
+# an outcome it returns is the promise's in that pass (recorded: outcome classes, counts)
+AGAIN: dict[str, Callable[[PromiseRun], Any]] = {}
 
 # Promise type -> the module that registers its handler; imported the first time the type
 # is actuated, so a run pays only for the promise types its policy uses.
@@ -319,11 +320,11 @@ def before_lock(promise_type: str) -> Callable[[Callable[[PromiseRun], None]],
     return register
 
 
-def again(*promise_types: str) -> Callable[[Callable[[PromiseRun], None]],
-                                           Callable[[PromiseRun], None]]:
+def again(*promise_types: str) -> Callable[[Callable[[PromiseRun], Any]],
+                                           Callable[[PromiseRun], Any]]:
     """Register the decorated function as the checks before the lock made again for a
     promise of these types met again (:data:`AGAIN`)."""
-    def register(fn: Callable[[PromiseRun], None]) -> Callable[[PromiseRun], None]:
+    def register(fn: Callable[[PromiseRun], Any]) -> Callable[[PromiseRun], Any]:
         for promise_type in promise_types:
             AGAIN[promise_type] = fn
         return fn

@@ -16,7 +16,7 @@ from cfpromise.fast import precompiled
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.rvals import UNRESOLVED, as_text
-from cfpromise.promises.evaluators import Step, evaluator, meta_tags, promise_comment
+from cfpromise.promises.evaluators import Step, evaluator, promise_comment, promise_tags
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -272,7 +272,7 @@ def evaluate(step: Step) -> Outcome | None:
     scope_c = step.promise.get("scope")
     scope = ev.text(scope_c.rval.value) if scope_c is not None else \
         ("namespace" if run.bundle.type == "common" else "bundle")
-    tags = ("source=promise",) + meta_tags(step)
+    tags = promise_tags(step)
     persist_c = step.promise.get("persistence")
     minutes = 0
     if persist_c is not None:

@@ -9,6 +9,7 @@ again in the next pass), or None to wait for a later pass.
 from __future__ import annotations
 
 from cfpromise.agent.outcome import Outcome
+from cfpromise.eval.cmap import string_set_order
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -73,6 +74,14 @@ def meta_tags(step: Step) -> tuple[str, ...]:
     if isinstance(value, list):
         return tuple(v for v in value if isinstance(v, str))
     return (value,) if isinstance(value, str) else ()
+
+
+def promise_tags(step: Step) -> tuple[str, ...]:
+    """The tags a vars or classes promise gives what it defines: cf-agent 3.21 adds
+    ``source=promise`` then each meta tag to a StringSet, so a repeated tag is kept once
+    and more than 14 tags come out in the set's hashed order (getvariablemetatags(),
+    getclassmetatags(), the ``--show-evaluated-*`` tables)."""
+    return tuple(string_set_order(("source=promise",) + meta_tags(step)))
 
 
 def promise_comment(step: Step) -> str | None:

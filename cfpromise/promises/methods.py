@@ -12,9 +12,10 @@ bundle (``service_bundle``, ``home_bundle``).
 """
 from __future__ import annotations
 
-from cfpromise.agent.bodies import reference
+from cfpromise.agent.bodies import list_parameters, reference
 from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.evaluators import Step, evaluator
+from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,6 +53,9 @@ def evaluate(step: Step) -> Outcome | None:
     action = attributes.get("action") if isinstance(attributes.get("action"), dict) else {}
     warn_only = action.get("action_policy") in ("warn", "nop")
     inherit = attributes.get("inherit") in ("true", "yes", "on")
+    if len(bundle.args) == len(args) and isinstance(use.rval if use is not None else None,
+                                                    ast.FnCall):
+        args = list_parameters(step.log, step.ev, use.rval, bundle.name, args)
     if warn_only or len(bundle.args) != len(args):
         outcome, sub = agent.call_bundle(bundle, args, inherit=None, warn_only=warn_only,
                                          where=step.where())

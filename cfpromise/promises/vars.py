@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from cfpromise.agent.outcome import Outcome
 from cfpromise.eval.rvals import UNRESOLVED, as_text
-from cfpromise.promises.evaluators import Step, evaluator, meta_tags, promise_comment
+from cfpromise.promises.evaluators import Step, evaluator, promise_comment, promise_tags
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -103,6 +103,10 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     if target is None:
         return Outcome.SKIPPED
     scope, name = target
+    if "[" in name:
+        name = _indexed_name(step, name)
+        if "[" in name and _container_clash(step, scope, name, type_c.lval):
+            return Outcome.SKIPPED
     converted = convert(type_c.lval, value)
     if converted is None:
         step.log("error", f"Variable '{step.promiser}': '{as_text(value)}' is not a valid "
@@ -110,7 +114,7 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         return Outcome.SKIPPED
     run = step.run
     step.ctx.set_var(run.bundle.namespace, scope, name, type_c.lval, converted,
-                     ("source=promise",) + meta_tags(step))
+                     promise_tags(step))
     comment = promise_comment(step)
     if comment is not None:
         step.ctx.comments[f"{run.bundle.namespace}:{scope}.{name}"] = comment
@@ -164,6 +168,59 @@ def _target(step: Step, scope: str) -> tuple[str, str] | None:
                           f"near line {c.line}")
         return None
     return scope, name
+
+
+_WRAP = 1 << 64
+
+
+def _indexed_name(step: Step, name: str) -> str:
+    """The variable an indexed promiser names, read as cf-agent 3.21's VarRefParse
+    reads it: brackets that do not balance name the array itself (``x[c]d]`` is ``x``,
+    with an error); otherwise each top-level ``[...]`` is an index and any text between
+    them joins the next one (``x[a]b[c]`` is ``x[a][bc]``)."""
+    at = name.index("[")
+    lval, rest = name[:at], name[at:]
+    if rest.count("[") != rest.count("]"):
+        step.log("error", "Broken variable expression, index brackets do not balance, "
+                          f"in '{step.promiser}'")
+        return lval
+    indices: list[str] = []
+    buf: list[str] = []
+    open_count = 1                       # (a size_t in cf-agent: it wraps below zero)
+    for ch in rest[1:]:
+        if ch == "[":
+            was, open_count = open_count, (open_count + 1) % _WRAP
+            if was == 0:
+                continue
+        elif ch == "]":
+            was, open_count = open_count, (open_count - 1) % _WRAP
+            if was == 1:
+                indices.append("".join(buf))
+                buf = []
+                continue
+        buf.append(ch)
+    return lval + "".join(f"[{i}]" for i in indices)
+
+
+def _container_clash(step: Step, scope: str, name: str, type_: str) -> bool:
+    """cf-agent 3.21 (verify_vars.c) defines no indexed variable that is a data
+    container (``"a[k]" data => ...``), nor one whose name reaches into a data container
+    already defined (``"d[k]" string => ...`` when ``d`` is data and holds ``k``): it
+    says why, as an error, and the promise does nothing."""
+    ns = step.run.bundle.namespace
+    qualified = f"{ns}:{scope}.{name}"
+    if type_ == "data":
+        step.log("error", f"Cannot assign a container to an indexed variable name "
+                          f"'{qualified}'. Should be assigned to '{name[:name.index('[')]}' "
+                          "instead")
+        return True
+    existing = step.ctx.vars.get(ns, scope, name)
+    if existing is not None and existing.type == "data":
+        step.log("error", f"Cannot assign value to indexed variable name '{qualified}', "
+                          "because a container is already assigned to the base name "
+                          f"'{ns}:{scope}.{name[:name.index('[')]}'")
+        return True
+    return False
 
 
 def _named_lists(step: Step, scope: str, type_: str, value: Any) -> Any:

@@ -52,7 +52,8 @@ class _Checker:
         self.errors.append(Diagnostic(coord, message))
 
     # -- rvals --------------------------------------------------------------
-    def rval(self, lval: str, rval: ast.Rval, attr: Attribute, coord: Coord, level: int = 0) -> None:
+    def rval(self, lval: str, rval: ast.Rval, attr: Attribute, coord: Coord, level: int = 0,
+             outer: Coord | None = None) -> None:
         want = attr.type
         # the attributes every promise type has (with, if, comment, depends_on...):
         # cf-promises 3.21 checks only that a list is not given where a scalar is wanted
@@ -70,16 +71,15 @@ class _Checker:
                 self.error(coord, "Attempted to give a list to a non-list type")
                 return
             for item in rval.items:
-                self.rval(lval, item, attr, coord, level + 1)
+                self.rval(lval, item, attr, coord, level + 1, outer or rval.coord)
         elif isinstance(rval, ast.FnCall):
             if lval in BUNDLE_CALL_LVALS or want in ("body", "bundle"):
                 return
             sig = self.schema.functions.get(rval.name)
             if sig is None:
-                if not is_unexpanded(rval.name):
-                    self.error(rval.coord, "Unknown function")
-                else:
-                    self.error(rval.coord, "Unknown function")
+                # (cf-promises says it where its parser reduced the rval: just after
+                # the call's closing parenthesis, or the closing brace of its list)
+                self.error(after_call(outer or rval.coord), "Unknown function")
                 return
             have = sig.return_type
             if have != want and (have, want) not in _COMPATIBLE and not common:
@@ -275,3 +275,37 @@ def validate(policy: ast.Policy, sch: Schema | None = None, entry: bool = False)
     errors = diagnostics(policy, sch, entry)
     if errors:
         raise PolicyError(errors)
+
+
+def after_call(coord: Coord) -> Coord:
+    """The position just after the closing parenthesis (or brace) of the call (or list)
+    starting at ``coord`` (read again from its file: only an error needs it); ``coord``
+    when it cannot be read."""
+    try:
+        with open(coord.file, encoding="utf-8", errors="surrogateescape") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        return coord
+    line, col = coord.line - 1, coord.col - 1
+    depth, quote = 0, ""
+    while line < len(lines):
+        text = lines[line]
+        while col < len(text):
+            ch = text[col]
+            if quote:
+                if ch == "\\":
+                    col += 1
+                elif ch == quote:
+                    quote = ""
+            elif ch in "\"'`":
+                quote = ch
+            elif ch in "({":
+                depth += 1
+            elif ch in ")}":
+                depth -= 1
+                if depth == 0:
+                    return type(coord)(coord.file, line + 1, col + 2, coord.cf and
+                                       coord.cf + line + 1 - coord.line)
+            col += 1
+        line, col = line + 1, 0
+    return coord

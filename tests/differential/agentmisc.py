@@ -953,6 +953,45 @@ for name, text in (
          + _EDITS.get(name, ""),
          *(("-D", "dd") if name == "with_d_class" else ()))
 
+# errors cf-agent says of values it refuses (a container under an index, an index that
+# reaches into a container, brackets that do not balance, JSON it cannot parse, format()
+# short of parameters): the variable is not defined, the error is said (compared as a
+# set of distinct lines: cf-agent says it again at each evaluation, its cf-promises too)
+case("errors_once_values", """
+bundle agent main
+{
+  vars:
+    "d" data => '{ "k": { "x": 1 }, "s": "str" }';
+    "d[k]" string => "v1";
+    "d[s]" string => "v2";
+    "d[new]" string => "v3";
+    "e[x]" data => '[ "a" ]';
+    "b[c]d]" string => "broken";
+    "j1" data => parsejson('{"q":"x}');
+    "j2" data => parsejson('[1.2.3]');
+    "j3" data => parsejson('[01]');
+    "j4" data => parsejson('"str"');
+    "j5" data => '[1,,2]';
+    "f1" string => format("%s %s", "a");
+    "f2" string => format("%S", mergedata('[[1]]'));
+    "f3" string => format("%5hs", "a");
+  reports:
+    "d[new]=$(d[new]) d[s]=$(d[s]) b=$(b)";
+    "defined: $(with)" with => join(",", variablesmatching("default:main\\.(e|j[0-9]|f[0-9]).*"));
+}
+""")
+case("errors_once_list_parameters", """
+bundle agent main
+{
+  vars:
+    "s" string => "str";
+  methods:
+    "m1" usebundle => b(@(s));
+    "m2" usebundle => b(@(main.nosuch_list));
+}
+bundle agent b(x) { reports: "b: $(x)"; }
+""")
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)
@@ -1006,7 +1045,7 @@ def observe(stdout: str, stderr: str, returncode: int, workdir: str,
     if err_failed:
         out = []                    # cf-lite: standard output holds only the failsafe
     lines = out + err
-    if name.startswith("promiser_scopes"):
+    if name.startswith(("promiser_scopes", "errors_once_")):
         # each evaluation of a vars promise says its error again, and cf-agent's count
         # includes the cf-promises it runs (which evaluates every bundle's vars): the
         # errors are compared as a set of distinct lines

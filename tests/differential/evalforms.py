@@ -236,11 +236,134 @@ def _form_cases() -> list[tuple[str, str, str]]:
     return cases
 
 
-FORM_CASES = _form_cases()
+# classic arrays of unusual shapes, and the tags of what a promise defines: cf-agent builds
+# an array's JSON walking its variable table (a key given again moves to the end of its
+# object, a scalar under a string makes it an object, the array's own scalar takes the
+# key of the entry before it), reads a promiser's brackets as VarRefParse does, refuses
+# a container under an index, and keeps tags in a string set (once each, hashed past 14)
+SHAPE_SETUP = """\
+    "sk" slist => { "q", "r", "s", "b" };
+    "sb[$(sk)][$(sk)]" string => "bb";
+    "sb[one][two]" string => "x";
+    "sb[one]" string => "y";
+    "sx[a]" string => "1";
+    "sx" string => "s";
+    "sy" string => "s";
+    "sy[a]" string => "1";
+    "sy[b]" string => "2";
+    "sz[a]" string => "1";
+    "sz[a][b]" string => "2";
+    "sw[a][b]" string => "2";
+    "sw[a]" string => "1";
+    "sd" data => '{ "k": { "x": 1 }, "s": "str", "l": [ 1, 2 ] }';
+    "sd[k]" string => "v1";
+    "sd[s]" string => "v2";
+    "sd[new]" string => "v3";
+    "sd[l]" slist => { "a" };
+    "sd[k][x]" string => "v4";
+    "se[x]" data => '[ "a" ]';
+    "se[y]" string => "y";
+    "se2[y]" data => mergedata('{ "q": 1 }');
+    "sr[a[b]]" string => "1";
+    "sr[c]d]" string => "2";
+    "sr[e][f]" string => "3";
+    "sr[g h]" string => "5";
+    "sr[x.y.z]" string => "9";
+    "sr[a:b]" string => "10";
+    "sr[p]q[r]" string => "11";
+    "st[[a]]" string => "2";
+    "st[a][b]]" string => "3";
+    "tv" string => "1", meta => { "b", "a", "b", "k=v", "k=w", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t11", "t12" };
+    "tw" string => "1", meta => { "b", "a", "b", "source=promise", "z" };
+    "tl" slist => { "x" }, meta => { "inventory", "attribute_name=Foo", "inventory" };
+"""
+SHAPE_CLASSES = """\
+    "tc_many" expression => "any", meta => { "b", "a", "c", "a", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t11", "t12" };
+    "tc_dup" expression => "any", meta => { "source=promise", "q", "q" };
+    "tc_none" expression => "any", meta => { };
+"""
+SHAPE_CASES: list[tuple[str, str, str]] = []
+for _src in ("sb", "sx", "sy", "sz", "sw", "sz[a]", "sd", "se", "se2", "sr", "sr[e]", "st"):
+    _label = re.sub(r"[^a-z0-9]", "_", _src)
+    SHAPE_CASES += [(f"shape_gv_{_label}", "l", f'slist => getvalues("{_src}")'),
+                    (f"shape_gi_{_label}", "l", f'slist => getindices("{_src}")'),
+                    (f"shape_mg_{_label}", "l", f'data => mergedata("{_src}")'),
+                    (f"shape_ma_{_label}", "l", f'slist => maparray("$(this.k)=$(this.v)", "{_src}")'),
+                    (f"shape_md_{_label}", "l", f'data => mapdata("none", "$(this.k)", "{_src}")'),
+                    (f"shape_vm_{_label}", "l", 'data => variablesmatching_as_data('
+                     f'"default:main\\.{_src.split("[")[0]}(\\[.*)?")')]
+SHAPE_CASES += [
+    ("shape_ref_sd_s", "s", 'string => "$(sd[s])"'),
+    ("shape_ref_sd_new", "s", 'string => "$(sd[new])"'),
+    ("shape_ref_sd_k_x", "s", 'string => "$(sd[k][x])"'),
+    ("shape_ref_se_y", "s", 'string => "$(se[y])"'),
+    ("shape_isvar_se_x", "s", 'string => ifelse(isvariable("se[x]"), "y", "n")'),
+    ("shape_isvar_se2_y", "s", 'string => ifelse(isvariable("se2[y]"), "y", "n")'),
+    ("shape_tags_tv", "l", 'slist => getvariablemetatags("main.tv")'),
+    ("shape_tags_tv_k", "l", 'slist => getvariablemetatags("main.tv", "k")'),
+    ("shape_tags_tw", "l", 'slist => getvariablemetatags("main.tw")'),
+    ("shape_tags_tl", "l", 'slist => getvariablemetatags("main.tl")'),
+    ("shape_ctags_many", "l", 'slist => getclassmetatags("tc_many")'),
+    ("shape_ctags_many_t", "l", 'slist => getclassmetatags("tc_many", "t1")'),
+    ("shape_ctags_dup", "l", 'slist => getclassmetatags("tc_dup")'),
+    ("shape_ctags_none", "l", 'slist => getclassmetatags("tc_none")'),
+]
+
+# a call returning a data container given to another function: a collecting one gets
+# a copy of the container (reals written anew, integers cut to 32 bits), one that does
+# not collect gets nothing for it (format("%S", mergedata(...)) lacks its parameter);
+# a container stored in a variable is a copy too, and a real expands as %.2f
+SHAPE_SETUP += """\
+    "nd" data => '[2.5, 1.125, 3, -0.0, 12345678901, 0.001, 2147483648, -2147483649]';
+    "no" data => '{ "a": 2.5, "b": [ 0.5 ] }';
+"""
+_DATA_CALLS = {
+    "arr_of_arr": "mergedata('[[1],\"a\",{\"k\":2}]')",
+    "obj": "mergedata('{\"p\":[1,2],\"q\":\"s\",\"r\":{\"t\":1}}')",
+    "nums": "parsejson('[1,2.5,true,null,12345678901]')",
+    "empty": "mergedata('[]')",
+    "mapjson": 'mapdata("json", "[\\"$(this.v)\\"]", l)',
+}
+_DATA_TAKERS = {
+    "storejson": ("s", "storejson({})"),
+    "join": ("s", 'join(",", {})'),
+    "getvalues": ("l", "getvalues({})"),
+    "getindices": ("l", "getindices({})"),
+    "length": ("s", "length({})"),
+    "sort": ("l", 'sort({}, "lex")'),
+    "nth": ("s", 'nth({}, "1")'),
+    "maparray": ("l", 'maparray("$(this.k)=$(this.v)", {})'),
+    "maplist": ("l", 'maplist("<$(this)>", {})'),
+    "mapdata": ("l", 'mapdata("none", "$(this.k):$(this.v)", {})'),
+    "mergedata": ("l", "mergedata({}, '[\"x\"]')"),
+    "format": ("s", 'format("%S", {})'),
+    "format2": ("s", 'format("%s %S", "a", {})'),
+    "concat": ("s", 'concat("a", {}, "b")'),
+}
+for _call, _arg in _DATA_CALLS.items():
+    for _fn, (_kind, _pattern) in _DATA_TAKERS.items():
+        _type = {"s": "string", "l": "data" if "data" in _pattern else "slist"}[_kind]
+        if _fn == "length":
+            _type = "int"
+        SHAPE_CASES.append((f"dcall_{_fn}_{_call}", _kind, f"{_type} => {_pattern.format(_arg)}"))
+SHAPE_CASES += [
+    ("dnum_format", "s", 'string => format("%S", nd)'),
+    ("dnum_refs", "s", 'string => "$(nd[0]) $(nd[1]) $(nd[3]) $(nd[4]) $(nd[5]) $(nd[6]) $(nd[7])"'),
+    ("dnum_iter", "l", 'slist => { "$(nd)" }'),
+    ("dnum_obj", "s", 'string => "$(no[a]) $(no[b][0])"'),
+    ("dnum_getvalues", "l", "slist => getvalues(nd)"),
+    ("dnum_join", "s", 'string => join(",", nd)'),
+    ("dnum_mustache", "s", 'string => string_mustache("{{#-top-}}{{.}} {{/-top-}}", nd)'),
+    ("dnum_greater", "s", 'string => ifelse(isgreaterthan("$(nd[5])", "0"), "y", "n")'),
+    ("dnum_parsed", "s", "string => format(\"%S\", parsejson('[2.5, 12345678901]'))"),
+]
+
+FORM_CASES = _form_cases() + SHAPE_CASES
 
 
 def form_policy() -> str:
-    return render(FORM_SETUP, FORM_CASES)
+    return render(FORM_SETUP + SHAPE_SETUP, FORM_CASES).replace(
+        "\n  reports:\n", "\n  classes:\n" + SHAPE_CLASSES + "\n  reports:\n")
 
 
 # ---------------------------------------------------------------------------

@@ -206,3 +206,32 @@ def test_promiser_name_verdict_as_cf_promises(tmp_path: Path, ptype: str, name: 
     ours = [line.split(": error: ", 1)[1] for line in lite_out.splitlines()
             if any(marker in line for marker in _NAME_LINE)]
     assert ours == said, (ref.stdout + ref.stderr, lite_out)
+
+
+# -- where cf-promises says a function is unknown: just after the call's closing
+# parenthesis (its parser reduces the call there), the line and column of that point
+UNKNOWN_CALLS = {
+    "plain": 'string => nosuchfn("a");',
+    "spaces": 'string => nosuchfn("a")  ;',
+    "then_attr": 'string => nosuchfn("a"), comment => "x";',
+    "in_list": 'slist => { nosuchfn("a") };',
+    "lines": 'string => nosuchfn(\n  "a",\n   ")" );',
+    "parens_in_args": 'string => nosuchfn("(", canonify("x)"));',
+    "list_items": 'slist => { "a", nosuchfn("b"), "c" };',
+    "list_lines": 'slist => {\n  "a",\n  nosuchfn("}")\n  };',
+    "no_args": 'string => nosuchfn();',
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNKNOWN_CALLS))
+def test_unknown_function_where_cf_promises_says(tmp_path: Path, name: str) -> None:
+    policy = harness.write_policy(tmp_path / "p.cf", (
+        f'bundle agent main\n{{\n  vars:\n    "x" {UNKNOWN_CALLS[name]}\n}}\n'))
+    ref = subprocess.run(["cf-promises", "-f", str(policy)], capture_output=True, text=True,
+                         timeout=60,
+                         env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(tmp_path / "r")))
+    lite = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-f", str(policy),
+                           "-w", str(tmp_path / "l")], capture_output=True, text=True, timeout=60)
+    said = [line for line in (ref.stdout + ref.stderr).splitlines() if "Unknown function" in line]
+    ours = [line for line in (lite.stdout + lite.stderr).splitlines() if "Unknown function" in line]
+    assert said and ours == said

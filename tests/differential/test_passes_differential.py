@@ -23,6 +23,9 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
 @pytest.mark.parametrize("case", passes.CASES, ids=[c.name for c in passes.CASES])
 def test_same_as_cf_agent(results: tuple[dict, dict], case: batch.Case) -> None:
     theirs, ours = results
+    if case.name in passes.EXPECTED_DIFFERENCES:
+        assert ours[case.name] != theirs[case.name], "now agrees: drop it from the list"
+        pytest.xfail(passes.EXPECTED_DIFFERENCES[case.name])
     assert ours[case.name] == theirs[case.name], case.note
 
 

@@ -279,40 +279,77 @@ def var_to_json(ctx: FunctionContext, name: str, allow_scalars: bool) -> Any | N
 
 
 def array_candidates(ctx: FunctionContext, base: str) -> Iterable[tuple[str, Any]]:
-    """The variables that may lie under ``base[`` (a qualified name): the context's
-    array index when it has one, else every variable."""
+    """The variables that may be ``base`` itself or lie under ``base[`` (a qualified
+    name), in cf-agent's table order: the context's array index when it has one, else
+    every variable."""
     index = getattr(ctx, "array_entries", None)
-    found = index(base) if index is not None else None
+    found = index(base, True) if index is not None else None
     return ctx.variables() if found is None else found
 
 
+_LIST_TYPES = ("slist", "ilist", "rlist")
+
+
 def gather_array(ctx: FunctionContext, name: str) -> dict[str, Any] | None:
-    """Entries ``name[k]...`` of a classic array as a (nested) JSON object."""
+    """Entries ``name[k]...`` of a classic array as a (nested) JSON object, built as
+    cf-agent 3.21's VarRefValueToJson builds it, walking its variable table in order:
+
+    - a data container stored under an index is left out;
+    - a value stored at a key is appended to its object, so a key given again moves
+      to the end (libntech's JsonObjectAppendElement removes it first);
+    - a scalar under a key that holds a string replaces the string by an object,
+      with a warning; a scalar where an object or array is kept is dropped, with one;
+    - ``name`` itself, when a scalar, is met in the walk too and stored under the
+      key the previous entry used (none when it comes first): cf-agent's ``last_key``
+      outlives its loop iteration."""
     base = qualify(ctx, name)
     prefix = base + "["
     result: dict[str, Any] = {}
+    last: str | None = None
     for full, var in array_candidates(ctx, base):
-        if not full.startswith(prefix):
+        if full == base:
+            keys: list[str] = []
+        elif full.startswith(prefix):
+            keys = _split_indices(full[len(base):])
+            if not keys:
+                continue
+        else:
             continue
-        keys = _split_indices(full[len(base):])
-        if not keys:
+        holder: Any = result
+        parent: dict[str, Any] | None = None
+        parent_key = ""
+        if len(keys) == 1:
+            last = keys[0]
+        elif keys:
+            for at, key in enumerate(keys[:-1]):
+                if not isinstance(holder, dict):
+                    break               # (under a string or a list: undefined in cf-agent)
+                local = holder.get(key)
+                if local is None:
+                    local = holder[key] = {}
+                last, parent, parent_key, holder = keys[at + 1], holder, key, local
+            if not isinstance(holder, (dict, str)) or parent is not None \
+                    and not isinstance(parent, dict):
+                continue
+        if last is None:
             continue
-        holder: dict[str, Any] = result
-        for key in keys[:-1]:
-            child = holder.get(key)
-            if not isinstance(child, dict):
-                child = {}
-                holder[key] = child
-            holder = child
-        last = keys[-1]
-        if var.type in ("slist", "ilist", "rlist"):
-            holder[last] = [scalar(v, "collect", 0) for v in var.value]
-        elif var.type == "data":
-            holder[last] = jsondata.copy(var.value)
+        if var.type in _LIST_TYPES:
+            if isinstance(holder, dict):
+                holder.pop(last, None)
+                holder[last] = [scalar(v, "collect", 0) for v in var.value]
+        elif var.type == "data" or isinstance(var.value, (list, dict)):
+            continue
+        elif not isinstance(holder, dict):
+            ctx.log("warning", f"Replacing a non-container JSON element '{parent_key}' with "
+                    f"a new empty container (for the '{last}' subkey)")
+            assert parent is not None
+            parent.pop(parent_key, None)
+            parent[parent_key] = {last: scalar(var.value, "collect", 0)}
         elif isinstance(holder.get(last), (dict, list)):
             ctx.log("warning", f"Not replacing the container '{last}' with a "
                     f"non-container value '{var.value}'")
         else:
+            holder.pop(last, None)
             holder[last] = scalar(var.value, "collect", 0)
     return result or None
 

@@ -32,10 +32,14 @@ def parsejson(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     (text,) = argv("parsejson", args, 1)
     from cfpromise.eval.functions.common import var_to_json
     try:
-        data = jsondata.loads(text, lookup=lambda ref: var_to_json(ctx, ref, True))
+        data, end = jsondata.loads_end(text, lookup=lambda ref: var_to_json(ctx, ref, True))
     except jsondata.JsonError as exc:
-        raise FunctionError(f"Error parsing JSON expression '{text}': {exc}") from None
+        # an error in cf-agent 3.21, naming the text from where its parser stopped
+        message = f"Error parsing JSON expression '{getattr(exc, 'rest', text)}': {exc}"
+        ctx.log("error", message)
+        raise FunctionError(message) from None
     if not isinstance(data, (dict, list)):
+        ctx.log("error", f"Non-container from parsing JSON expression '{text[end:]}'")
         raise FunctionError(f"Non-container from parsing JSON expression '{text}'")
     return data
 

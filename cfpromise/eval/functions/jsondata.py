@@ -65,8 +65,22 @@ class Real(float):
 
 
 def loads(text: str, lookup: Lookup | None = None) -> Any:
-    """Parse ``text`` as CFEngine's JsonParseWithLookup; JsonError on failure."""
-    return _Parser(text, lookup).top()
+    """Parse ``text`` as CFEngine's JsonParseWithLookup; JsonError on failure (its
+    ``rest``: the text from where the parser stopped, which cf-agent names)."""
+    return loads_end(text, lookup)[0]
+
+
+def loads_end(text: str, lookup: Lookup | None = None) -> tuple[Any, int]:
+    """:func:`loads`, and where the parser stopped: libntech's pointer rests on the last
+    character of a top-level primitive (cf-agent's "Non-container" message names the
+    text from there)."""
+    parser = _Parser(text, lookup)
+    try:
+        value = parser.top()
+    except JsonError as exc:
+        exc.rest = text[parser.i:]      # type: ignore[attr-defined]
+        raise
+    return value, max(parser.i - 1, 0)
 
 
 def loads_container(text: str, lookup: Lookup | None = None) -> Any:
@@ -140,6 +154,7 @@ class _Parser:
                 continue
             out.append(ch)
             i += 1
+        self.i = len(s)             # (libntech's pointer is at the end of the text)
         raise JsonError("Unable to parse json data as string, did not end with doublequote")
 
     def number(self) -> Any:
@@ -149,6 +164,7 @@ class _Parser:
         i = start
         while i < len(s) and s[i] not in _SEPARATORS:
             ch = s[i]
+            self.i = i              # (an error names the text from this character)
             if ch == "-":
                 if prev not in ("", "e", "E"):
                     raise JsonError("Unable to parse json data as number, - not at the start "
@@ -164,6 +180,9 @@ class _Parser:
                 if prev == "":
                     zero_started = True
             elif ch == ".":
+                if seen_dot:
+                    raise JsonError("Unable to parse json data as number, two or more dots "
+                                    "(decimal points)")
                 if not prev.isdigit():
                     raise JsonError("Unable to parse json data as number, dot not "
                                     "preceded by digit")
@@ -183,9 +202,9 @@ class _Parser:
                     raise JsonError("Unable to parse json data as number, invalid symbol")
             prev = ch
             i += 1
+        self.i = i
         if not prev.isdigit():
             raise JsonError("Unable to parse json data as string, did not end with digit")
-        self.i = i
         text = s[start:i]
         if seen_dot or seen_exp:
             return Real(text)

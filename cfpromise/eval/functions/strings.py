@@ -378,6 +378,8 @@ def format_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
             out += b"%"
         else:
             if not data:
+                # (an error in cf-agent 3.21, not only the call's failure)
+                ctx.log("error", "format() didn't have enough parameters")
                 raise FunctionError("format() didn't have enough parameters")
             value = data.pop(0)
             out += _format_piece(ctx, piece, value)
@@ -391,8 +393,10 @@ def format_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 def _format_piece(ctx: FunctionContext, piece: str, value: Any) -> bytes:
     for bad in "hLqjzt":
         if bad in piece:
-            raise FunctionError(f"format() does not allow modifier character '{bad}' in "
-                                f"format specifier '{piece}'.")
+            message = (f"format() does not allow modifier character '{bad}' in "
+                       f"format specifier '{piece}'.")
+            ctx.log("error", message)
+            raise FunctionError(message)
     if isinstance(value, dict):
         text = ""
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.api import PromiseRun, again
 from cfpromise.promises.edit import matching
 from cfpromise.promises.edit.buffer import boolean
@@ -133,10 +134,12 @@ _END_FOR = {"delete_lines": "delete", "insert_lines": "insert"}
 
 
 @again("delete_lines", "insert_lines", "replace_patterns", "field_edits")
-def region_again(run: PromiseRun) -> None:
+def region_again(run: PromiseRun) -> Outcome | None:
     """cf-agent selects an edit promise's region before its lock, so in each pass of the
     edit bundle, also for a promise done in an earlier one: a region its own edit took
-    away (delete_lines of the markers) is an error again (messages only)."""
+    away (delete_lines of the markers, a replacement of the start line) is an error
+    again, and the promise is interrupted in that pass (its repair_failed classes are
+    defined beside the repaired ones of the pass that edited)."""
     from cfpromise.promises.edit.buffer import EditRun, current
     region = read_region(run.body("select_region"), run.agent)
     if not region.present:
@@ -156,6 +159,9 @@ def region_again(run: PromiseRun) -> None:
                     else " (but the delimiters were expected in the file)")
         er.log("error", f"The promised {_WHAT[ptype]} '{run.promiser}' could not select an "
                         f"edit region in '{buf.filename}'{tail}")
-    elif ptype in _END_FOR and end_missing(sel, region):
+        return Outcome.INTERRUPTED
+    if ptype in _END_FOR and end_missing(sel, region):
         er.log("error", f"The promised end pattern '{region.end}' was not found when "
                         f"selecting region to {_END_FOR[ptype]} in '{buf.filename}'")
+        return Outcome.INTERRUPTED
+    return None
