@@ -376,10 +376,12 @@ CASES = agent_cases() + edit_cases() + [RANDOM_CASE, STABLE_CASE, EDIT_VARS_AFTE
 # pass where they do (or in the last, as written); cf-agent acts in every pass with what
 # resolves so far and again whenever the expanded promise changes
 EXPECTED_DIFFERENCES = {
-    c.name: "not fixed yet: cf-agent 3.21 acts on a promise (files, commands, methods, an "
-            "edit_line call) in pass 1 with $(x) as written and again in pass 2 when x is "
-            "defined (AcquireLock's PromiseRuntimeHash covers the expanded attributes); "
-            "cf-lite waits and acts once with the value"
+    c.name: "deliberate: cf-agent 3.21 acts on a promise (files, commands, methods, an "
+            "edit_line call) in pass 1 with $(x) as written -- it creates a file named "
+            "'f_$(x)', runs touch on 'c_$(x)' -- and again in pass 2 when x is defined "
+            "(AcquireLock's PromiseRuntimeHash covers the expanded attributes); cf-lite "
+            "waits for the value and acts once, with it, so that no stray file or command "
+            "is made of a name not yet known (docs/language.md, 'Unresolved variables')"
     for c in LATE_CASES if c.name != "r_late_reports"}
 
 PREAMBLE = EDIT_BODIES + LATE_EXTRA
