@@ -191,7 +191,7 @@ class _Checker:
         """VarsParseTreeCheck and ClassesParseTreeCheck (mod_common.c): the promiser as
         written, before any expansion."""
         name = promise.promiser
-        if name and all(ch in "0123456789" for ch in name):
+        if name.isdigit() and name.isascii():        # (only 0-9: no other ASCII digits)
             what = "Variable promises" if ptype == "vars" else "Classes promises"
             self.error(promise.coord, f"{what} cannot have a purely numerical name (promiser)")
         if ptype == "vars" and not valid_variable_name(name):
