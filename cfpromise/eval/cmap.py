@@ -23,12 +23,15 @@ Bucket = hash & (buckets - 1).  The hashes are Bob Jenkins' one-at-a-time:
 """
 from __future__ import annotations
 
+from itertools import chain as _chain
+
 from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Hashable, Iterable, Iterator, Sequence
 
+_chained = _chain.from_iterable
 TINY_LIMIT = 14
 HASH_INIT_SIZE = 128
 MAX_LOAD = 0.75
@@ -205,7 +208,7 @@ class CMap:
     def __iter__(self) -> Iterator[Hashable]:
         if self.array is not None:
             return iter(list(self.array))
-        return (key for chain in self.buckets for key in chain)
+        return _chained(self.buckets)     # bucket by bucket, each chain head first, in C
 
     def order(self, keys: Iterable[Hashable]) -> list[Hashable]:
         """``keys`` (all in the map) in the map's iteration order: cheap for a few keys
