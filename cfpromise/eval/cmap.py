@@ -45,20 +45,19 @@ def _to_bytes(text: str) -> bytes:
 
 
 def _oat_step(h: int, data: bytes, signed: bool) -> int:
-    # One mask a byte: ``h + byte`` need not be reduced before ``h + (h << 10)``,
-    # which is the same modulo 2**32 either way (the hash of every variable and class
-    # runs this loop; a negative sum only comes from a signed byte, reduced alike).
+    # h += byte; h += h << 10 (that is, times 1025); h ^= h >> 6, all modulo 2**32:
+    # one mask a byte is enough, the sum and the product being the same modulo 2**32
+    # either way (the hash of every variable and class runs this loop; a negative sum
+    # only comes from a signed byte, and is reduced alike).
     if signed and not data.isascii():
         for byte in data:
             if byte >= 0x80:
                 byte -= 256
-            h += byte
-            h = (h + (h << 10)) & MASK32
+            h = ((h + byte) * 1025) & MASK32
             h ^= h >> 6
         return h
     for byte in data:
-        h += byte
-        h = (h + (h << 10)) & MASK32
+        h = ((h + byte) * 1025) & MASK32
         h ^= h >> 6
     return h
 
