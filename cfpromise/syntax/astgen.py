@@ -45,7 +45,8 @@ class Field:
 
     def encode(self, value: str) -> str:
         """Python source encoding ``value`` (this field of a node) for marshal."""
-        return self._code(value, "enc", "tuple({})")
+        # a Coord as a plain tuple (marshal writes no subclass): ``[:]``, cheaper than tuple()
+        return self._code(value, "enc", "{}[:]")
 
     def decode(self, value: str) -> str:
         """Python source decoding ``value`` (this field's encoding)."""
