@@ -278,10 +278,9 @@ def p_rval_scalar(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    tok = p[1]
-    coord = tok[_COORD]
-    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
-    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+    ttype, value, _, coord, quote = p[1]
+    kind = _SCALAR_KINDS.get(ttype, _BARE)
+    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""),
             coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
@@ -315,10 +314,9 @@ def p_litem(p: Any) -> None:
              | SYMBOL
              | QSTRING
              | NAKEDVAR"""
-    tok = p[1]
-    coord = tok[_COORD]
-    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
-    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+    ttype, value, _, coord, quote = p[1]
+    kind = _SCALAR_KINDS.get(ttype, _BARE)
+    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""),
             coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
@@ -360,10 +358,9 @@ def p_farg(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    tok = p[1]
-    coord = tok[_COORD]
-    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
-    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+    ttype, value, _, coord, quote = p[1]
+    kind = _SCALAR_KINDS.get(ttype, _BARE)
+    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""),
             coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
