@@ -23,12 +23,15 @@ Bucket = hash & (buckets - 1).  The hashes are Bob Jenkins' one-at-a-time:
 """
 from __future__ import annotations
 
+from itertools import chain as _chain
+
 from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Hashable, Iterable, Iterator, Sequence
 
+_chained = _chain.from_iterable
 TINY_LIMIT = 14
 HASH_INIT_SIZE = 128
 MAX_LOAD = 0.75
@@ -42,11 +45,19 @@ def _to_bytes(text: str) -> bytes:
 
 
 def _oat_step(h: int, data: bytes, signed: bool) -> int:
+    # h += byte; h += h << 10 (that is, times 1025); h ^= h >> 6, all modulo 2**32:
+    # one mask a byte is enough, the sum and the product being the same modulo 2**32
+    # either way (the hash of every variable and class runs this loop; a negative sum
+    # only comes from a signed byte, and is reduced alike).
+    if signed and not data.isascii():
+        for byte in data:
+            if byte >= 0x80:
+                byte -= 256
+            h = ((h + byte) * 1025) & MASK32
+            h ^= h >> 6
+        return h
     for byte in data:
-        if signed and byte >= 0x80:
-            byte -= 256
-        h = (h + byte) & MASK32
-        h = (h + (h << 10)) & MASK32
+        h = ((h + byte) * 1025) & MASK32
         h ^= h >> 6
     return h
 
@@ -196,7 +207,7 @@ class CMap:
     def __iter__(self) -> Iterator[Hashable]:
         if self.array is not None:
             return iter(list(self.array))
-        return (key for chain in self.buckets for key in chain)
+        return _chained(self.buckets)     # bucket by bucket, each chain head first, in C
 
     def order(self, keys: Iterable[Hashable]) -> list[Hashable]:
         """``keys`` (all in the map) in the map's iteration order: cheap for a few keys

@@ -38,19 +38,19 @@ _coord = tuple.__new__           # _coord(Coord, (file, line, col, cf)): the Coo
 def _enc_rval(r: Rval) -> tuple[Any, ...]:
     cls = r.__class__
     if cls is Scalar:
-        return (SCALAR, r.value, r.kind, tuple(r.coord), r.quote)
+        return (SCALAR, r.value, r.kind, r.coord[:], r.quote)
     if cls is FnCall:
-        return (FNCALL, r.name, tuple(map(_enc_rval, r.args)), tuple(r.coord))
+        return (FNCALL, r.name, tuple(map(_enc_rval, r.args)), r.coord[:])
     if cls is List:
-        return (LIST, tuple(map(_enc_rval, r.items)), tuple(r.coord))
+        return (LIST, tuple(map(_enc_rval, r.items)), r.coord[:])
     if cls is Data:
-        return (DATA, r.value, r.text, tuple(r.coord), r.canonical)
+        return (DATA, r.value, r.text, r.coord[:], r.canonical)
     raise TypeError(f"not an rval: {r!r}")
 
 
 
 def _enc_Constraint(n: Constraint) -> tuple[Any, ...]:
-    return (n.lval, _enc_rval(n.rval), tuple(n.coord), n.line, n.classes)
+    return (n.lval, _enc_rval(n.rval), n.coord[:], n.line, n.classes)
 
 
 def _enc_Promise(n: Promise) -> tuple[Any, ...]:
@@ -59,11 +59,11 @@ def _enc_Promise(n: Promise) -> tuple[Any, ...]:
             (None if n.promisee is None else _enc_rval(n.promisee)),
             n.classes,
             n.varclass,
-            tuple(n.coord))
+            n.coord[:])
 
 
 def _enc_PromiseSection(n: PromiseSection) -> tuple[Any, ...]:
-    return (n.name, tuple(map(_enc_Promise, n.promises)), tuple(n.coord))
+    return (n.name, tuple(map(_enc_Promise, n.promises)), n.coord[:])
 
 
 def _enc_Bundle(n: Bundle) -> tuple[Any, ...]:
@@ -72,7 +72,7 @@ def _enc_Bundle(n: Bundle) -> tuple[Any, ...]:
             n.args,
             tuple(map(_enc_PromiseSection, n.sections)),
             n.namespace,
-            tuple(n.coord))
+            n.coord[:])
 
 
 def _enc_Body(n: Body) -> tuple[Any, ...]:
@@ -81,15 +81,11 @@ def _enc_Body(n: Body) -> tuple[Any, ...]:
             n.args,
             tuple(map(_enc_Constraint, n.constraints)),
             n.namespace,
-            tuple(n.coord))
+            n.coord[:])
 
 
 def _enc_PromiseBlock(n: PromiseBlock) -> tuple[Any, ...]:
-    return (n.type,
-            n.name,
-            tuple(map(_enc_Constraint, n.constraints)),
-            n.namespace,
-            tuple(n.coord))
+    return (n.type, n.name, tuple(map(_enc_Constraint, n.constraints)), n.namespace, n.coord[:])
 
 
 def _enc_Policy(n: Policy) -> tuple[Any, ...]:

@@ -57,16 +57,27 @@ class _Checker:
         want = attr.type
         # the attributes every promise type has (with, if, comment, depends_on...):
         # cf-promises 3.21 checks only that a list is not given where a scalar is wanted
+        if rval.__class__ is _SCALAR:
+            if level == 0:
+                if want in LIST_TYPES and attr.visibility != "global":
+                    self.error(coord, "Attempted to give a scalar to a non-scalar type")
+                    return
+                if want == "body" and rval.kind == _QUOTED:
+                    self.error(coord, "An rvalue is quoted, but we expect an unquoted body "
+                                      "identifier")
+                    return
+            text = rval.value
+            if ("$" in text or "@" in text) and is_unexpanded(text):
+                return
+            if want == "string" or want == "slist":
+                range_ = attr.range
+                if range_ and range_ != ".*":      # (most strings: anything goes)
+                    self.string_in_range(text, attr, rval.coord if rval.coord.line else coord)
+                return
+            self.literal(text, attr, rval.coord if rval.coord.line else coord)
+            return
         common = attr.visibility == "global"
-        if isinstance(rval, ast.Scalar):
-            if want in LIST_TYPES and level == 0 and not common:
-                self.error(coord, "Attempted to give a scalar to a non-scalar type")
-                return
-            if want == "body" and rval.kind == ast.QUOTED and level == 0:
-                self.error(coord, "An rvalue is quoted, but we expect an unquoted body identifier")
-                return
-            self.literal(rval.value, attr, rval.coord if rval.coord.line else coord)
-        elif isinstance(rval, ast.List):
+        if isinstance(rval, ast.List):
             if want not in LIST_TYPES:
                 self.error(coord, "Attempted to give a list to a non-list type")
                 return
@@ -191,7 +202,7 @@ class _Checker:
         """VarsParseTreeCheck and ClassesParseTreeCheck (mod_common.c): the promiser as
         written, before any expansion."""
         name = promise.promiser
-        if name and all(ch in "0123456789" for ch in name):
+        if name.isdigit() and name.isascii():        # (only 0-9: no other ASCII digits)
             what = "Variable promises" if ptype == "vars" else "Classes promises"
             self.error(promise.coord, f"{what} cannot have a purely numerical name (promiser)")
         if ptype == "vars" and not valid_variable_name(name):
@@ -221,6 +232,9 @@ class _Checker:
 
 _RESERVED_VARIABLES = frozenset({"promiser", "handle", "promise_filename", "promise_dirname",
                                  "promise_linenumber", "this"})
+
+
+_SCALAR, _QUOTED = ast.Scalar, ast.QUOTED
 
 
 def valid_variable_name(name: str) -> bool:

@@ -198,6 +198,7 @@ class Promise(_PromiseMethods):
         _Promise_classes(self, classes)
         _Promise_varclass(self, varclass)
         _Promise_coord(self, coord)
+        _Promise_index(self, None)
 
 
 (_Promise_promiser,
@@ -205,7 +206,8 @@ class Promise(_PromiseMethods):
  _Promise_promisee,
  _Promise_classes,
  _Promise_varclass,
- _Promise_coord,) = setters(Promise)
+ _Promise_coord,
+ _Promise_index,) = setters(Promise, ('_index',))
 
 
 class PromiseSection(_Node):

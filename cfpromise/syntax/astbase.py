@@ -80,10 +80,11 @@ class _Node:
         return self.__class__, self._state(self)
 
 
-def setters(cls: type) -> tuple[Any, ...]:
-    """The setters of ``cls``'s fields (its ``_fields``), in order: the generated
-    constructors fill the slots with them."""
-    return tuple(cls.__dict__[name].__set__ for name in cls._fields)      # type: ignore[attr-defined]
+def setters(cls: type, memos: tuple[str, ...] = ()) -> tuple[Any, ...]:
+    """The setters of ``cls``'s fields (its ``_fields``), in order, then of its ``memos``
+    slots: the generated constructors fill the slots with them (a memo with None)."""
+    return tuple(cls.__dict__[name].__set__
+                 for name in cls._fields + memos)      # type: ignore[attr-defined]
 
 
 def evolve(node: Any, **changes: Any) -> Any:
@@ -131,9 +132,8 @@ class _PromiseMethods(_Node):
         """The (first) constraint named ``lval``.  The engine asks each promise for a
         dozen attributes per evaluation (55,000 calls on masterfiles): the constraints
         are indexed by name on first use."""
-        try:
-            index = self._index        # type: ignore[attr-defined]
-        except AttributeError:
+        index = self._index        # type: ignore[attr-defined]
+        if index is None:           # (None from the constructor: no exception to catch)
             index = {}
             for c in self.constraints:
                 index.setdefault(c.lval, c)

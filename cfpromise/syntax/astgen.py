@@ -45,7 +45,8 @@ class Field:
 
     def encode(self, value: str) -> str:
         """Python source encoding ``value`` (this field of a node) for marshal."""
-        return self._code(value, "enc", "tuple({})")
+        # a Coord as a plain tuple (marshal writes no subclass): ``[:]``, cheaper than tuple()
+        return self._code(value, "enc", "{}[:]")
 
     def decode(self, value: str) -> str:
         """Python source decoding ``value`` (this field's encoding)."""
@@ -170,8 +171,12 @@ def ast_source() -> str:
             out.append(sig)
         for f in n.fields:
             out.append(f"        _{n.name}_{f.name}(self, {f.name})")
-        out += ["", ""] + _call("(", [f"_{n.name}_{f}" for f in names],
-                                f",) = setters({n.name})") + [""]
+        for slot in n.slots:        # a memo: None until its method fills it
+            out.append(f"        _{n.name}_{slot.lstrip('_')}(self, None)")
+        setter_names = [f"_{n.name}_{f}" for f in names + [s.lstrip("_") for s in n.slots]]
+        out += ["", ""] + _call("(", setter_names,
+                                f",) = setters({n.name}"
+                                + (f", {_tuple(n.slots)})" if n.slots else ")")) + [""]
     out += ["", "", "if TYPE_CHECKING:", f"    Rval = Union[{', '.join(rvals)}]", ""]
     return "\n".join(out)
 

@@ -12,12 +12,15 @@ CFEngine converts while it parses is not grammar, and lives here:
 from __future__ import annotations
 
 from cfpromise.fast import precompiled
+from cfpromise.fast.cmodules import attrgetter
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+_lval_and_guard = attrgetter("lval", "classes")
 
 # Attributes of type data: a string given to them is an inline container (or parsejson()).
 _DATA_LVALS: list[frozenset[str]] = []
@@ -31,8 +34,9 @@ def data_lvals() -> frozenset[str]:
 
 def replace_repeats(constraints: list[ast.Constraint]) -> tuple[ast.Constraint, ...]:
     """A repeated attribute (same guard) replaces the earlier one in its place, as in CFEngine."""
-    if len(constraints) < 2:        # most promises: nothing can repeat
-        return tuple(constraints)
+    if len(constraints) < 2 or \
+            len(set(map(_lval_and_guard, constraints))) == len(constraints):
+        return tuple(constraints)       # most promises: nothing repeats (told in C)
     out: list[ast.Constraint] = []
     where: dict[tuple[str, str], int] = {}
     for c in constraints:

@@ -93,29 +93,21 @@ _WHITESPACE_IN_CLASS = precompiled.compile(r".*[_A-Za-z0-9][ \t]+[_A-Za-z0-9].*"
 _VERSION = precompiled.compile(r"\d+(?:\.\d+)*")
 
 
+# CFEngine's escapes in a quoted string: a backslash before a newline drops both and
+# keeps the character after them whatever it is; before a backslash or a quote, keeps
+# that character; before anything else it stays (and that character is read as usual).
+_ESCAPE = precompiled.compile("\\\\(?:\n(.?)|([\\\\\"']))", precompiled.DOTALL)
+
+
+def _unescaped(m: Any) -> str:
+    return m[m.lastindex]
+
+
 def deescape(body: str) -> str:
     """CFEngine's de-escaping of a quoted string's inside."""
     if "\\" not in body:
         return body
-    out: list[str] = []
-    i, n = 0, len(body)
-    while i < n:
-        ch = body[i]
-        if ch == "\\" and i + 1 < n:
-            nxt = body[i + 1]
-            if nxt == "\n":
-                i += 2
-                if i < n:
-                    out.append(body[i])
-                    i += 1
-                continue
-            if nxt in "\\\"'":
-                out.append(nxt)
-                i += 2
-                continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    return _ESCAPE.sub(_unescaped, body)
 
 
 def _version_tuple(text: str) -> tuple[int, ...]:

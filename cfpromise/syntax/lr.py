@@ -114,7 +114,8 @@ class Tables:
                 if action_ is _no_action:
                     raise ValueError(f"{text}: not a list-building production")
             productions.append((action_, length, by_name.get(name, [])))
-        self.rules = productions[:0:-1]         # production n at -n
+        # production n at -n; at 0 (PLY's accept) an entry of no production: see parse
+        self.rules = [(None, _ACCEPT, [])] + productions[:0:-1]
 
 
 def _no_action(p: list[Any]) -> None:
@@ -136,6 +137,7 @@ def _EMPTY_LIST(p: list[Any]) -> None:
 
 
 _MORE = "$more"       # the type of the sentinel after the last token when an error follows
+_ACCEPT = -1          # the length of the accept action's entry in Tables.rules
 
 
 def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any = None) -> Any:
@@ -164,22 +166,26 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
                 raise SyntaxErrorAt(end if ltype == END else lookahead,
                                     list(action[state])) from None
             if t > 0:                               # shift
+                push_state(t)
+                push(lookahead)
+                state = t
                 break
-            if t == 0:                              # accept
-                return symstack[-1]
-            func, length, goto = rules[t]           # reduce
+            func, length, goto = rules[t]           # reduce (or accept: t == 0)
             if length == 1:
-                if func is _NEW_LIST:
+                if func is None:
+                    pass
+                elif func is _NEW_LIST:
                     symstack[-1] = [symstack[-1]]
-                elif func is not None:
+                else:
                     p = [None, symstack[-1]]
                     func(p)
                     symstack[-1] = p[0]
                 state = statestack[-1] = goto[statestack[-2]]
-            elif length:
+            elif length > 1:
                 if func is _APPEND:
-                    item = symstack[-1]
-                    del symstack[1 - length:]
+                    item = symstack.pop()
+                    if length > 2:
+                        del symstack[2 - length:]
                     symstack[-1].append(item)
                 else:
                     p = symstack[-length - 1:]
@@ -188,7 +194,7 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
                     symstack[-1] = p[0]
                 del statestack[1 - length:]
                 state = statestack[-1] = goto[statestack[-2]]
-            else:
+            elif length == 0:
                 if func is None:
                     push(None)
                 elif func is _EMPTY_LIST:
@@ -199,7 +205,6 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
                     push(p[0])
                 state = goto[state]
                 push_state(state)
-        push_state(t)
-        push(lookahead)
-        state = t
+            else:                                   # accept
+                return symstack[-1]
     raise AssertionError("the sentinel after the tokens is never shifted")

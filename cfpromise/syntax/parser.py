@@ -160,9 +160,9 @@ def p_section(p: Any) -> None:
     classes, varclass = "any", None
     promises: list[ast.Promise] = []
     for item in p[2]:
-        if item.__class__ is _RawPromise:
-            promises.append(ast.Promise(item.promiser, item.constraints, item.promisee,
-                                        classes, varclass, item.coord))
+        if len(item) == 4:                      # a promise (see p_promise); a guard is a Token
+            promiser, promisee, constraints, coord = item
+            promises.append(_Promise(promiser, constraints, promisee, classes, varclass, coord))
         elif item[_TYPE] == "CLASS":
             classes, varclass = item[_VALUE], None
         else:                                   # VARCLASS
@@ -194,14 +194,6 @@ def p_classpromise_promise(p: Any) -> None:
     p[0] = p[1]
 
 
-class _RawPromise:
-    __slots__ = ("promiser", "promisee", "constraints", "coord")
-
-    def __init__(self, promiser: str, promisee: ast.Rval | None,
-                 constraints: tuple[ast.Constraint, ...], coord: Coord) -> None:
-        self.promiser, self.promisee, self.constraints, self.coord = promiser, promisee, constraints, coord
-
-
 def p_promise(p: Any) -> None:
     """promise : QSTRING ';'
                | QSTRING constraints ';'
@@ -216,7 +208,9 @@ def p_promise(p: Any) -> None:
         promisee = p[3][0]
         if len(p) == 6:
             constraints = p[4]
-    p[0] = _RawPromise(tok[_VALUE], promisee, _replace_repeats(constraints), tok[_COORD])
+    # (promiser, promisee, constraints, coord): the Promise is made in p_section, once
+    # the class guard over it is known
+    p[0] = (tok[_VALUE], promisee, _replace_repeats(constraints), tok[_COORD])
 
 
 @lr.builds_list
@@ -284,10 +278,9 @@ def p_rval_scalar(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    tok = p[1]
-    coord = tok[_COORD]
-    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
-    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+    ttype, value, _, coord, quote = p[1]
+    kind = _SCALAR_KINDS.get(ttype, _BARE)
+    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""),
             coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
@@ -321,10 +314,9 @@ def p_litem(p: Any) -> None:
              | SYMBOL
              | QSTRING
              | NAKEDVAR"""
-    tok = p[1]
-    coord = tok[_COORD]
-    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
-    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+    ttype, value, _, coord, quote = p[1]
+    kind = _SCALAR_KINDS.get(ttype, _BARE)
+    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""),
             coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
@@ -366,10 +358,9 @@ def p_farg(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    tok = p[1]
-    coord = tok[_COORD]
-    kind = _SCALAR_KINDS.get(tok[_TYPE], _BARE)
-    p[0] = (_Scalar(tok[_VALUE], kind, coord, tok[_QUOTE] if kind is _QUOTED else ""),
+    ttype, value, _, coord, quote = p[1]
+    kind = _SCALAR_KINDS.get(ttype, _BARE)
+    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""),
             coord.cf or coord.line)          # (Coord.cfline, without a call)
 
 
@@ -430,7 +421,7 @@ def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
 
 # A scalar token's kind (the rval rules make its Scalar, with CFEngine's line at it).
 _SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
-_Scalar, _QUOTED, _BARE = ast.Scalar, ast.QUOTED, ast.BARE
+_Scalar, _QUOTED, _BARE, _Promise = ast.Scalar, ast.QUOTED, ast.BARE, ast.Promise
 _node = itemgetter(0)           # an rval's node, from its (node, endline) pair
 
 

@@ -198,12 +198,14 @@ class FastLexer:
         lazy = _LAZY_PUNCT.get
         skipped = owner.skipped
         pos = 0
-        line, line_start = 1, 0         # the line of position `pos` and where it starts
+        # the line of position `pos`, and the position before that line starts (a column
+        # is then `start - col0`)
+        line, col0 = 1, -1
         while True:             # a findall from `pos`, again after each token PLY reads
             for ws, punct, word, string, naked, ptype, guard, other in findall(text, pos):
                 if "\n" in ws:
                     line += ws.count("\n")
-                    line_start = pos + ws.rfind("\n") + 1
+                    col0 = pos + ws.rfind("\n")
                 start = pos + len(ws)
                 if punct:
                     pos = start + len(punct)
@@ -215,7 +217,7 @@ class FastLexer:
                     if len(punct) > 1:              # `}` or `)`, then its `;` or `,`
                         kind = value = punct[0]
                         append((kind, kind, start,
-                                new(coord_type, (filename, line, start - line_start + 1,
+                                new(coord_type, (filename, line, start - col0,
                                                  line - skipped)) if plain
                                 else simple_coord(owner, start), None))
                         follower = punct[-1]
@@ -228,7 +230,7 @@ class FastLexer:
                         word = word[:-2 if follower == ">" else -1].rstrip(" \t")
                         if len(word) <= MAX_IDENTIFIER:
                             append((reserved(word, "IDENTIFIER"), word, start,
-                                    new(coord_type, (filename, line, start - line_start + 1,
+                                    new(coord_type, (filename, line, start - col0,
                                                      line - skipped)) if plain
                                     else simple_coord(owner, start), None))
                             if follower == ">":
@@ -248,13 +250,13 @@ class FastLexer:
                         string = string[:-1].rstrip(" \t")
                     if "\n" in string:
                         lines = string.count("\n")
-                        coord = (new(coord_type, (filename, line, start - line_start + 1,
+                        coord = (new(coord_type, (filename, line, start - col0,
                                                   line + lines - skipped)) if plain
                                  else owner.token_coord(start, start + len(string) - 1))
                         line += lines
-                        line_start = start + string.rfind("\n") + 1
+                        col0 = start + string.rfind("\n")
                     elif plain:
-                        coord = new(coord_type, (filename, line, start - line_start + 1,
+                        coord = new(coord_type, (filename, line, start - col0,
                                                  line - skipped))
                     else:
                         coord = simple_coord(owner, start)
@@ -277,10 +279,10 @@ class FastLexer:
                 else:
                     kind, value, pos = self._other(
                         owner, named.match(text, start), kinds, text, start, out,
-                        (filename, line, start - line_start + 1, line - skipped) if plain else None)
+                        (filename, line, start - col0, line - skipped) if plain else None)
                     if "\n" in text[start:pos]:      # a string or a VARCLASS over lines
                         line += text.count("\n", start, pos)
-                        line_start = text.rfind("\n", start, pos) + 1
+                        col0 = text.rfind("\n", start, pos)
                     if kind == "":                  # done: a macro, or a token made
                         continue
                 if kind is None:                    # PLY's own lexer, from `start`
@@ -294,10 +296,10 @@ class FastLexer:
                     pos = ply.lexpos
                     skipped = owner.skipped
                     line = text.count("\n", 0, pos) + 1
-                    line_start = text.rfind("\n", 0, pos) + 1
+                    col0 = text.rfind("\n", 0, pos)
                     break
                 if plain:
-                    coord = new(coord_type, (filename, line, start - line_start + 1,
+                    coord = new(coord_type, (filename, line, start - col0,
                                              line - skipped))
                 else:
                     coord = simple_coord(owner, start)
