@@ -226,6 +226,8 @@ class CMap:
 
 def string_set_order(items: Sequence[str]) -> list[str]:
     """The iteration order of a StringSet that ``items`` were added to in this order."""
+    if len(items) <= TINY_LIMIT:        # an array map: insertion order (the usual case)
+        return list(dict.fromkeys(items))
     shadow = CMap()
     for item in items:
         shadow.insert(item, string_hash(item))
