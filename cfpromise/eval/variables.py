@@ -62,9 +62,10 @@ def split_index_tuple(name: str) -> tuple[str, tuple[str, ...]]:
 
 
 def json_copy(value: Any) -> Any:
-    """libntech's JsonCopy, as :func:`cfpromise.eval.functions.jsondata.copy` (which this
-    module does not import: jsondata imports re, kept off the start path): a deep copy
-    whose reals are plain doubles again and whose integers keep 32 bits."""
+    """libntech's JsonCopy (also :func:`cfpromise.eval.functions.jsondata.copy`; it lives
+    here because jsondata imports re, kept off the start path): a deep copy whose reals
+    (jsondata.Real keeps its source text) are plain doubles again and whose integers
+    keep 32 bits."""
     if isinstance(value, dict):
         return {k: json_copy(v) for k, v in value.items()}
     if isinstance(value, list):

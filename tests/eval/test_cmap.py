@@ -112,18 +112,6 @@ def test_string_set_order() -> None:
     assert buckets == sorted(buckets)
 
 
-def test_string_set_order_shortcut_is_the_map_order() -> None:
-    """Up to TINY_LIMIT items the order is worked out without a map: the same order
-    as the map's, repeated items included, on both sides of the limit."""
-    rng = random.Random(5)
-    for _ in range(300):
-        items = [f"t{rng.randrange(20)}" for _ in range(rng.randrange(1, 20))]
-        shadow = CMap()
-        for item in items:
-            shadow.insert(item, string_hash(item))
-        assert string_set_order(items) == list(shadow), items
-
-
 def test_variable_store_orders_arrays_as_the_table() -> None:
     store = VariableStore()
     rng = random.Random(3)

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 
+from cfpromise.eval.variables import json_copy
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -397,18 +399,9 @@ def _real4(value: float) -> str:
 # Copying and merging
 
 
-def copy(value: Any) -> Any:
-    """JsonCopy: a deep copy; reals lose their source text, integers wrap to 32 bits."""
-    if isinstance(value, dict):
-        return {k: copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy(v) for v in value]
-    if isinstance(value, Real):
-        return float(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        # JsonIntegerCreate(int): the copy keeps 32 bits, as 3.21 does
-        return (value + 2**31) % 2**32 - 2**31
-    return value
+# JsonCopy: a deep copy; reals (Real is a float) lose their source text, integers wrap
+# to 32 bits -- the one copy, kept where the variable store (on the start path) has it
+copy = json_copy
 
 
 def merge(a: Any, b: Any) -> Any:
