@@ -26,9 +26,9 @@ from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError,
                                      list_parameters, reference, unparsed_ints)
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
-from cfpromise.agent.promiseinfo import guard_info, info as promise_info
+from cfpromise.agent.promiseinfo import guard_info, info as promise_info, quoted_guard
 from cfpromise.agent.recording import canonical
-from cfpromise.eval.expand import NeedIteration, combinations
+from cfpromise.eval.expand import combinations
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, refers_to,
                                   with_value)
@@ -78,16 +78,11 @@ class PromiseEvaluation:
             return      # its one iteration is done: the checks below would change nothing
         iterated_guard = False
         if promise.varclass is not None:
-            exp = ctx.expander(iterate=True)
-            try:
-                guard = exp.expand(promise.varclass)
-            except NeedIteration:
-                iterated_guard = True       # "$(list).x":: is a guard per iteration
-            else:
-                if exp.unresolved or not ctx.eval_class_expr(guard):
-                    if self.trace is not None and run.types is None and run.pass_no:
-                        self.trace.skipped_guard(promise)   # cf-agent: an ifvarclass
-                    return
+            iterated_guard = quoted_guard(ctx, promise)    # "$(list).x":: per iteration
+            if iterated_guard is None:
+                if self.trace is not None and run.types is None and run.pass_no:
+                    self.trace.skipped_guard(promise)   # cf-agent: an ifvarclass
+                return
         frame = run.frame
         if frame.edit is None:
             self.agent_pass = run.pass_no

@@ -34,9 +34,8 @@ with no such promise is one walk over its vars sections (:func:`candidates`).
 from __future__ import annotations
 
 from cfpromise.agent.bodies import BodyError, body_reference, has_call, unparsed_ints
-from cfpromise.agent.promiseinfo import guard_info
+from cfpromise.agent.promiseinfo import guard_info, quoted_guard
 from cfpromise.eval.context import Frame
-from cfpromise.eval.expand import NeedIteration
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
 from cfpromise.syntax import ast, classexpr
 
@@ -255,14 +254,9 @@ class Rounds:
             return
         iterated_guard = False
         if promise.varclass is not None:
-            exp = ctx.expander(iterate=True)
-            try:
-                guard = exp.expand(promise.varclass)
-            except NeedIteration:
-                iterated_guard = True       # "$(list)":: a guard per iteration
-            else:
-                if exp.unresolved or not ctx.eval_class_expr(guard):
-                    return
+            iterated_guard = quoted_guard(ctx, promise)    # "$(list)":: per iteration
+            if iterated_guard is None:
+                return
         for c in promise.constraints:
             if c.lval in ("if", "ifvarclass", "unless") and has_call(c.rval):
                 return                      # cf-promises calls it; nothing is called here

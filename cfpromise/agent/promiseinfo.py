@@ -28,12 +28,13 @@ from __future__ import annotations
 import os
 
 from cfpromise.eval.context import class_tree
+from cfpromise.eval.expand import NeedIteration
 from cfpromise.eval.functions.api import REGISTRY
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterator
+    from typing import Any, Iterator
 
     from cfpromise.syntax.classexpr import Tree
 
@@ -150,3 +151,17 @@ def rval_texts(rval: ast.Rval) -> Iterator[str]:
             return
         for arg in rval.args:
             yield from rval_texts(arg)
+
+
+def quoted_guard(ctx: Any, promise: ast.Promise) -> bool | None:
+    """A quoted class guard (``"$(x)"::``, cf-agent's ifvarclass) as the promise meets it:
+    None when it does not hold (or does not resolve yet), True when it names a list (a
+    guard per iteration, decided with each iteration), False when it holds."""
+    exp = ctx.expander(iterate=True)
+    try:
+        guard = exp.expand(promise.varclass)
+    except NeedIteration:
+        return True
+    if exp.unresolved or not ctx.eval_class_expr(guard):
+        return None
+    return False
