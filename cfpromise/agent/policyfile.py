@@ -12,7 +12,6 @@ import os
 import stat
 import sys
 
-from cfpromise.schema.validate import diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, source_line_of
 
@@ -52,7 +51,9 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
         cached, digest = cache.get(path, entry)
         if cached is not None:
             return cached
-    # The parser (and PLY, which imports inspect) loads only when a file is not cached.
+    # The parser (and PLY, which imports inspect) and the parse-time checks load only
+    # when a file is not cached.
+    from cfpromise.schema.validate import diagnostics
     from cfpromise.syntax.parser import as_entry, parse_file
     policy = parse_file(path)
     if entry:
