@@ -194,6 +194,7 @@ class Agent(PromiseEvaluation, Recording):
         self.world_changes = 0
         self.deferrals = 0
         self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
+        self.policy_digests: set[bytes] = set()     # content of the files read (policyfile)
         # hooks: a bundle no file defines, (name, namespace, types) -> Bundle | None
         # (cfpromise.agent.autoload); which promises run, (run, ptype, promise) -> bool
         # (cfpromise.agent.only)

@@ -206,6 +206,8 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                                                   "(stat: No such file or directory)"))
                     continue
                 included = _read(agent, full)
+                if included is None:        # the same text as a file read already
+                    continue
                 agent.add_policy(included)
                 queue.append(included)
                 lockwarn.named(agent, included, naming)
@@ -462,16 +464,15 @@ def _run_agent(agent: Any) -> int:
 def _run(agent: Any) -> int:
     try:
         load(agent)
-    except PolicyError as exc:
+    except (PolicyError, LoadError) as exc:
         report_errors(exc.diagnostics)
-        print("   error: There are syntax errors in policy files", file=sys.stderr)
-        return failsafe(agent)
-    except LoadError as exc:
-        report_errors(exc.diagnostics)
-        if exc.fatal:
+        if getattr(exc, "fatal", False):
             return EXIT_FATAL
-        print("   error: There are syntax errors in policy files" if exc.parse_time else
-              "   error: Policy failed validation", file=sys.stderr)
+        # cf-agent shows what the cf-promises it validates with says of a file's errors,
+        # then its own verdict on that cf-promises
+        if getattr(exc, "parse_time", True):
+            print("   error: There are syntax errors in policy files", file=sys.stderr)
+        print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     control_bodies(agent)
     from cfpromise.promises.methods import apparent_bundle_errors

@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except LoadError as exc:
         _report(exc.diagnostics)
-        print("   error: Policy failed validation", file=sys.stderr)
+        if exc.parse_time:       # cf-promises says no more of a whole-policy check's errors
+            print("   error: There are syntax errors in policy files", file=sys.stderr)
         return EXIT_ERROR
     except FatalFunctionError as exc:       # a built-in's fatal error while evaluating
         print(f"   error: Fatal CFEngine error: {exc}", file=sys.stderr)
@@ -162,7 +163,6 @@ def main(argv: list[str] | None = None) -> int:
         errors = [d for d in lint_diagnostics(policy)] + check_dependencies(policy)
         if errors:
             _report(errors)
-            print("   error: Policy failed validation", file=sys.stderr)
             return EXIT_ERROR
         from cfpromise.agent.notify import order_warnings
         from cfpromise.agent.plan import build_plan

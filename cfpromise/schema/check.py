@@ -22,6 +22,7 @@ from __future__ import annotations
 from cfpromise.fast.records import record
 from cfpromise.schema import Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
+from cfpromise.schema.validate import duplicates
 from cfpromise.syntax import ast
 from cfpromise.syntax.names import candidates
 from cfpromise.syntax.errors import Coord, Diagnostic
@@ -194,7 +195,8 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
                 out.append(Diagnostic(ref.coord, f"Conflicting arity in calling bundle {ref.name}, "
                                                  f"expected {len(target.args)} arguments, "
                                                  f"{ref.nargs} given"))
-    out += duplicate_control_bodies(policy)
+    # bundles and bodies defined twice across files (each file was checked on its own)
+    out += duplicates(policy.bundles, "bundle") + duplicates(policy.bodies, "body")
     sigs: dict[str, Any] = {}
     for call in _calls(policy, sch):
         if call.name in sigs:
@@ -209,17 +211,6 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
             out.append(Diagnostic(call.coord, f"Arguments to function '{call.name}' do not "
                                               f"tally. Expected {len(sig.params)} not {len(call.args)}"))
     return out
-
-
-def duplicate_control_bodies(policy: ast.Policy) -> list[Diagnostic]:
-    """cf-promises 3.21 refuses a second ``body TYPE control`` (but for ``body file
-    control``, one per file) anywhere in the policy, naming every one of them."""
-    seen: dict[tuple[str, str], list[ast.Body]] = {}
-    for body in policy.bodies:
-        if body.name == "control" and body.type != "file":
-            seen.setdefault((body.namespace, body.type), []).append(body)
-    return [Diagnostic(b.coord, f"Duplicate definition of body control with type {b.type}")
-            for bodies in seen.values() if len(bodies) > 1 for b in bodies]
 
 
 def lint_diagnostics(policy: ast.Policy, sch: Schema | None = None) -> list[Diagnostic]:

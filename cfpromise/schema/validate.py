@@ -24,6 +24,8 @@ from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterable
+    from typing import Any
 
 # lvals whose function-call-looking rval is a parameterised bundle, not a function.
 BUNDLE_CALL_LVALS = frozenset({"bundlesequence", "edit_line", "edit_xml", "usebundle",
@@ -45,7 +47,6 @@ class _Checker:
         self.entry = entry          # the file given with -f: its __main__ bundle is main
         self.errors: list[Diagnostic] = []
         self.handles: set[tuple[str, str]] = set()
-        self.blocks: set[tuple[str, str, str, str]] = set()
         self.good_guards: set[str] = set()
 
     def error(self, coord: Coord, message: str) -> None:
@@ -139,20 +140,12 @@ class _Checker:
                 self.error(c.coord, f"Duplicate promise handle {c.rval.value} found")
             self.handles.add(key)
 
-    def unique_block(self, kind: str, block: ast.Bundle | ast.Body) -> None:
-        name = "main" if self.entry and kind == "bundle" and block.name == "__main__" else block.name
-        key = (kind, block.namespace, name, block.type)
-        if key in self.blocks:
-            self.error(block.coord, f"Duplicate definition of {kind} {name} with type {block.type}")
-        self.blocks.add(key)
-
     # -- blocks -------------------------------------------------------------
     def bundle(self, b: ast.Bundle) -> None:
         allowed = self.schema.bundle_types.get(b.type)
         if allowed is None:
             self.error(b.coord, f"Unknown bundle type '{b.type}'")
             return
-        self.unique_block("bundle", b)
         for section in b.sections:
             # cf-promises checks handles of built-in promise types only (custom
             # sections are kept apart: PolicyCheckDuplicateHandles never sees them)
@@ -219,8 +212,6 @@ class _Checker:
         attrs_ = self.schema.body_types.get(body.type)
         if attrs_ is None:
             return
-        if body.name != "control":
-            self.unique_block("body", body)
         for c in body.constraints:
             self.guard(c.classes, c.coord)
             attr = attrs_.get(c.lval)
@@ -277,11 +268,40 @@ def _compiled(range_: str) -> re.Pattern[str] | None:
 def diagnostics(policy: ast.Policy, sch: Schema | None = None,
                 entry: bool = False) -> list[Diagnostic]:
     checker = _Checker(sch or schema(), entry)
+    checker.errors += duplicates(policy.bundles, "bundle", entry)
     for bundle in policy.bundles:
         checker.bundle(bundle)
+    checker.errors += duplicates(policy.bodies, "body")
     for body in policy.bodies:
         checker.body(body)
     return checker.errors
+
+
+def duplicates(blocks: Iterable[ast.Bundle] | Iterable[ast.Body], kind: str,
+               entry: bool = False) -> list[Diagnostic]:
+    """cf-promises' PolicyCheckPartial, run on each file and again on the whole policy:
+    every bundle (body) sharing its type, namespace and name with another is named at its
+    own place, once for each other copy, in policy order.  ``body file control`` (one per file) does not
+    count, nor does the ``__main__`` bundle of a file read through inputs (never run);
+    the entry file's ``__main__`` is its ``main``."""
+    keyed: list[tuple[tuple[str, str, str], str, Any]] = []
+    count: dict[tuple[str, str, str], int] = {}
+    for block in blocks:
+        name = block.name
+        if kind == "body" and block.type == "file":
+            continue
+        if kind == "bundle" and name == "__main__":
+            if not entry:
+                continue
+            name = "main"
+        key = (block.namespace, name, block.type)
+        count[key] = count.get(key, 0) + 1
+        keyed.append((key, name, block))
+    if len(count) == len(keyed):
+        return []
+    # cf-promises compares every block with every other: one error per other copy
+    return [Diagnostic(block.coord, f"Duplicate definition of {kind} {name} with type {block.type}")
+            for key, name, block in keyed for _ in range(count[key] - 1)]
 
 
 def validate(policy: ast.Policy, sch: Schema | None = None, entry: bool = False) -> None:
