@@ -18,6 +18,7 @@ from cfpromise.fast import oneshot
 from cfpromise.agent import augments, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
+from cfpromise.agent.sequence import bundlesequence, check_found, verified
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
@@ -391,39 +392,6 @@ def _strings(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else []
 
 
-def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
-    if agent.options.bundlesequence:
-        out: list[tuple[str, list[Any]]] = []
-        for item in agent.options.bundlesequence:
-            out += [(name, []) for name in item.split(",") if name]
-        return out
-    body = agent.bodies.get(("default", "control", "common"))
-    seq_c = None
-    if body is not None:
-        for c in body.constraints:
-            if c.lval == "bundlesequence" and (c.classes == "any" or
-                                                agent.ctx.eval_class_expr(c.classes)):
-                seq_c = c
-    if seq_c is None:
-        return [("main", [])]
-    ev = RvalEvaluator(agent.ctx)
-    items = seq_c.rval.items if isinstance(seq_c.rval, ast.List) else (seq_c.rval,)
-    out = []
-    for item in items:
-        if isinstance(item, ast.FnCall):
-            args = [ev.value(a, want_list=True) for a in item.args]
-            out.append((ev.text(item.name), [a if a is not UNRESOLVED else "" for a in args]))
-        elif isinstance(item, ast.Scalar) and item.value.startswith("@"):
-            value = ev.value(item, want_list=True)
-            if value is UNRESOLVED:
-                out.append((item.value, []))      # reported as an undefined bundle
-            else:
-                out += [(v, []) for v in (value if isinstance(value, list) else [])]
-        elif isinstance(item, ast.Scalar):
-            out.append((ev.text(item.value), []))
-    return out or [("main", [])]       # an empty bundlesequence: cf-agent runs main
-
-
 def run_agent(agent: Any) -> int:
     """The whole run of ``agent`` (cf-lite-agent's, the failsafe's); fatal errors and aborts end it the same way wherever they happen
     (common bundles are already evaluated while the policy loads)."""
@@ -485,13 +453,7 @@ def _run(agent: Any) -> int:
     for d in check_dependencies(agent.policy, severity="warning"):
         agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")
     sequence = bundlesequence(agent)
-    missing = [name for name, _ in sequence if agent.find_bundle(name, "default") is None]
-    if missing and not agent.control_flag("ignore_missing_bundles"):
-        for name in missing:       # cf-promises -c refuses it: the policy fails validation
-            print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
-                  file=sys.stderr)
-        print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
-              "bundlesequence", file=sys.stderr)
+    if not verified(agent, sequence):
         print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     for observer in agent.observers:
@@ -509,6 +471,7 @@ def _run(agent: Any) -> int:
     _control_log_level(agent)
     if agent.trace is not None:
         agent.trace.sequence(sequence)
+    check_found(agent, sequence)            # KeepPromiseBundles: fatal when one is not
     for name, args in sequence:
         bundle = agent.find_bundle(name, "default")
         if bundle is None:

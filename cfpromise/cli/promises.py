@@ -147,13 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     policy = agent.policy
     if args.full:
-        from cfpromise.agent.loading import bundlesequence
-        missing = [name for name, _ in bundlesequence(agent)
-                   if agent.find_bundle(name, "default") is None]
-        if missing and not agent.control_flag("ignore_missing_bundles"):
-            for name in missing:
-                print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined "
-                      "bundle", file=sys.stderr)
+        from cfpromise.agent.sequence import say_unverified, unverified
+        missing = unverified(agent)
+        if missing:
+            say_unverified(missing)
             print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
                   "bundlesequence", file=sys.stderr)
             return EXIT_ERROR
