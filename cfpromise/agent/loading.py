@@ -17,6 +17,7 @@ from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
+from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.sequence import bundlesequence, check_found, verified
 from cfpromise.eval.context import Frame
@@ -420,9 +421,12 @@ def _run_agent(agent: Any) -> int:
     except FatalError as exc:
         # cf-agent logs the cause, then FatalError(ctx, ...) exits: no --show-evaluated-*
         # tables after it.  The final words are the exception's ``final`` when it has them.
-        if str(exc):
-            agent.out.log("error", str(exc))
-        agent.out.log("error", "Fatal CFEngine error: " + getattr(exc, "final", "Cannot continue"))
+        for message in getattr(exc, "messages", (str(exc),)):
+            if message:
+                agent.out.log("error", message)
+        final = getattr(exc, "final", "Cannot continue")
+        if final:
+            agent.out.log("error", "Fatal CFEngine error: " + final)
         return finish(agent, EXIT_FATAL, tables=False)
     except FatalFunctionError as exc:
         agent.out.log("error", f"Fatal CFEngine error: {exc}")
@@ -432,6 +436,13 @@ def _run_agent(agent: Any) -> int:
 def _run(agent: Any) -> int:
     try:
         load(agent)
+    except SelfReference as exc:
+        if not augments.validating(agent):
+            raise
+        for message in exc.messages:        # what the validating cf-promises says
+            print(f"   error: {message}", file=sys.stderr)
+        print("   error: Policy failed validation", file=sys.stderr)
+        return failsafe(agent)
     except (PolicyError, LoadError) as exc:
         report_errors(exc.diagnostics)
         if getattr(exc, "fatal", False):
