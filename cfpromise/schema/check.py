@@ -22,13 +22,13 @@ from __future__ import annotations
 from cfpromise.fast.records import record
 from cfpromise.schema import Schema, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
-from cfpromise.schema.validate import duplicates
 from cfpromise.syntax import ast
 from cfpromise.syntax.names import candidates
 from cfpromise.syntax.errors import Coord, Diagnostic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any, Iterator
 
 # Functions that need a CFEngine Enterprise hub or LDAP: reported by -c.
@@ -211,6 +211,33 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
             out.append(Diagnostic(call.coord, f"Arguments to function '{call.name}' do not "
                                               f"tally. Expected {len(sig.params)} not {len(call.args)}"))
     return out
+
+
+def duplicates(blocks: Iterable[ast.Bundle] | Iterable[ast.Body], kind: str,
+               entry: bool = False) -> list[Diagnostic]:
+    """cf-promises' PolicyCheckPartial, run on each file and again on the whole policy:
+    every bundle (body) sharing its type, namespace and name with another is named at its
+    own place, once for each other copy, in policy order.  ``body file control`` (one per file) does not
+    count, nor does the ``__main__`` bundle of a file read through inputs (never run);
+    the entry file's ``__main__`` is its ``main``."""
+    keyed: list[tuple[tuple[str, str, str], str, Any]] = []
+    count: dict[tuple[str, str, str], int] = {}
+    for block in blocks:
+        name = block.name
+        if kind == "body" and block.type == "file":
+            continue
+        if kind == "bundle" and name == "__main__":
+            if not entry:
+                continue
+            name = "main"
+        key = (block.namespace, name, block.type)
+        count[key] = count.get(key, 0) + 1
+        keyed.append((key, name, block))
+    if len(count) == len(keyed):
+        return []
+    # cf-promises compares every block with every other: one error per other copy
+    return [Diagnostic(block.coord, f"Duplicate definition of {kind} {name} with type {block.type}")
+            for key, name, block in keyed for _ in range(count[key] - 1)]
 
 
 def lint_diagnostics(policy: ast.Policy, sch: Schema | None = None) -> list[Diagnostic]:

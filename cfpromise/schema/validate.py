@@ -17,6 +17,7 @@ from __future__ import annotations
 from cfpromise.fast import precompiled
 from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
+from cfpromise.schema.check import duplicates
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
 from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError
@@ -24,8 +25,6 @@ from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Iterable
-    from typing import Any
 
 # lvals whose function-call-looking rval is a parameterised bundle, not a function.
 BUNDLE_CALL_LVALS = frozenset({"bundlesequence", "edit_line", "edit_xml", "usebundle",
@@ -275,33 +274,6 @@ def diagnostics(policy: ast.Policy, sch: Schema | None = None,
     for body in policy.bodies:
         checker.body(body)
     return checker.errors
-
-
-def duplicates(blocks: Iterable[ast.Bundle] | Iterable[ast.Body], kind: str,
-               entry: bool = False) -> list[Diagnostic]:
-    """cf-promises' PolicyCheckPartial, run on each file and again on the whole policy:
-    every bundle (body) sharing its type, namespace and name with another is named at its
-    own place, once for each other copy, in policy order.  ``body file control`` (one per file) does not
-    count, nor does the ``__main__`` bundle of a file read through inputs (never run);
-    the entry file's ``__main__`` is its ``main``."""
-    keyed: list[tuple[tuple[str, str, str], str, Any]] = []
-    count: dict[tuple[str, str, str], int] = {}
-    for block in blocks:
-        name = block.name
-        if kind == "body" and block.type == "file":
-            continue
-        if kind == "bundle" and name == "__main__":
-            if not entry:
-                continue
-            name = "main"
-        key = (block.namespace, name, block.type)
-        count[key] = count.get(key, 0) + 1
-        keyed.append((key, name, block))
-    if len(count) == len(keyed):
-        return []
-    # cf-promises compares every block with every other: one error per other copy
-    return [Diagnostic(block.coord, f"Duplicate definition of {kind} {name} with type {block.type}")
-            for key, name, block in keyed for _ in range(count[key] - 1)]
 
 
 def validate(policy: ast.Policy, sch: Schema | None = None, entry: bool = False) -> None:
