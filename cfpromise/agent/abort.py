@@ -29,6 +29,17 @@ class FatalError(Exception):
     through :mod:`cfpromise.promises.api`, --only -- needs no more of the engine.)"""
 
 
+class SelfReference(FatalError):
+    """A vars promise whose value names the variable itself (cf-agent's Epimenides):
+    cf-agent says so and exits 1, with no "Fatal CFEngine error" line; found while the
+    policy loads, the validating cf-promises is what exits, so the failsafe runs."""
+    final = ""
+
+    def __init__(self, *messages: str) -> None:
+        super().__init__(messages[0])
+        self.messages = messages
+
+
 class AbortRun(Exception):
     """An abortclasses class was defined (cf-agent exits 6)."""
 

@@ -183,6 +183,9 @@ class Autoloader:
                 return None
             raise LoadError([self._mismatch(path, want, policy)])
         policy = read(self.agent, path)
+        if policy is None:      # the same text as a file read already: defines the same
+            self.absent.add(key)
+            return None
         if not stdlib and not _holds(policy, want):
             raise LoadError([self._mismatch(path, want, policy)])
         if stdlib:          # the policy's own definitions win over the library's

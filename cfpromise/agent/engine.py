@@ -63,7 +63,7 @@ from cfpromise.agent.recording import Recording
 from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import parameter_value
+from cfpromise.eval.rvals import parameter_value, self_reference
 from cfpromise.promises.evaluators import Step
 from cfpromise.schema import schema
 from cfpromise.syntax import ast
@@ -194,6 +194,7 @@ class Agent(PromiseEvaluation, Recording):
         self.world_changes = 0
         self.deferrals = 0
         self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
+        self.policy_digests: set[bytes] = set()     # content of the files read (policyfile)
         # hooks: a bundle no file defines, (name, namespace, types) -> Bundle | None
         # (cfpromise.agent.autoload); which promises run, (run, ptype, promise) -> bool
         # (cfpromise.agent.only)
@@ -248,6 +249,10 @@ class Agent(PromiseEvaluation, Recording):
                  for param in bundle.args}
         for param, value in zip(bundle.args, args):
             type_, value = parameter_value(value)
+            refused = self_reference(f"{bundle.namespace}:{bundle.name}.{param}", param, value)
+            if refused is not None:                 # cf-agent does not bind it
+                self.out.log("error", refused)
+                continue
             ctx.set_var(bundle.namespace, bundle.name, param, type_, value)
         if bundle.type != "common" and not keep_arrays and edit is None:
             # after the parameters are bound, as cf-agent (its table's size decides

@@ -30,7 +30,7 @@ from cfpromise.agent.promiseinfo import guard_info, info as promise_info, quoted
 from cfpromise.agent.recording import canonical
 from cfpromise.eval.expand import combinations
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, refers_to,
+from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
                                   with_value)
 from cfpromise.promises.api import (AGAIN, BEFORE_LOCK, THIS_ATTRIBUTES, BundleCall, PromiseRun,
                                    handler_for)
@@ -129,12 +129,12 @@ class PromiseEvaluation:
                 value = with_value(ev, with_c.rval)
                 if value is not UNRESOLVED and value is not NO_WITH:
                     text = as_text(value)
-                    if refers_to(text, "with"):     # cf-agent refuses it (EvalContextVariablePut)
+                    refused = self_reference("default:this.with", "with", text)
+                    if refused is not None:         # cf-agent refuses it (EvalContextVariablePut)
                         said = self.__dict__.setdefault("with_self_refs", set())
                         if (id(promise), text) not in said:
                             said.add((id(promise), text))
-                            self.out.log("error", "The value of variable 'default:this.with' "
-                                                  f"contains a reference to itself, '{text}'")
+                            self.out.log("error", refused)
                     else:
                         frame.extra = {"with": Variable("string", text)}
             # $(this.handle) may be used in the promiser (cf-agent defines it first)

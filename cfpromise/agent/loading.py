@@ -17,7 +17,9 @@ from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
+from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
+from cfpromise.agent.sequence import bundlesequence, check_found, verified
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
@@ -206,6 +208,8 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                                                   "(stat: No such file or directory)"))
                     continue
                 included = _read(agent, full)
+                if included is None:        # the same text as a file read already
+                    continue
                 agent.add_policy(included)
                 queue.append(included)
                 lockwarn.named(agent, included, naming)
@@ -389,39 +393,6 @@ def _strings(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else []
 
 
-def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
-    if agent.options.bundlesequence:
-        out: list[tuple[str, list[Any]]] = []
-        for item in agent.options.bundlesequence:
-            out += [(name, []) for name in item.split(",") if name]
-        return out
-    body = agent.bodies.get(("default", "control", "common"))
-    seq_c = None
-    if body is not None:
-        for c in body.constraints:
-            if c.lval == "bundlesequence" and (c.classes == "any" or
-                                                agent.ctx.eval_class_expr(c.classes)):
-                seq_c = c
-    if seq_c is None:
-        return [("main", [])]
-    ev = RvalEvaluator(agent.ctx)
-    items = seq_c.rval.items if isinstance(seq_c.rval, ast.List) else (seq_c.rval,)
-    out = []
-    for item in items:
-        if isinstance(item, ast.FnCall):
-            args = [ev.value(a, want_list=True) for a in item.args]
-            out.append((ev.text(item.name), [a if a is not UNRESOLVED else "" for a in args]))
-        elif isinstance(item, ast.Scalar) and item.value.startswith("@"):
-            value = ev.value(item, want_list=True)
-            if value is UNRESOLVED:
-                out.append((item.value, []))      # reported as an undefined bundle
-            else:
-                out += [(v, []) for v in (value if isinstance(value, list) else [])]
-        elif isinstance(item, ast.Scalar):
-            out.append((ev.text(item.value), []))
-    return out or [("main", [])]       # an empty bundlesequence: cf-agent runs main
-
-
 def run_agent(agent: Any) -> int:
     """The whole run of ``agent`` (cf-lite-agent's, the failsafe's); fatal errors and aborts end it the same way wherever they happen
     (common bundles are already evaluated while the policy loads)."""
@@ -450,9 +421,12 @@ def _run_agent(agent: Any) -> int:
     except FatalError as exc:
         # cf-agent logs the cause, then FatalError(ctx, ...) exits: no --show-evaluated-*
         # tables after it.  The final words are the exception's ``final`` when it has them.
-        if str(exc):
-            agent.out.log("error", str(exc))
-        agent.out.log("error", "Fatal CFEngine error: " + getattr(exc, "final", "Cannot continue"))
+        for message in getattr(exc, "messages", (str(exc),)):
+            if message:
+                agent.out.log("error", message)
+        final = getattr(exc, "final", "Cannot continue")
+        if final:
+            agent.out.log("error", "Fatal CFEngine error: " + final)
         return finish(agent, EXIT_FATAL, tables=False)
     except FatalFunctionError as exc:
         agent.out.log("error", f"Fatal CFEngine error: {exc}")
@@ -462,16 +436,22 @@ def _run_agent(agent: Any) -> int:
 def _run(agent: Any) -> int:
     try:
         load(agent)
-    except PolicyError as exc:
-        report_errors(exc.diagnostics)
-        print("   error: There are syntax errors in policy files", file=sys.stderr)
+    except SelfReference as exc:
+        if not augments.validating(agent):
+            raise
+        for message in exc.messages:        # what the validating cf-promises says
+            print(f"   error: {message}", file=sys.stderr)
+        print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
-    except LoadError as exc:
+    except (PolicyError, LoadError) as exc:
         report_errors(exc.diagnostics)
-        if exc.fatal:
+        if getattr(exc, "fatal", False):
             return EXIT_FATAL
-        print("   error: There are syntax errors in policy files" if exc.parse_time else
-              "   error: Policy failed validation", file=sys.stderr)
+        # cf-agent shows what the cf-promises it validates with says of a file's errors,
+        # then its own verdict on that cf-promises
+        if getattr(exc, "parse_time", True):
+            print("   error: There are syntax errors in policy files", file=sys.stderr)
+        print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     control_bodies(agent)
     from cfpromise.promises.methods import apparent_bundle_errors
@@ -484,13 +464,7 @@ def _run(agent: Any) -> int:
     for d in check_dependencies(agent.policy, severity="warning"):
         agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")
     sequence = bundlesequence(agent)
-    missing = [name for name, _ in sequence if agent.find_bundle(name, "default") is None]
-    if missing and not agent.control_flag("ignore_missing_bundles"):
-        for name in missing:       # cf-promises -c refuses it: the policy fails validation
-            print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
-                  file=sys.stderr)
-        print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
-              "bundlesequence", file=sys.stderr)
+    if not verified(agent, sequence):
         print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     for observer in agent.observers:
@@ -508,6 +482,7 @@ def _run(agent: Any) -> int:
     _control_log_level(agent)
     if agent.trace is not None:
         agent.trace.sequence(sequence)
+    check_found(agent, sequence)            # KeepPromiseBundles: fatal when one is not
     for name, args in sequence:
         bundle = agent.find_bundle(name, "default")
         if bundle is None:

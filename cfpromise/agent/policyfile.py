@@ -12,6 +12,7 @@ import os
 import stat
 import sys
 
+from cfpromise.fast.policycache import content_digest
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, source_line_of
 
@@ -38,19 +39,30 @@ def insecure(path: str) -> bool:
     return bool(mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
-def read(agent: Any, path: str, entry: bool = False) -> ast.Policy:
+def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
     """The policy file ``path`` parsed (``entry``: as the entry file) and validated on its
-    own; LoadError when it is insecure or has errors, PolicyError for a syntax error."""
+    own; LoadError when it is insecure or has errors, PolicyError for a syntax error.
+    None when a file of the same content was read already: cf-agent loads a text once,
+    whatever its name (LoadPolicyFile's "duplicate (detected by hash)"), so two copies of
+    a module do not define its bundles twice."""
     if insecure(path):
         raise LoadError([Diagnostic(_coord(path), f"File '{path}' is writable by group or "
                                                   "others (security exception): refusing to read it")],
                         fatal=True)
     cache = agent.policy_cache
-    digest = None
+    cached = digest = None
     if cache is not None:
         cached, digest = cache.get(path, entry)
-        if cached is not None:
-            return cached
+    else:
+        digest = content_digest(path)
+    if digest is not None:
+        if digest in agent.policy_digests:
+            agent.out.log("debug", f"Skipping loading of duplicate (detected by hash) policy "
+                                   f"file {path}")
+            return None
+        agent.policy_digests.add(digest)
+    if cached is not None:
+        return cached
     # The parser (and PLY, which imports inspect) and the parse-time checks load only
     # when a file is not cached.
     from cfpromise.schema.validate import diagnostics

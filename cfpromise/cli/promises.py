@@ -139,20 +139,18 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except LoadError as exc:
         _report(exc.diagnostics)
-        print("   error: Policy failed validation", file=sys.stderr)
+        if exc.parse_time:       # cf-promises says no more of a whole-policy check's errors
+            print("   error: There are syntax errors in policy files", file=sys.stderr)
         return EXIT_ERROR
     except FatalFunctionError as exc:       # a built-in's fatal error while evaluating
         print(f"   error: Fatal CFEngine error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     policy = agent.policy
     if args.full:
-        from cfpromise.agent.loading import bundlesequence
-        missing = [name for name, _ in bundlesequence(agent)
-                   if agent.find_bundle(name, "default") is None]
-        if missing and not agent.control_flag("ignore_missing_bundles"):
-            for name in missing:
-                print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined "
-                      "bundle", file=sys.stderr)
+        from cfpromise.agent.sequence import say_unverified, unverified
+        missing = unverified(agent)
+        if missing:
+            say_unverified(missing)
             print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
                   "bundlesequence", file=sys.stderr)
             return EXIT_ERROR
@@ -162,7 +160,6 @@ def main(argv: list[str] | None = None) -> int:
         errors = [d for d in lint_diagnostics(policy)] + check_dependencies(policy)
         if errors:
             _report(errors)
-            print("   error: Policy failed validation", file=sys.stderr)
             return EXIT_ERROR
         from cfpromise.agent.notify import order_warnings
         from cfpromise.agent.plan import build_plan

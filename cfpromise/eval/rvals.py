@@ -50,6 +50,19 @@ def refers_to(text: str, name: str) -> bool:
     return any(f"{sigil}{o}{name}{c}" in text for sigil in "$@" for o, c in ("()", "{}"))
 
 
+def self_reference(qualified: str, name: str, value: Any) -> str | None:
+    """cf-agent's IsVariableSelfReferential: the error it logs when it refuses to store
+    ``value`` in the variable ``name`` (``qualified``: ns:scope.name) because the value
+    refers to the variable itself; None when it does not."""
+    if isinstance(value, str):
+        if refers_to(value, name):
+            return f"The value of variable '{qualified}' contains a reference to itself, '{value}'"
+    elif isinstance(value, list) and any(isinstance(v, str) and refers_to(v, name)
+                                         for v in value):
+        return f"An item in list variable '{qualified}' contains a reference to itself"
+    return None
+
+
 def as_text(value: Any) -> str:
     """A function result where a string is wanted (class results become any/!any)."""
     if isinstance(value, bool):

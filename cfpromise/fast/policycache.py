@@ -59,6 +59,16 @@ _HEADER = 2 * _DIGEST_SIZE  # an entry: the code stamp, the policy file's digest
 
 def _digest_of(data: bytes) -> bytes:
     return _blake2b(data, digest_size=_DIGEST_SIZE).digest()
+
+
+def content_digest(path: str) -> bytes | None:
+    """The digest of the file's content (None when it cannot be read): the cache's key,
+    and how the agent knows a file it has read already under another name."""
+    try:
+        with open(path, "rb") as fh:
+            return _digest_of(fh.read())
+    except OSError:
+        return None
 _CODE_DIRS = ("syntax", "schema", "data", "fast")
 
 
@@ -132,18 +142,10 @@ class PolicyCache:
         name = _digest_of(f"{int(entry)}:{os.path.abspath(path)}".encode()).hex()
         return os.path.join(self.directory, name[:40] + suffix)
 
-    @staticmethod
-    def _digest(path: str) -> bytes | None:
-        try:
-            with open(path, "rb") as fh:
-                return _digest_of(fh.read())
-        except OSError:
-            return None
-
     def get(self, path: str, entry: bool) -> tuple[Policy | None, bytes | None]:
         """(the cached policy of ``path`` or None when absent or stale, the digest of the
         file's content now: give it to :meth:`put` after parsing)."""
-        digest = self._digest(path)
+        digest = content_digest(path)
         if digest is None or not self.usable:
             return None, digest
         try:

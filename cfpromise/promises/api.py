@@ -27,7 +27,7 @@ methods, reports: :mod:`cfpromise.promises.evaluators`) get a ``Step`` whose
 """
 from __future__ import annotations
 
-from cfpromise.agent.abort import FatalError
+from cfpromise.agent.abort import FatalError, SelfReference
 from cfpromise.agent.outcome import Outcome
 from cfpromise.fast.records import record
 from cfpromise.syntax import ast

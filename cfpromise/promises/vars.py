@@ -12,7 +12,8 @@ leaves out of a list the ``@(name)`` items that do not resolve (cf-agent's
 from __future__ import annotations
 
 from cfpromise.agent.outcome import Outcome
-from cfpromise.eval.rvals import UNRESOLVED, as_text
+from cfpromise.promises.api import SelfReference
+from cfpromise.eval.rvals import UNRESOLVED, as_text, refers_to
 from cfpromise.promises.evaluators import Step, evaluator, promise_comment, promise_tags
 from cfpromise.syntax import ast
 
@@ -112,6 +113,8 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         step.log("error", f"Variable '{step.promiser}': '{as_text(value)}' is not a valid "
                           f"{type_c.lval} value (in {step.where()})")
         return Outcome.SKIPPED
+    if type_c.lval != "data":
+        _epimenides(step, converted)
     run = step.run
     step.ctx.set_var(run.bundle.namespace, scope, name, type_c.lval, converted,
                      promise_tags(step))
@@ -249,6 +252,26 @@ def _named_lists(step: Step, scope: str, type_: str, value: Any) -> Any:
                       f"a variable of type '{type_}', but was given incompatible value "
                       f"' {{{shown}}}'")
     return UNRESOLVED
+
+
+def _epimenides(step: Step, value: Any) -> None:
+    """cf-agent's Epimenides: a value naming the variable itself, as it stands or once
+    its references are expanded (up to four times), can never converge; cf-agent says
+    so and exits 1 (a silent "aaa...a$(x)" growing each pass otherwise)."""
+    name = step.promiser
+    for item in value if isinstance(value, list) else (value,):
+        text = item
+        for _ in range(5):
+            if refers_to(text, name):
+                raise SelfReference(
+                    f"Scalar variable '{name}' contains itself (non-convergent) '{text}'",
+                    f"Variable '{name}' contains itself indirectly - an unkeepable promise")
+            if not _unexpanded(text):
+                break
+            expanded = step.ev.text(text)
+            if expanded == text:
+                break
+            text = expanded
 
 
 def _unexpanded(text: str) -> bool:

@@ -28,6 +28,7 @@ from cfpromise.syntax.errors import Coord, Diagnostic
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any, Iterator
 
 # Functions that need a CFEngine Enterprise hub or LDAP: reported by -c.
@@ -194,7 +195,8 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
                 out.append(Diagnostic(ref.coord, f"Conflicting arity in calling bundle {ref.name}, "
                                                  f"expected {len(target.args)} arguments, "
                                                  f"{ref.nargs} given"))
-    out += duplicate_control_bodies(policy)
+    # bundles and bodies defined twice across files (each file was checked on its own)
+    out += duplicates(policy.bundles, "bundle") + duplicates(policy.bodies, "body")
     sigs: dict[str, Any] = {}
     for call in _calls(policy, sch):
         if call.name in sigs:
@@ -211,15 +213,31 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
     return out
 
 
-def duplicate_control_bodies(policy: ast.Policy) -> list[Diagnostic]:
-    """cf-promises 3.21 refuses a second ``body TYPE control`` (but for ``body file
-    control``, one per file) anywhere in the policy, naming every one of them."""
-    seen: dict[tuple[str, str], list[ast.Body]] = {}
-    for body in policy.bodies:
-        if body.name == "control" and body.type != "file":
-            seen.setdefault((body.namespace, body.type), []).append(body)
-    return [Diagnostic(b.coord, f"Duplicate definition of body control with type {b.type}")
-            for bodies in seen.values() if len(bodies) > 1 for b in bodies]
+def duplicates(blocks: Iterable[ast.Bundle] | Iterable[ast.Body], kind: str,
+               entry: bool = False) -> list[Diagnostic]:
+    """cf-promises' PolicyCheckPartial, run on each file and again on the whole policy:
+    every bundle (body) sharing its type, namespace and name with another is named at its
+    own place, once for each other copy, in policy order.  ``body file control`` (one per file) does not
+    count, nor does the ``__main__`` bundle of a file read through inputs (never run);
+    the entry file's ``__main__`` is its ``main``."""
+    keyed: list[tuple[tuple[str, str, str], str, Any]] = []
+    count: dict[tuple[str, str, str], int] = {}
+    for block in blocks:
+        name = block.name
+        if kind == "body" and block.type == "file":
+            continue
+        if kind == "bundle" and name == "__main__":
+            if not entry:
+                continue
+            name = "main"
+        key = (block.namespace, name, block.type)
+        count[key] = count.get(key, 0) + 1
+        keyed.append((key, name, block))
+    if len(count) == len(keyed):
+        return []
+    # cf-promises compares every block with every other: one error per other copy
+    return [Diagnostic(block.coord, f"Duplicate definition of {kind} {name} with type {block.type}")
+            for key, name, block in keyed for _ in range(count[key] - 1)]
 
 
 def lint_diagnostics(policy: ast.Policy, sch: Schema | None = None) -> list[Diagnostic]:

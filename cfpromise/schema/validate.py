@@ -17,6 +17,7 @@ from __future__ import annotations
 from cfpromise.fast import precompiled
 from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
+from cfpromise.schema.check import duplicates
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
 from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError
@@ -45,7 +46,6 @@ class _Checker:
         self.entry = entry          # the file given with -f: its __main__ bundle is main
         self.errors: list[Diagnostic] = []
         self.handles: set[tuple[str, str]] = set()
-        self.blocks: set[tuple[str, str, str, str]] = set()
         self.good_guards: set[str] = set()
 
     def error(self, coord: Coord, message: str) -> None:
@@ -139,20 +139,12 @@ class _Checker:
                 self.error(c.coord, f"Duplicate promise handle {c.rval.value} found")
             self.handles.add(key)
 
-    def unique_block(self, kind: str, block: ast.Bundle | ast.Body) -> None:
-        name = "main" if self.entry and kind == "bundle" and block.name == "__main__" else block.name
-        key = (kind, block.namespace, name, block.type)
-        if key in self.blocks:
-            self.error(block.coord, f"Duplicate definition of {kind} {name} with type {block.type}")
-        self.blocks.add(key)
-
     # -- blocks -------------------------------------------------------------
     def bundle(self, b: ast.Bundle) -> None:
         allowed = self.schema.bundle_types.get(b.type)
         if allowed is None:
             self.error(b.coord, f"Unknown bundle type '{b.type}'")
             return
-        self.unique_block("bundle", b)
         for section in b.sections:
             # cf-promises checks handles of built-in promise types only (custom
             # sections are kept apart: PolicyCheckDuplicateHandles never sees them)
@@ -219,8 +211,6 @@ class _Checker:
         attrs_ = self.schema.body_types.get(body.type)
         if attrs_ is None:
             return
-        if body.name != "control":
-            self.unique_block("body", body)
         for c in body.constraints:
             self.guard(c.classes, c.coord)
             attr = attrs_.get(c.lval)
@@ -277,8 +267,10 @@ def _compiled(range_: str) -> re.Pattern[str] | None:
 def diagnostics(policy: ast.Policy, sch: Schema | None = None,
                 entry: bool = False) -> list[Diagnostic]:
     checker = _Checker(sch or schema(), entry)
+    checker.errors += duplicates(policy.bundles, "bundle", entry)
     for bundle in policy.bundles:
         checker.bundle(bundle)
+    checker.errors += duplicates(policy.bodies, "body")
     for body in policy.bodies:
         checker.body(body)
     return checker.errors

@@ -1,0 +1,119 @@
+"""The bundlesequence: which bundles a run starts with, and cf-agent 3.21's two checks of it.
+
+cf-agent checks the sequence twice, and the two checks differ:
+
+* while it loads a policy run without ``-b`` (VerifyBundleSequence, by the cf-promises it
+  validates with and by itself; with ``-b`` neither checks), the policy's own
+  ``bundlesequence`` is looked up leniently: a name matches a bundle of that name of
+  any type in any namespace, the name's namespace stripped.  A name no bundle has
+  fails validation (the failsafe runs), or, when the agent does not validate, is fatal;
+* before it runs the sequence (KeepPromiseBundles), each name, ``-b``'s included, must
+  name an agent or common bundle as the namespace rules resolve it; if one does not,
+  the run stops with a fatal error (exit 1) before any bundle runs, and no failsafe.
+
+So ``-b typo`` never sends the agent to its failsafe, and a ``main`` that is defined
+only in another namespace passes validation but is not run.
+"""
+from __future__ import annotations
+
+import sys
+
+from cfpromise.agent.abort import FatalError
+from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
+from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
+    """(name, arguments) of each bundle the run starts with: ``-b``'s, else the common
+    control body's, else ``main``."""
+    if agent.options.bundlesequence:
+        out: list[tuple[str, list[Any]]] = []
+        for item in agent.options.bundlesequence:
+            out += [(name, []) for name in item.split(",") if name]
+        return out
+    body = agent.bodies.get(("default", "control", "common"))
+    seq_c = None
+    if body is not None:
+        for c in body.constraints:
+            if c.lval == "bundlesequence" and (c.classes == "any" or
+                                                agent.ctx.eval_class_expr(c.classes)):
+                seq_c = c
+    if seq_c is None:
+        return [("main", [])]
+    ev = RvalEvaluator(agent.ctx)
+    items = seq_c.rval.items if isinstance(seq_c.rval, ast.List) else (seq_c.rval,)
+    out = []
+    for item in items:
+        if isinstance(item, ast.FnCall):
+            args = [ev.value(a, want_list=True) for a in item.args]
+            out.append((ev.text(item.name), [a if a is not UNRESOLVED else "" for a in args]))
+        elif isinstance(item, ast.Scalar) and item.value.startswith("@"):
+            value = ev.value(item, want_list=True)
+            if value is UNRESOLVED:
+                out.append((item.value, []))      # reported as an undefined bundle
+            else:
+                out += [(v, []) for v in (value if isinstance(value, list) else [])]
+        elif isinstance(item, ast.Scalar):
+            out.append((ev.text(item.value), []))
+    return out or [("main", [])]       # an empty bundlesequence: cf-agent runs main
+
+
+def unverified(agent: Any) -> list[str]:
+    """The names of the policy's bundlesequence that VerifyBundleSequence refuses:
+    no bundle of any type, in any namespace, has that name (its namespace stripped)."""
+    if agent.control_flag("ignore_missing_bundles"):
+        return []
+    names = {b.name for b in agent.policy.bundles}
+    out = []
+    for name, _ in bundlesequence(agent):
+        if name not in names and name.partition(":")[2] not in names:
+            out.append(name)
+    return out
+
+
+def say_unverified(names: list[str]) -> None:
+    """What cf-promises says of them (its Fatal error follows)."""
+    for name in names:
+        print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
+              file=sys.stderr)
+
+
+def verified(agent: Any, sequence: list[tuple[str, list[Any]]]) -> bool:
+    """The load-time check: False (said as the validating cf-promises says it) when the
+    policy fails validation for its bundlesequence; fatal when the agent does not
+    validate (cf-agent's own LoadPolicy)."""
+    if agent.options.bundlesequence:    # cf-agent validates with `cf-promises FILE -b ..`
+        return True
+    missing = unverified(agent)
+    if not missing:
+        return True
+    say_unverified(missing)
+    final = "Errors in promise bundles: could not verify bundlesequence"
+    from cfpromise.agent.augments import validating
+    if validating(agent):
+        print(f"   error: Fatal CFEngine error: {final}", file=sys.stderr)
+        return False
+    fatal = FatalError("")
+    fatal.final = final
+    raise fatal
+
+
+def check_found(agent: Any, sequence: list[tuple[str, list[Any]]]) -> None:
+    """KeepPromiseBundles: each name must be an agent or common bundle (namespace rules,
+    ``-b``'s names too); else a fatal error before any bundle runs."""
+    missing = [name for name, _ in sequence if agent.find_bundle(name, "default") is None]
+    if not missing:
+        return
+    if agent.control_flag("ignore_missing_bundles"):
+        for name in missing:
+            agent.out.log("verbose", f"Ignoring missing bundle '{name}'")
+        return
+    for name in missing:
+        agent.out.log("error", f"Bundle '{name}' listed in the bundlesequence was not found")
+    fatal = FatalError("")
+    fatal.final = "Errors in agent bundles"
+    raise fatal
