@@ -46,6 +46,7 @@ def requested_on_start() -> list[tuple[str, int]]:
         importlib.import_module(name)
     from cfpromise.schema import schema
     from cfpromise.schema.validate import ABSPATH_RANGE, _compiled
+    from cfpromise.schema.values import _regex
     from cfpromise.syntax.scanner import _scanner
     _scanner()
     sch = schema()
@@ -55,6 +56,8 @@ def requested_on_start() -> list[tuple[str, int]]:
                 if attr.type in ("string", "slist") and attr.range not in (None, "", ".*",
                                                                             ABSPATH_RANGE):
                     _compiled(attr.range)
+                elif attr.type in ("context", "clist") and attr.range:
+                    _regex(attr.range)      # check_context's (else a cold check imports re)
     return list(precompiled.REQUESTED)
 
 

@@ -1,4 +1,4 @@
-"""The policy AST: frozen records, each with the Coord it came from.
+"""The policy AST: records, immutable by contract, each with the Coord it came from.
 
 Generated from the declaration in :mod:`cfpromise.syntax.astdecl` (which says
 what each node holds) by :mod:`cfpromise.syntax.astgen`; what the nodes share
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from cfpromise.syntax.astbase import (  # noqa: F401  (re-exported)
     BARE, NAKED, QUOTED, _BundleMethods, _Node, _PolicyMethods, _PromiseMethods, _Qualified,
-    evolve, setters, walk_rval)
+    evolve, walk_rval)
 from cfpromise.syntax.errors import NO_COORD, Coord
 
 TYPE_CHECKING = False
@@ -55,13 +55,10 @@ class Scalar(_Node):
         coord: Coord = NO_COORD,
         quote: str = '"',
     ) -> None:
-        _Scalar_value(self, value)
-        _Scalar_kind(self, kind)
-        _Scalar_coord(self, coord)
-        _Scalar_quote(self, quote)
-
-
-(_Scalar_value, _Scalar_kind, _Scalar_coord, _Scalar_quote,) = setters(Scalar)
+        self.value = value
+        self.kind = kind
+        self.coord = coord
+        self.quote = quote
 
 
 class FnCall(_Node):
@@ -77,12 +74,9 @@ class FnCall(_Node):
     coord: Coord
 
     def __init__(self, name: str, args: tuple[Rval, ...], coord: Coord = NO_COORD) -> None:
-        _FnCall_name(self, name)
-        _FnCall_args(self, args)
-        _FnCall_coord(self, coord)
-
-
-(_FnCall_name, _FnCall_args, _FnCall_coord,) = setters(FnCall)
+        self.name = name
+        self.args = args
+        self.coord = coord
 
 
 class List(_Node):
@@ -97,11 +91,8 @@ class List(_Node):
     coord: Coord
 
     def __init__(self, items: tuple[Rval, ...], coord: Coord = NO_COORD) -> None:
-        _List_items(self, items)
-        _List_coord(self, coord)
-
-
-(_List_items, _List_coord,) = setters(List)
+        self.items = items
+        self.coord = coord
 
 
 class Data(_Node):
@@ -124,13 +115,10 @@ class Data(_Node):
         coord: Coord = NO_COORD,
         canonical: str = "",
     ) -> None:
-        _Data_value(self, value)
-        _Data_text(self, text)
-        _Data_coord(self, coord)
-        _Data_canonical(self, canonical)
-
-
-(_Data_value, _Data_text, _Data_coord, _Data_canonical,) = setters(Data)
+        self.value = value
+        self.text = text
+        self.coord = coord
+        self.canonical = canonical
 
 
 class Constraint(_Node):
@@ -155,18 +143,11 @@ class Constraint(_Node):
         line: int = 0,
         classes: str = "any",
     ) -> None:
-        _Constraint_lval(self, lval)
-        _Constraint_rval(self, rval)
-        _Constraint_coord(self, coord)
-        _Constraint_line(self, line)
-        _Constraint_classes(self, classes)
-
-
-(_Constraint_lval,
- _Constraint_rval,
- _Constraint_coord,
- _Constraint_line,
- _Constraint_classes,) = setters(Constraint)
+        self.lval = lval
+        self.rval = rval
+        self.coord = coord
+        self.line = line
+        self.classes = classes
 
 
 class Promise(_PromiseMethods):
@@ -192,22 +173,13 @@ class Promise(_PromiseMethods):
         varclass: str | None = None,
         coord: Coord = NO_COORD,
     ) -> None:
-        _Promise_promiser(self, promiser)
-        _Promise_constraints(self, constraints)
-        _Promise_promisee(self, promisee)
-        _Promise_classes(self, classes)
-        _Promise_varclass(self, varclass)
-        _Promise_coord(self, coord)
-        _Promise_index(self, None)
-
-
-(_Promise_promiser,
- _Promise_constraints,
- _Promise_promisee,
- _Promise_classes,
- _Promise_varclass,
- _Promise_coord,
- _Promise_index,) = setters(Promise, ('_index',))
+        self.promiser = promiser
+        self.constraints = constraints
+        self.promisee = promisee
+        self.classes = classes
+        self.varclass = varclass
+        self.coord = coord
+        self._index = None
 
 
 class PromiseSection(_Node):
@@ -227,14 +199,9 @@ class PromiseSection(_Node):
         promises: tuple[Promise, ...],
         coord: Coord = NO_COORD,
     ) -> None:
-        _PromiseSection_name(self, name)
-        _PromiseSection_promises(self, promises)
-        _PromiseSection_coord(self, coord)
-
-
-(_PromiseSection_name,
- _PromiseSection_promises,
- _PromiseSection_coord,) = setters(PromiseSection)
+        self.name = name
+        self.promises = promises
+        self.coord = coord
 
 
 class Bundle(_BundleMethods):
@@ -260,20 +227,12 @@ class Bundle(_BundleMethods):
         namespace: str = "default",
         coord: Coord = NO_COORD,
     ) -> None:
-        _Bundle_type(self, type)
-        _Bundle_name(self, name)
-        _Bundle_args(self, args)
-        _Bundle_sections(self, sections)
-        _Bundle_namespace(self, namespace)
-        _Bundle_coord(self, coord)
-
-
-(_Bundle_type,
- _Bundle_name,
- _Bundle_args,
- _Bundle_sections,
- _Bundle_namespace,
- _Bundle_coord,) = setters(Bundle)
+        self.type = type
+        self.name = name
+        self.args = args
+        self.sections = sections
+        self.namespace = namespace
+        self.coord = coord
 
 
 class Body(_Qualified):
@@ -299,20 +258,12 @@ class Body(_Qualified):
         namespace: str = "default",
         coord: Coord = NO_COORD,
     ) -> None:
-        _Body_type(self, type)
-        _Body_name(self, name)
-        _Body_args(self, args)
-        _Body_constraints(self, constraints)
-        _Body_namespace(self, namespace)
-        _Body_coord(self, coord)
-
-
-(_Body_type,
- _Body_name,
- _Body_args,
- _Body_constraints,
- _Body_namespace,
- _Body_coord,) = setters(Body)
+        self.type = type
+        self.name = name
+        self.args = args
+        self.constraints = constraints
+        self.namespace = namespace
+        self.coord = coord
 
 
 class PromiseBlock(_Node):
@@ -336,18 +287,11 @@ class PromiseBlock(_Node):
         namespace: str = "default",
         coord: Coord = NO_COORD,
     ) -> None:
-        _PromiseBlock_type(self, type)
-        _PromiseBlock_name(self, name)
-        _PromiseBlock_constraints(self, constraints)
-        _PromiseBlock_namespace(self, namespace)
-        _PromiseBlock_coord(self, coord)
-
-
-(_PromiseBlock_type,
- _PromiseBlock_name,
- _PromiseBlock_constraints,
- _PromiseBlock_namespace,
- _PromiseBlock_coord,) = setters(PromiseBlock)
+        self.type = type
+        self.name = name
+        self.constraints = constraints
+        self.namespace = namespace
+        self.coord = coord
 
 
 class Policy(_PolicyMethods):
@@ -369,13 +313,10 @@ class Policy(_PolicyMethods):
         promise_blocks: tuple[PromiseBlock, ...] = (),
         path: str = "",
     ) -> None:
-        _Policy_bundles(self, bundles)
-        _Policy_bodies(self, bodies)
-        _Policy_promise_blocks(self, promise_blocks)
-        _Policy_path(self, path)
-
-
-(_Policy_bundles, _Policy_bodies, _Policy_promise_blocks, _Policy_path,) = setters(Policy)
+        self.bundles = bundles
+        self.bodies = bodies
+        self.promise_blocks = promise_blocks
+        self.path = path
 
 
 

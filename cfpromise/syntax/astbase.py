@@ -1,7 +1,7 @@
 """What the generated AST classes (:mod:`cfpromise.syntax.ast`) share, written by hand.
 
 The classes themselves are generated from :mod:`cfpromise.syntax.astdecl`; this
-module holds what a table does not say: the frozen-record behaviour of every
+module holds what a table does not say: the record behaviour of every
 node (:class:`_Node`), the few methods some nodes have, :func:`evolve` and
 :func:`walk_rval`.
 
@@ -9,11 +9,18 @@ The records are plain slotted classes with generated constructors rather than
 attrs classes (the project's usual record library): every agent run loads the
 AST, and creating its eleven attrs classes (code generation and compilation per
 class) plus importing attrs cost about 15 ms of a 60 ms one-report run.  The
-generated constructors set each slot through its member descriptor's own setter
-(the frozen classes refuse ``setattr``), the cheapest way Python has to fill a
-slotted object: the parser and the policy cache make thousands of nodes per file.
-:class:`_Node` gives them attrs' semantics: frozen, equality and hash over the
-fields marked for it, the same repr, and :func:`evolve`.
+generated constructors assign each slot (``self.value = value``), which CPython
+3.11+ runs as a specialised slot store: the parser and the policy cache make
+thousands of nodes per file.  :class:`_Node` gives them attrs' semantics:
+equality and hash over the fields marked for it, the same repr, and
+:func:`evolve`.
+
+The nodes are immutable by contract, not by a ``__setattr__`` that refuses: such an
+override makes every store in a constructor go through it (the slots' own setters,
+the cheapest way round it, cost about 480 instructions a field, 18 M of a cold
+parse of masterfiles' lib/).  No code assigns to a node's field after its
+constructor (a new value is :func:`evolve`'s copy), the slots refuse any other
+attribute, and the one memo (``Promise._index``) is a slot of its own.
 """
 from __future__ import annotations
 
@@ -28,11 +35,9 @@ QUOTED = "string"     # "text", 'text' or `text`
 BARE = "symbol"       # an identifier or ns:identifier, e.g. a body name
 NAKED = "var"         # an unquoted $(var), ${var}, @(list), @{list}
 
-_set = object.__setattr__
-
 
 class _Node:
-    """Frozen-record behaviour shared by the AST classes.  Each class names its
+    """Record behaviour shared by the AST classes.  Each class names its
     fields in constructor order (``_fields``), those that take part in equality and
     hashing (``_eq``), those its repr shows (``_repr``) and its fields holding a tuple
     of rvals (``_rval_lists``, for :func:`walk_rval`)."""
@@ -42,12 +47,6 @@ class _Node:
     _eq: tuple[str, ...] = ()
     _repr: tuple[str, ...] = ()
     _rval_lists: tuple[str, ...] = ()
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable (cannot set '{name}')")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable (cannot delete '{name}')")
 
     _key: Callable[[Any], Any]        # the _eq fields (attrgetter, made per class)
     _state: Callable[[Any], Any]      # the _fields, as a tuple
@@ -78,13 +77,6 @@ class _Node:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return self.__class__, self._state(self)
-
-
-def setters(cls: type, memos: tuple[str, ...] = ()) -> tuple[Any, ...]:
-    """The setters of ``cls``'s fields (its ``_fields``), in order, then of its ``memos``
-    slots: the generated constructors fill the slots with them (a memo with None)."""
-    return tuple(cls.__dict__[name].__set__
-                 for name in cls._fields + memos)      # type: ignore[attr-defined]
 
 
 def evolve(node: Any, **changes: Any) -> Any:
@@ -137,7 +129,7 @@ class _PromiseMethods(_Node):
             index = {}
             for c in self.constraints:
                 index.setdefault(c.lval, c)
-            _set(self, "_index", index)
+            self._index = index
         return index.get(lval)
 
 

@@ -122,7 +122,7 @@ def ast_source() -> str:
     all_nodes = nodes()
     bases = sorted({n.base for n in all_nodes})
     rvals = [n.name for n in all_nodes if n.rval]
-    out = ['"""The policy AST: frozen records, each with the Coord it came from.', "",
+    out = ['"""The policy AST: records, immutable by contract, each with the Coord it came from.', "",
            "Generated from the declaration in :mod:`cfpromise.syntax.astdecl` (which says",
            "what each node holds) by :mod:`cfpromise.syntax.astgen`; what the nodes share",
            "is written by hand in :mod:`cfpromise.syntax.astbase`.  Shape (mirrors how",
@@ -134,7 +134,7 @@ def ast_source() -> str:
             '"""', HEADER.rstrip("\n"), "from __future__ import annotations", "",
             "from cfpromise.syntax.astbase import (  # noqa: F401  (re-exported)",
             "    BARE, NAKED, QUOTED, " + ", ".join(b for b in bases) + ",",
-            "    evolve, setters, walk_rval)",
+            "    evolve, walk_rval)",
             "from cfpromise.syntax.errors import NO_COORD, Coord", "",
             "TYPE_CHECKING = False", "if TYPE_CHECKING:",
             "    from typing import Any, Union", "",
@@ -170,13 +170,10 @@ def ast_source() -> str:
         else:
             out.append(sig)
         for f in n.fields:
-            out.append(f"        _{n.name}_{f.name}(self, {f.name})")
+            out.append(f"        self.{f.name} = {f.name}")
         for slot in n.slots:        # a memo: None until its method fills it
-            out.append(f"        _{n.name}_{slot.lstrip('_')}(self, None)")
-        setter_names = [f"_{n.name}_{f}" for f in names + [s.lstrip("_") for s in n.slots]]
-        out += ["", ""] + _call("(", setter_names,
-                                f",) = setters({n.name}"
-                                + (f", {_tuple(n.slots)})" if n.slots else ")")) + [""]
+            out.append(f"        self.{slot} = None")
+        out.append("")
     out += ["", "", "if TYPE_CHECKING:", f"    Rval = Union[{', '.join(rvals)}]", ""]
     return "\n".join(out)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from cfpromise.fast import precompiled
 from cfpromise.fast.cmodules import attrgetter
+from cfpromise.fast.jsondumps import dumps
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson
 
@@ -90,8 +91,9 @@ def _yaml(text: str) -> Any:
 
 
 def canonical_json(value: Any) -> str:
-    import json           # (only inline containers: not on every start)
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    """``json.dumps(value, sort_keys=True, separators=(",", ":"))``, without importing
+    json (and re with it) for the inline containers of a cold parse."""
+    return dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 

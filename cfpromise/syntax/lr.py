@@ -151,10 +151,10 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
     rules = tables.rules
     statestack: list[int] = [0]
     symstack: list[Any] = [None]
-    push_state = statestack.append
-    push = symstack.append
     state = 0
     tokens.append((_MORE,) if after is not None else (END,))
+    # (list.append written out, not bound once: CPython 3.11 runs ``x.append(v)`` as a
+    # specialised in-line append, a bound method as a call)
     for lookahead in tokens:
         ltype = lookahead[0]
         while True:             # reduce until the lookahead is shifted
@@ -166,8 +166,8 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
                 raise SyntaxErrorAt(end if ltype == END else lookahead,
                                     list(action[state])) from None
             if t > 0:                               # shift
-                push_state(t)
-                push(lookahead)
+                statestack.append(t)
+                symstack.append(lookahead)
                 state = t
                 break
             func, length, goto = rules[t]           # reduce (or accept: t == 0)
@@ -181,11 +181,21 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
                     func(p)
                     symstack[-1] = p[0]
                 state = statestack[-1] = goto[statestack[-2]]
-            elif length > 1:
+            elif length == 2:
                 if func is _APPEND:
                     item = symstack.pop()
-                    if length > 2:
-                        del symstack[2 - length:]
+                    symstack[-1].append(item)
+                else:
+                    p = symstack[-3:]
+                    func(p)                         # type: ignore[misc]
+                    symstack.pop()
+                    symstack[-1] = p[0]
+                statestack.pop()
+                state = statestack[-1] = goto[statestack[-2]]
+            elif length > 2:
+                if func is _APPEND:
+                    item = symstack.pop()
+                    del symstack[2 - length:]
                     symstack[-1].append(item)
                 else:
                     p = symstack[-length - 1:]
@@ -196,15 +206,15 @@ def parse(tables: Tables, tokens: list[Any], after: Exception | None, end: Any =
                 state = statestack[-1] = goto[statestack[-2]]
             elif length == 0:
                 if func is None:
-                    push(None)
+                    symstack.append(None)
                 elif func is _EMPTY_LIST:
-                    push([])
+                    symstack.append([])
                 else:
                     p = [None]
                     func(p)
-                    push(p[0])
+                    symstack.append(p[0])
                 state = goto[state]
-                push_state(state)
+                statestack.append(state)
             else:                                   # accept
                 return symstack[-1]
     raise AssertionError("the sentinel after the tokens is never shifted")

@@ -1,4 +1,4 @@
-"""cfpromise.fast.jsondumps.dumps is json.dumps (default separators), without the json package."""
+"""cfpromise.fast.jsondumps.dumps is json.dumps, without the json package."""
 from __future__ import annotations
 
 import json
@@ -19,6 +19,13 @@ values = st.recursive(scalars, lambda inner: st.one_of(
 @given(values, st.booleans())
 def test_the_same_text_as_json_dumps(value: object, sort_keys: bool) -> None:
     assert jsondumps.dumps(value, sort_keys=sort_keys) == json.dumps(value, sort_keys=sort_keys)
+
+
+@given(values)
+def test_compact_separators_as_json_dumps(value: object) -> None:
+    # the canonical text of an inline data container (cfpromise.syntax.convert.canonical_json)
+    assert jsondumps.dumps(value, sort_keys=True, separators=(",", ":")) == \
+        json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 @given(st.dictionaries(st.one_of(st.text(max_size=3), st.integers(), st.none()), st.integers(),
