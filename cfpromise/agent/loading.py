@@ -110,6 +110,10 @@ def load(agent: Any) -> None:
 
 
 def _load(agent: Any) -> None:
+    from cfpromise.eval.functions.messages import Sink
+    common = bool(getattr(agent, "warn_locking", False))      # cf-lite-promises
+    agent.ctx.fn_messages = sink = Sink(agent.ctx.log, common or augments.validating(agent),
+                                        as_common=common)
     entry = agent.options.file
     base = os.path.dirname(entry)
     first = _read(agent, entry, entry=True)
@@ -146,6 +150,7 @@ def _load(agent: Any) -> None:
         raise LoadError(problems)
     agent.autoload = autoloader.bundle_hook       # names only known at run time
     agent.resolver.missing = autoloader.body_hook
+    sink.end_loading()            # what the functions said while the policy loaded
     lockwarn.finish(agent)
 
 

@@ -144,7 +144,12 @@ def matching_classes(ctx: FunctionContext, fn: str, args: Sequence[Value]) -> li
     values = flat_args(fn, args)
     if not values:
         raise FunctionError(f"Function '{fn}' requires at least one argument")
-    rx = pcre.compile_regex(values[0])
+    try:
+        rx = pcre.compile_regex(values[0])
+    except pcre.RegexError as exc:          # no class matches a pattern that does not compile
+        from cfpromise.eval.functions import messages
+        messages.say(ctx, "regex.compile", message=str(exc))
+        return []
     prefix = pcre.literal_prefix(values[0])
     tags_match = _TagsMatcher(values[1:])
 

@@ -368,10 +368,15 @@ def lsdir(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     try:
         names = [".", ".."] + os.listdir(directory)
     except OSError as exc:
-        ctx.log("error", f"Directory '{directory}' could not be accessed in lsdir(), "
-                         f"(opendir: {exc.strerror})")
+        from cfpromise.eval.functions import messages
+        messages.say(ctx, "dir.lsdir", path=directory, err=exc.strerror)
         return []
-    rx = pcre.compile_regex(regex) if regex else None
+    try:
+        rx = pcre.compile_regex(regex) if regex else None
+    except pcre.RegexError as exc:          # no entry matches a pattern that does not compile
+        from cfpromise.eval.functions import messages
+        messages.say(ctx, "regex.compile", message=str(exc))
+        return []
     with_path = boolean(include_path)
     out = [f"{directory}/{n}" if with_path else n for n in names
            if rx is None or pcre.full_match(rx, n)]

@@ -172,7 +172,8 @@ def usemodule(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     try:
         sb = os.stat(path)
     except OSError:
-        raise FunctionError(f"Plug-in module '\"{path}\"' not found") from None
+        from cfpromise.eval.functions import messages
+        raise messages.fail("module.missing", path=path) from None
     refusal = None
     if sb.st_uid not in (0, os.getuid()):
         refusal = f"Module '\"{path}\"' was not owned by uid {os.getuid()} who is executing agent"
