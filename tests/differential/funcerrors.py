@@ -84,6 +84,13 @@ CALLS: dict[str, tuple[str, str]] = {
     "int_text": ('int("abc")', "int"),
     "eval_bad": ('eval("1+", "math", "infix")', "string"),
     "nth_out_of_range": ('nth(\'[ "a" ]\', 5)', "string"),
+    "variablesmatching_bad": ('variablesmatching("(")', "slist"),
+    "cf_version_after_bad": ('cf_version_after("abc")', "class"),
+    "cf_version_between_bad": ('cf_version_between("1.2", "x.y")', "class"),
+    "findfiles_up_file": ('findfiles_up("/etc/hostname", "x")', "data"),
+    "findfiles_up_absglob": ('findfiles_up("/", "/x")', "data"),
+    "findfiles_relative": ('findfiles("rel*")', "slist"),
+    "classfiltercsv_index": ('classfiltercsv("/etc/passwd", "false", 10)', "data"),
 }
 
 # how a call of each return kind becomes a string, and a class

@@ -324,15 +324,16 @@ def findfiles(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 
 
 def _findfiles_up(fn: str, args: Sequence[Value]) -> list[str]:
+    from cfpromise.eval.functions import messages
     values = argv(fn, args, 2, 3)
     path, pattern = values[0], values[1]
     level = int_arg(values[2]) if len(values) > 2 else 999999999
     if not path.startswith("/"):
-        raise FunctionError(f"Function {fn}, not an absolute path '{path}'")
+        raise messages.fail("findfiles_up.relative", fn=fn, path=path)
     if not os.path.isdir(path):
-        raise FunctionError(f"Function {fn}, path '{path}' is not a directory")
+        raise messages.fail("findfiles_up.not_dir", fn=fn, path=path)
     if pattern.startswith("/"):
-        raise FunctionError(f"Function {fn}, glob '{pattern}' cannot be an absolute path")
+        raise messages.fail("findfiles_up.absolute_glob", fn=fn, glob=pattern)
     while "//" in path:
         path = path.replace("//", "/")
     while "//" in pattern:

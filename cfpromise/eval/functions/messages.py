@@ -53,6 +53,8 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
     "data.expression_non_container": ("error", "Non-container from parsing {mode} expression "
                                       "'{text}'", None),
     "csv.classfilter_read": ("error", "classfiltercsv: Failed to read file {path}: {err}", None),
+    "csv.classfilter_index": ("error", "classfiltercsv: Class expression index is out of "
+                              "bounds. Row length {columns}, index {index}", None),
     # files read line by line
     "lines.countlinesmatching": ("error", "File '{path}' could not be read in "
                                  "countlinesmatching(). (fopen: {err})", None),
@@ -60,6 +62,13 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
                         "(fopen: {err})", None),
     "dir.lsdir": ("error", "Directory '{path}' could not be accessed in lsdir(), "
                   "(opendir: {err})", None),
+    "findfiles_up.relative": ("error", "Function {fn}, not an absolute path '{path}'", None),
+    "findfiles_up.not_dir": ("error", "Function {fn}, path '{path}' is not a directory", None),
+    "findfiles_up.absolute_glob": ("error", "Function {fn}, glob '{glob}' cannot be an "
+                                   "absolute path", None),
+    # versions
+    "version.format": ("error", "{fn}: Format of {which}version comparison string "
+                       "'{version}' is incorrect", None),
     # hashing an unreadable file: cf-agent hashes nothing and says so at verbose only
     "hash.unreadable": ("verbose", "{message}", None),
     # regular expressions (CompileRegex) and regex_replace's own

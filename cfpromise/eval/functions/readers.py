@@ -582,8 +582,8 @@ def classfiltercsv(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         if columns == 0:
             columns = len(fields)
             if class_index >= columns or class_index < 0:
-                raise FunctionError(f"classfiltercsv: Class expression index is out of "
-                                    f"bounds. Row length {columns}, index {class_index}")
+                raise messages.fail("csv.classfilter_index", columns=columns,
+                                    index=class_index)
         elif len(fields) != columns:
             ctx.log("warning", f"classfiltercsv: Line has incorrect amount of elements, "
                                f"{len(fields)} instead of {columns}. Line ignored.")
