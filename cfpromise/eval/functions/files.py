@@ -420,6 +420,26 @@ def diskfree(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     return str(vfs.f_bavail * vfs.f_frsize // 1024)
 
 
+def cf_read_file(ctx: FunctionContext, path: str, maxsize: int) -> str | None:
+    """CfReadFile: the file's text, or None once its error is said (messages.py)."""
+    from cfpromise.eval.functions import messages
+    try:
+        os.stat(path)
+    except OSError as exc:
+        messages.say(ctx, "file.stat", path=path, err=exc.strerror)
+        return None
+    text = read_text_file(path, max(maxsize, 0))
+    if text is None:
+        try:
+            with open(path, "rb") as handle:
+                handle.read(1)
+            err = "Unknown error"
+        except OSError as exc:
+            err = exc.strerror
+        messages.say(ctx, "file.read", path=path, err=err)
+    return text
+
+
 def read_text_file(path: str, limit: int = 0) -> str | None:
     """A file's contents as cf-agent's CfReadFile reads them: at most ``limit``
     bytes (0: all), up to the first NUL, one trailing newline dropped when the

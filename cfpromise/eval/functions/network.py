@@ -222,7 +222,8 @@ def network_connections(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 
 def _peer_hosts(fn: str, ctx: FunctionContext, args: Sequence[Value]) -> tuple[list[str], int]:
     from cfpromise.eval.functions import messages
-    from cfpromise.eval.functions.readers import cf_read_file, strip_patterns
+    from cfpromise.eval.functions.files import cf_read_file
+    from cfpromise.eval.functions.readers import strip_patterns
     path, comment, size = argv(fn, args, 3)
     group = int_arg(size)
     if group < 2:

@@ -18,39 +18,18 @@ The text readers follow cf-agent's helpers:
 """
 from __future__ import annotations
 
-import os
-
 from cfpromise.eval.functions import jsondata, messages, pcre
 from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     CF_INFINITY, CF_NOINT, argv, boolean, double_from_string, int_arg, int_from_string,
     to_bytes, to_text)
-from cfpromise.eval.functions.files import read_text_file
+from cfpromise.eval.functions.files import cf_read_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Sequence
 
     from cfpromise.eval.functions.api import FunctionContext, Value
-
-
-def cf_read_file(ctx: FunctionContext, path: str, maxsize: int) -> str | None:
-    """CfReadFile: the file's text, or None once its error is said (messages.py)."""
-    try:
-        os.stat(path)
-    except OSError as exc:
-        messages.say(ctx, "file.stat", path=path, err=exc.strerror)
-        return None
-    text = read_text_file(path, max(maxsize, 0))
-    if text is None:
-        try:
-            with open(path, "rb") as handle:
-                handle.read(1)
-            err = "Unknown error"
-        except OSError as exc:
-            err = exc.strerror
-        messages.say(ctx, "file.read", path=path, err=err)
-    return text
 
 
 def _read(ctx: FunctionContext, fn: str, path: str, maxsize: int) -> str:
