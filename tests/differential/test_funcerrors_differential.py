@@ -59,3 +59,40 @@ def test_some_case_prints_an_error_by_default(results: dict[str, tuple[dict, dic
             "(stat: No such file or directory)")
     assert line in reference["lines"] and line in ours["lines"]
     assert "   error: Could not examine file '/nonexistent/funcerr'" in ours["lines"]
+
+
+# -- cf-promises alone: what it says of the functions its rounds call ------------------
+PROMISES_CASES = [(name, text) for name, text in CASES
+                  if name.endswith(("-vars", "-common", "-nested", "-other_bundle"))]
+
+
+@pytest.fixture(scope="module")
+def promises_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, dict]]:
+    import os
+    import subprocess
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+    root = tmp_path_factory.mktemp("funcerrors-promises")
+
+    def one(case: tuple[str, str], command: list[str]) -> dict:
+        name, text = case
+        policy = harness.write_policy(root / f"{name}.cf", text)
+        env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(root / f"wd-{name}"))
+        run = subprocess.run([*command, "-f", str(policy)], capture_output=True, text=True,
+                             timeout=120, env=env)
+        return funcerrors.observe(run.stdout, run.stderr, run.returncode, "")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        refs = [pool.submit(one, c, ["cf-promises"]) for c in PROMISES_CASES]
+        lites = [pool.submit(one, c, [sys.executable, "-m", "cfpromise.cli.promises"])
+                 for c in PROMISES_CASES]
+        return {c[0]: (r.result(), l.result()) for c, r, l in zip(PROMISES_CASES, refs, lites)}
+
+
+@pytest.mark.parametrize("name", [name for name, _ in PROMISES_CASES])
+def test_cf_promises_says_the_same(promises_results: dict[str, tuple[dict, dict]],
+                                   name: str) -> None:
+    """cf-lite-promises prints cf-promises' own text (CfReadFile says "Could not examine
+    file" when the agent type is common), each distinct line once."""
+    reference, ours = promises_results[name]
+    assert (ours["distinct"], ours["exit"]) == (reference["distinct"], reference["exit"])
