@@ -20,6 +20,7 @@ from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
+from cfpromise.eval.functions.messages import Sink
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
 from cfpromise.schema.check import policy_diagnostics
 from cfpromise.syntax import ast
@@ -104,16 +105,17 @@ def load(agent: Any) -> None:
     resolves is reported as an error and left out, as cf-agent does.  In a one-shot
     program the cyclic collector is off meanwhile, and what is loaded is frozen
     (:mod:`cfpromise.fast.oneshot`)."""
-    with oneshot.loading():
-        _load(agent)
+    common = bool(getattr(agent, "warn_locking", False))      # cf-lite-promises
+    sink = Sink.install(agent.ctx, common or augments.validating(agent), common)
+    try:
+        with oneshot.loading():
+            _load(agent)
+    finally:
+        sink.end_loading(failed=sys.exc_info()[0] is not None)   # what functions said
     fast.report(agent.out.log)     # -v: each speed mechanism that was not used, and why
 
 
 def _load(agent: Any) -> None:
-    from cfpromise.eval.functions.messages import Sink
-    common = bool(getattr(agent, "warn_locking", False))      # cf-lite-promises
-    agent.ctx.fn_messages = sink = Sink(agent.ctx.log, common or augments.validating(agent),
-                                        as_common=common)
     entry = agent.options.file
     base = os.path.dirname(entry)
     first = _read(agent, entry, entry=True)
@@ -150,7 +152,6 @@ def _load(agent: Any) -> None:
         raise LoadError(problems)
     agent.autoload = autoloader.bundle_hook       # names only known at run time
     agent.resolver.missing = autoloader.body_hook
-    sink.end_loading()            # what the functions said while the policy loaded
     lockwarn.finish(agent)
 
 

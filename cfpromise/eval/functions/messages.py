@@ -155,6 +155,12 @@ class Sink:
         self.agent_lines: list[tuple[str, str]] = []
         self.seen: set[str] = set()
 
+    @classmethod
+    def install(cls, ctx: Any, validating: bool, as_common: bool) -> Sink:
+        """The run's sink, for ``ctx``'s built-ins (the engine's loading makes it)."""
+        ctx.fn_messages = sink = cls(ctx.log, validating, as_common)
+        return sink
+
     def say(self, level: str, agent_text: str, common_text: str) -> None:
         if self.as_common:
             self._once(level, common_text)
@@ -165,8 +171,10 @@ class Sink:
         else:
             self._once(level, agent_text)
 
-    def end_loading(self) -> None:
-        for level, line in self.promises_lines + self.agent_lines:
+    def end_loading(self, failed: bool = False) -> None:
+        """Print what loading said; a load that ``failed`` is a failed validation, after
+        which cf-agent does not load the policy itself: only cf-promises' lines."""
+        for level, line in self.promises_lines + ([] if failed else self.agent_lines):
             self._once(level, line)
         self.promises_lines, self.agent_lines = [], []
         self.loading = False
