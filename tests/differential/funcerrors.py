@@ -18,6 +18,10 @@ from __future__ import annotations
 
 import re
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MISSING = "/nonexistent/funcerr"
 
 # name -> (call, what it returns: string, slist, data, int, class)
@@ -91,7 +95,19 @@ CALLS: dict[str, tuple[str, str]] = {
     "findfiles_up_absglob": ('findfiles_up("/", "/x")', "data"),
     "findfiles_relative": ('findfiles("rel*")', "slist"),
     "classfiltercsv_index": ('classfiltercsv("/etc/passwd", "false", 10)', "data"),
+    "classfiltercsv_lines": ('classfiltercsv("@ROOT@/bad.csv", "true", 0, 0)', "data"),
+    "classfiltercsv_sort": ('classfiltercsv("@ROOT@/bad.csv", "true", 0, 7)', "data"),
 }
+
+# files the calls read (@ROOT@: the test's directory)
+FILES = {"bad.csv": 'cls,a,b\nany,1,2\nany,1\nany,"x\n'}
+
+
+def materialize(root: Any, text: str) -> str:
+    """``text`` with @ROOT@ made ``root``, whose :data:`FILES` are written."""
+    for name, content in FILES.items():
+        (root / name).write_text(content)
+    return text.replace("@ROOT@", str(root))
 
 # how a call of each return kind becomes a string, and a class
 _AS_TEXT = {"string": "{c}", "int": "{c}", "slist": 'join(",", {c})',

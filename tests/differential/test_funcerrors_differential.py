@@ -17,7 +17,8 @@ NAMES = [name for name, _ in CASES]
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, dict]]:
     root = tmp_path_factory.mktemp("funcerrors")
-    jobs = [(name, harness.write_policy(root / f"{name}.cf", text), [])
+    jobs = [(name, harness.write_policy(root / f"{name}.cf",
+                                        funcerrors.materialize(root, text)), [])
             for name, text in CASES]
     runs = harness.run_many(jobs, root)
     return {name: (funcerrors.observe(ref.stdout, ref.stderr, ref.returncode,
@@ -76,7 +77,7 @@ def promises_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tupl
 
     def one(case: tuple[str, str], command: list[str]) -> dict:
         name, text = case
-        policy = harness.write_policy(root / f"{name}.cf", text)
+        policy = harness.write_policy(root / f"{name}.cf", funcerrors.materialize(root, text))
         env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(root / f"wd-{name}"))
         run = subprocess.run([*command, "-f", str(policy)], capture_output=True, text=True,
                              timeout=120, env=env)

@@ -315,7 +315,8 @@ def findfiles(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     out: list[str] = []
     for pattern in flat_args("findfiles", args):
         if not pattern.startswith("/"):
-            ctx.log("warning", f"Non-absolute path in findfiles(), skipping: {pattern}")
+            from cfpromise.eval.functions import messages
+            messages.say(ctx, "findfiles.relative", pattern=pattern)
             continue
         for path in glob_file_list(pattern):
             if path not in out:
@@ -393,8 +394,8 @@ def makerule(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     stale = target_sb is None
     target_time = 0 if target_sb is None else int(target_sb.st_mtime)
     if target_sb is not None and not st.S_ISREG(target_sb.st_mode):
-        ctx.log("warning", f"Function 'makerule' target-file '{target}' exists and is not "
-                           f"a plain file")
+        from cfpromise.eval.functions import messages
+        messages.say(ctx, "makerule.target", target=target)
     if isinstance(sources, str) and _lstat_or_none(sources) is not None:
         return stale or int(os.lstat(sources).st_mtime) > target_time
     from cfpromise.eval.functions.common import primitive_texts

@@ -55,6 +55,17 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
     "csv.classfilter_read": ("error", "classfiltercsv: Failed to read file {path}: {err}", None),
     "csv.classfilter_index": ("error", "classfiltercsv: Class expression index is out of "
                               "bounds. Row length {columns}, index {index}", None),
+    "csv.classfilter_parse": ("warning", "classfiltercsv: Failed to parse line {line}, line "
+                              "ignored.", None),
+    "csv.classfilter_columns": ("warning", "classfiltercsv: Line {line} has incorrect amount "
+                                "of elements, {have} instead of {want}. Line ignored.", None),
+    "csv.classfilter_sort_same": ("warning", "classfiltercsv: sorting column ({index}) is the "
+                                  "same as class expression column ({cls}). Not sorting data "
+                                  "container.", None),
+    "csv.classfilter_sort_range": ("warning", "classfiltercsv: sorting index {index} out of "
+                                   "bounds. Not sorting data container.", None),
+    "packages.inventory_line": ("error", "Line from package inventory '{line}' did not yield "
+                                "correct number of elements.", None),
     # files read line by line
     "lines.countlinesmatching": ("error", "File '{path}' could not be read in "
                                  "countlinesmatching(). (fopen: {err})", None),
@@ -69,10 +80,16 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
     # versions
     "version.format": ("error", "{fn}: Format of {which}version comparison string "
                        "'{version}' is incorrect", None),
+    "findfiles.relative": ("warning", "Non-absolute path in findfiles(), skipping: {pattern}",
+                           None),
+    "makerule.target": ("warning", "Function 'makerule' target-file '{target}' exists and is "
+                        "not a plain file", None),
     # hashing an unreadable file: cf-agent hashes nothing and says so at verbose only
     "hash.unreadable": ("verbose", "{message}", None),
     # regular expressions (CompileRegex) and regex_replace's own
     "regex.compile": ("error", "{message}", None),
+    "regex.comment_empty": ("warning", "Comment regex '{pattern}' matched empty string in "
+                            "'{where}'", None),
     "regex.replace": ("error", "{fn}: couldn't use regex '{regex}', replacement "
                       "'{replacement}', and options '{options}': error=(pcre_wrap:) "
                       "Everything's just fine. Thanks for asking.", None),
@@ -80,12 +97,15 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
     "exec.missing": ("error", "Proposed executable file '{arg0}' doesn't exist", None),
     "exec.refused": ("error", "{message}", None),
     "module.missing": ("error", "Plug-in module '\"{path}\"' not found", None),
+    "module.refused": ("error", "{message}", None),
     "peers.group_size": ("warning", "Function {fn}: called with a nonsensical group size of "
                          "{size}, failing", None),
     # Mustache (libntech's renderer logs its own errors)
     "mustache.render": ("error", "{message}", None),
     # format()
     "format.short": ("error", "format() didn't have enough parameters", None),
+    "format.not_list": ("error", "Function 'format' expected a list variable, got variable "
+                        "of type '{type}'", None),
     "format.modifier": ("error", "format() does not allow modifier character '{char}' in "
                         "format specifier '{spec}'.", None),
 }

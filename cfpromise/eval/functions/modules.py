@@ -183,8 +183,8 @@ def usemodule(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         if problem is not None:
             refusal = f"Module '\"{path}\"' not run: {problem}"
     if refusal is not None:
-        ctx.log("error", refusal)                    # cf-agent says it at this level
-        raise FunctionError(refusal)
+        from cfpromise.eval.functions import messages
+        raise messages.fail("module.refused", message=refusal)
     import subprocess
     from cfpromise.eval.functions.system import split_command
     try:

@@ -60,7 +60,7 @@ def strip_patterns(text: str, pattern: str, where: str, ctx: FunctionContext | N
         data = data[:m.start()] + data[m.end():]
         if m.start() == m.end():
             if ctx is not None:
-                ctx.log("warning", f"Comment regex '{pattern}' matched empty string in '{where}'")
+                messages.say(ctx, "regex.comment_empty", pattern=pattern, where=where)
             break
         count += 1
         if count > original:
@@ -330,13 +330,11 @@ def _size_limit(values: list[str], index: int) -> int:
 
 
 def read_data_file(fn: str, path: str, mode: str, size_max: int) -> Any:
-    """:func:`read_data` for callers with no promise to say its errors against: its
-    error is a FunctionError."""
+    """:func:`read_data` for callers with no promise to say its errors against."""
     try:
         return read_data(fn, path, mode, size_max)
     except FunctionError as exc:
-        said = getattr(exc, "said", None)
-        raise FunctionError(str(exc)) if said else exc from None
+        raise FunctionError(str(exc)) if getattr(exc, "said", None) else exc from None
 
 
 def read_data(fn: str, path: str, mode: str, size_max: int) -> Any:
@@ -549,12 +547,12 @@ def classfiltercsv(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     heading: list[str] | None = None
     columns = 0
     rows: list[dict[str, str]] = []
-    for record in csv_records(text):
+    for number, record in enumerate(csv_records(text), 1):
         if record.startswith("#"):
             continue
         fields = parse_csv_line(record)
         if fields is None:
-            ctx.log("warning", "classfiltercsv: Failed to parse line, line ignored.")
+            messages.say(ctx, "csv.classfilter_parse", line=number)
             continue
         if len(fields) == 1 and fields[0] == "":
             continue
@@ -564,8 +562,8 @@ def classfiltercsv(ctx: FunctionContext, args: Sequence[Value]) -> Value:
                 raise messages.fail("csv.classfilter_index", columns=columns,
                                     index=class_index)
         elif len(fields) != columns:
-            ctx.log("warning", f"classfiltercsv: Line has incorrect amount of elements, "
-                               f"{len(fields)} instead of {columns}. Line ignored.")
+            messages.say(ctx, "csv.classfilter_columns", line=number, have=len(fields),
+                         want=columns)
             continue
         if has_heading and heading is None:
             heading = fields[:class_index] + fields[class_index + 1:]
@@ -582,8 +580,10 @@ def classfiltercsv(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         rows.append(row)
     if len(values) > 3:
         sort_index = int_arg(values[3])
-        if sort_index == class_index or sort_index >= columns or sort_index < 0:
-            ctx.log("warning", "classfiltercsv: not sorting data container")
+        if sort_index == class_index:
+            messages.say(ctx, "csv.classfilter_sort_same", index=sort_index, cls=class_index)
+        elif sort_index >= columns or sort_index < 0:
+            messages.say(ctx, "csv.classfilter_sort_range", index=sort_index)
         else:
             if sort_index > class_index:
                 sort_index -= 1

@@ -445,7 +445,6 @@ def _format_structure(ctx: FunctionContext, value: Any) -> str:
         items = ", ".join('"' + str(v).replace('"', '\\"') + '"' for v in var.value)
         return "{ " + items + " }"
     if var is not None and var.type not in ("slist", "ilist", "rlist"):
-        ctx.log("error", f"Function 'format' expected a list variable, got variable of type "
-                         f"'{var.type}'")
+        messages.say(ctx, "format.not_list", type=var.type)
     raise FunctionError(f"format() with %S specifier needs a data container or a list "
                         f"instead of '{value}'.")

@@ -385,8 +385,8 @@ def _packages(ctx: FunctionContext, fn: str, args: Sequence[Value], filename: st
             continue
         fields = parse_csv_line(record)
         if fields is None or len(fields) != 4:
-            ctx.log("error", f"Line from package inventory '{line}' did not yield correct "
-                             f"number of elements.")
+            from cfpromise.eval.functions import messages
+            messages.say(ctx, "packages.inventory_line", line=line)
             continue
         out.append(dict(zip(("name", "version", "arch", "method"), fields)))
     return out
