@@ -22,6 +22,7 @@ from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_
 from cfpromise.agent.sequence import bundlesequence, check_found, verified
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
+from cfpromise.eval.functions.messages import Sink
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
 from cfpromise.schema.check import policy_diagnostics
 from cfpromise.syntax import ast
@@ -106,8 +107,13 @@ def load(agent: Any) -> None:
     resolves is reported as an error and left out, as cf-agent does.  In a one-shot
     program the cyclic collector is off meanwhile, and what is loaded is frozen
     (:mod:`cfpromise.fast.oneshot`)."""
-    with oneshot.loading():
-        _load(agent)
+    common = bool(getattr(agent, "warn_locking", False))      # cf-lite-promises
+    sink = Sink.install(agent.ctx, common or augments.validating(agent), common)
+    try:
+        with oneshot.loading():
+            _load(agent)
+    finally:
+        sink.end_loading(failed=sys.exc_info()[0] is not None)   # what functions said
     fast.report(agent.out.log)     # -v: each speed mechanism that was not used, and why
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from cfpromise.eval.argcheck import check_args
 from cfpromise.eval.expand import naked_reference
+from cfpromise.eval.functions.messages import QUIET_REGEX, emit
 from cfpromise.eval.functions.api import (REGISTRY, DataArray, FatalFunctionError, FunctionError,
                                          Variable, system_functions_cached)
 from cfpromise.syntax import ast
@@ -242,6 +243,11 @@ class RvalEvaluator:
             if type(exc).__name__ == "Unresolved":    # "not yet": wait for a later pass
                 self.unresolved = True
                 return UNRESOLVED
+            said = getattr(exc, "said", None)
+            if said is None and name not in QUIET_REGEX and type(exc).__name__ == "RegexError":
+                said = [("regex.compile", {"message": str(exc)})]
+            for key, fields in said or ():
+                emit(self.ctx, key, fields)       # cf-agent's own log line (messages.py)
             self.errors.append(str(exc) or f"Function '{name}' failed")
             self.unresolved = True
             return UNRESOLVED

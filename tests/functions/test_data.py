@@ -69,7 +69,7 @@ ERRORS = [
     ("mergedata", (), "at least one argument"),
     ("data_expand", ("nosuch",), "does not resolve"),
     ("validdata", ("[1]", "YAML"), "not supported"),
-    ("string_mustache", ("{{#x}}", '{"x": [1]}'), "not closed"),
+    ("string_mustache", ("{{#x}}", '{"x": [1]}'), "Unexpected end to Mustache template"),
     ("string_mustache", ("{{x}}", '{"x": [1]}'), "container"),
     ("string_mustache", ("{{#x}}{{/x}}", '{"x": 3}'), "sections can only take"),
     ("string_mustache", ("{{x", "{}"), "end delimiter"),

@@ -146,7 +146,7 @@ ERRORS = [
     ("readjson", ("{t}/bad.json",), "error parsing JSON"),
     ("readjson", ("{t}/prim.json",), "non-container"),
     ("readjson", ("{t}/data.json", "5"), "truncating"),
-    ("readjson", ("{t}/nosuch",), "No data"),
+    ("readjson", ("{t}/nosuch",), "data error parsing JSON file .*: No such file or directory"),
     ("readcsv", ("{t}/nosuch",), "cannot open"),
     ("data_readstringarray", ("{t}/nosuch", "", ":", "9", "99"), "error reading"),
     ("getfields", (".*", "{t}/nosuch", ":", "f"), "could not be read"),

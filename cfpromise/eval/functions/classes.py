@@ -139,12 +139,25 @@ def _class_display(name: str) -> str:
     return name[len("default:"):] if name.startswith("default:") else name
 
 
+def _pattern(ctx: FunctionContext, text: str) -> Any:
+    """The compiled pattern; None once CompileRegex's error is said (nothing matches a
+    pattern that does not compile, as in cf-agent 3.21)."""
+    try:
+        return pcre.compile_regex(text)
+    except pcre.RegexError as exc:
+        from cfpromise.eval.functions import messages
+        messages.say(ctx, "regex.compile", message=str(exc))
+        return None
+
+
 def matching_classes(ctx: FunctionContext, fn: str, args: Sequence[Value]) -> list[str]:
     """Names of the defined classes matching ``args[0]`` and tag regexes."""
     values = flat_args(fn, args)
     if not values:
         raise FunctionError(f"Function '{fn}' requires at least one argument")
-    rx = pcre.compile_regex(values[0])
+    rx = _pattern(ctx, values[0])
+    if rx is None:
+        return []
     prefix = pcre.literal_prefix(values[0])
     tags_match = _TagsMatcher(values[1:])
 
@@ -184,7 +197,9 @@ def _matching_variables(ctx: FunctionContext, fn: str, args: Sequence[Value]) ->
     values = flat_args(fn, args)
     if not values:
         raise FunctionError(f"Function '{fn}' requires at least one argument")
-    rx = pcre.compile_regex(values[0])
+    rx = _pattern(ctx, values[0])
+    if rx is None:
+        return []
     prefix = pcre.literal_prefix(values[0])
     out: list[str] = []
     tags_match = _TagsMatcher(values[1:])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from cfpromise.eval.canon import canonify
 from cfpromise.eval.functions import jsondata
+from cfpromise.eval.functions import messages
 from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     argv, boolean, collect, collect_container, describe, lazy_value, scalar)
@@ -35,12 +36,10 @@ def parsejson(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         data, end = jsondata.loads_end(text, lookup=lambda ref: var_to_json(ctx, ref, True))
     except jsondata.JsonError as exc:
         # an error in cf-agent 3.21, naming the text from where its parser stopped
-        message = f"Error parsing JSON expression '{getattr(exc, 'rest', text)}': {exc}"
-        ctx.log("error", message)
-        raise FunctionError(message) from None
+        raise messages.fail("data.parse_expression", mode="JSON",
+                            text=getattr(exc, "rest", text), err=exc) from None
     if not isinstance(data, (dict, list)):
-        ctx.log("error", f"Non-container from parsing JSON expression '{text[end:]}'")
-        raise FunctionError(f"Non-container from parsing JSON expression '{text}'")
+        raise messages.fail("data.expression_non_container", mode="JSON", text=text[end:])
     return data
 
 

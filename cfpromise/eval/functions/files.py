@@ -315,7 +315,8 @@ def findfiles(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     out: list[str] = []
     for pattern in flat_args("findfiles", args):
         if not pattern.startswith("/"):
-            ctx.log("warning", f"Non-absolute path in findfiles(), skipping: {pattern}")
+            from cfpromise.eval.functions import messages
+            messages.say(ctx, "findfiles.relative", pattern=pattern)
             continue
         for path in glob_file_list(pattern):
             if path not in out:
@@ -324,15 +325,16 @@ def findfiles(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 
 
 def _findfiles_up(fn: str, args: Sequence[Value]) -> list[str]:
+    from cfpromise.eval.functions import messages
     values = argv(fn, args, 2, 3)
     path, pattern = values[0], values[1]
     level = int_arg(values[2]) if len(values) > 2 else 999999999
     if not path.startswith("/"):
-        raise FunctionError(f"Function {fn}, not an absolute path '{path}'")
+        raise messages.fail("findfiles_up.relative", fn=fn, path=path)
     if not os.path.isdir(path):
-        raise FunctionError(f"Function {fn}, path '{path}' is not a directory")
+        raise messages.fail("findfiles_up.not_dir", fn=fn, path=path)
     if pattern.startswith("/"):
-        raise FunctionError(f"Function {fn}, glob '{pattern}' cannot be an absolute path")
+        raise messages.fail("findfiles_up.absolute_glob", fn=fn, glob=pattern)
     while "//" in path:
         path = path.replace("//", "/")
     while "//" in pattern:
@@ -368,10 +370,15 @@ def lsdir(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     try:
         names = [".", ".."] + os.listdir(directory)
     except OSError as exc:
-        ctx.log("error", f"Directory '{directory}' could not be accessed in lsdir(), "
-                         f"(opendir: {exc.strerror})")
+        from cfpromise.eval.functions import messages
+        messages.say(ctx, "dir.lsdir", path=directory, err=exc.strerror)
         return []
-    rx = pcre.compile_regex(regex) if regex else None
+    try:
+        rx = pcre.compile_regex(regex) if regex else None
+    except pcre.RegexError as exc:          # no entry matches a pattern that does not compile
+        from cfpromise.eval.functions import messages
+        messages.say(ctx, "regex.compile", message=str(exc))
+        return []
     with_path = boolean(include_path)
     out = [f"{directory}/{n}" if with_path else n for n in names
            if rx is None or pcre.full_match(rx, n)]
@@ -387,8 +394,8 @@ def makerule(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     stale = target_sb is None
     target_time = 0 if target_sb is None else int(target_sb.st_mtime)
     if target_sb is not None and not st.S_ISREG(target_sb.st_mode):
-        ctx.log("warning", f"Function 'makerule' target-file '{target}' exists and is not "
-                           f"a plain file")
+        from cfpromise.eval.functions import messages
+        messages.say(ctx, "makerule.target", target=target)
     if isinstance(sources, str) and _lstat_or_none(sources) is not None:
         return stale or int(os.lstat(sources).st_mtime) > target_time
     from cfpromise.eval.functions.common import primitive_texts
@@ -412,6 +419,26 @@ def diskfree(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     except OSError:
         return "0"
     return str(vfs.f_bavail * vfs.f_frsize // 1024)
+
+
+def cf_read_file(ctx: FunctionContext, path: str, maxsize: int) -> str | None:
+    """CfReadFile: the file's text, or None once its error is said (messages.py)."""
+    from cfpromise.eval.functions import messages
+    try:
+        os.stat(path)
+    except OSError as exc:
+        messages.say(ctx, "file.stat", path=path, err=exc.strerror)
+        return None
+    text = read_text_file(path, max(maxsize, 0))
+    if text is None:
+        try:
+            with open(path, "rb") as handle:
+                handle.read(1)
+            err = "Unknown error"
+        except OSError as exc:
+            err = exc.strerror
+        messages.say(ctx, "file.read", path=path, err=err)
+    return text
 
 
 def read_text_file(path: str, limit: int = 0) -> str | None:

@@ -56,7 +56,8 @@ def _file_digest_or_zeros(ctx: FunctionContext, algorithm: str, path: str) -> st
     except FunctionError as exc:
         if algorithm not in _ALGORITHMS:
             raise
-        ctx.log("error", str(exc))
+        from cfpromise.eval.functions import messages
+        messages.say(ctx, "hash.unreadable", message=str(exc))
         return "00" * hashlib.new(algorithm).digest_size
 
 

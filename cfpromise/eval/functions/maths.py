@@ -238,6 +238,9 @@ def eval_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 def int_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     (text,) = argv("int", args, 1)
     value = double_from_string(text)
+    if value is None:
+        from cfpromise.eval.functions import messages
+        messages.say_number(ctx, "real", text)
     if value is None or not math.isfinite(value):
         raise FunctionError(f"Function 'int': failed to parse real number: {text}")
     return str(int(value))

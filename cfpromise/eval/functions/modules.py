@@ -172,7 +172,8 @@ def usemodule(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     try:
         sb = os.stat(path)
     except OSError:
-        raise FunctionError(f"Plug-in module '\"{path}\"' not found") from None
+        from cfpromise.eval.functions import messages
+        raise messages.fail("module.missing", path=path) from None
     refusal = None
     if sb.st_uid not in (0, os.getuid()):
         refusal = f"Module '\"{path}\"' was not owned by uid {os.getuid()} who is executing agent"
@@ -182,8 +183,8 @@ def usemodule(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         if problem is not None:
             refusal = f"Module '\"{path}\"' not run: {problem}"
     if refusal is not None:
-        ctx.log("error", refusal)                    # cf-agent says it at this level
-        raise FunctionError(refusal)
+        from cfpromise.eval.functions import messages
+        raise messages.fail("module.refused", message=refusal)
     import subprocess
     from cfpromise.eval.functions.system import split_command
     try:

@@ -199,8 +199,7 @@ class _Renderer:
                 pos = tag.end
             if tag.type == _NONE:
                 if section is not None:
-                    raise MustacheError(f"Unexpected end to Mustache template: section "
-                                        f"'{section}' is not closed")
+                    raise MustacheError("Unexpected end to Mustache template")
                 return pos
             if tag.type == _COMMENT:
                 continue

@@ -221,14 +221,14 @@ def network_connections(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 
 
 def _peer_hosts(fn: str, ctx: FunctionContext, args: Sequence[Value]) -> tuple[list[str], int]:
-    from cfpromise.eval.functions.files import read_text_file
+    from cfpromise.eval.functions import messages
+    from cfpromise.eval.functions.files import cf_read_file
     from cfpromise.eval.functions.readers import strip_patterns
     path, comment, size = argv(fn, args, 3)
     group = int_arg(size)
     if group < 2:
-        raise FunctionError(f"Function {fn}: called with a nonsensical group size of {group}, "
-                            f"failing")
-    text = read_text_file(path, 100000)
+        raise messages.fail("peers.group_size", fn=fn, size=group)
+    text = cf_read_file(ctx, path, 100000)
     if text is None:
         raise FunctionError(f"Function {fn}: cannot read '{path}'")
     text = strip_patterns(text, comment, path, ctx)

@@ -83,8 +83,8 @@ def _byte_ranges(values: set[int]) -> str:
 
 def _hex_escape(code: int, pattern: str) -> str:
     if code > 0xFF:
-        raise RegexError(f"Regular expression error: character code point value in "
-                         f"\\x{{}} or \\o{{}} is too large in expression '{pattern}'")
+        raise regex_error("character code point value in \\x{} or \\o{} is too large",
+                          pattern, len(pattern))
     return f"\\x{code:02x}"
 
 
@@ -99,8 +99,8 @@ class _Translator:
         self.groups = 0             # capturing groups seen so far (for \g{-N})
 
     def error(self, what: str) -> RegexError:
-        return RegexError(f"Regular expression error: {what} in expression '{self.p}' "
-                          f"(offset: {self.i})")
+        at_end = "at end of pattern" in what or "missing terminator" in what
+        return regex_error(what, self.p, len(self.p) if at_end else self.i)
 
     def run(self) -> str:
         p = self.p
@@ -170,7 +170,7 @@ class _Translator:
             start = i + (4 if rest.startswith("P<") else 3)
             end = p.find(">", start)
             if end < 0:
-                raise self.error("syntax error in subpattern name (missing terminator?)")
+                raise self.error("syntax error in subpattern name (missing terminator)")
             self.groups += 1
             self.frames.append([])
             self.out.append(f"(?P<{p[start:end]}>")
@@ -179,7 +179,7 @@ class _Translator:
         if rest.startswith("'"):
             end = p.find("'", i + 3)
             if end < 0:
-                raise self.error("syntax error in subpattern name (missing terminator?)")
+                raise self.error("syntax error in subpattern name (missing terminator)")
             self.groups += 1
             self.frames.append([])
             self.out.append(f"(?P<{p[i + 3:end]}>")
@@ -358,9 +358,42 @@ def _compile_regex(pattern: str, flags: str) -> re.Pattern[bytes]:
         return re.compile(text.encode("utf-8", "surrogateescape"), pyflags)
     except RegexError:
         raise
-    except (re.error, OverflowError, ValueError) as exc:
-        raise RegexError(f"Regular expression error: '{exc}' in expression '{pattern}'") \
-            from None
+    except re.error as exc:
+        raise _from_python(exc, pattern) from None
+    except (OverflowError, ValueError) as exc:
+        raise regex_error(str(exc), pattern, len(pattern)) from None
+
+
+def regex_error(what: str, pattern: str, offset: int) -> RegexError:
+    """CompileRegex's message (3.21 libpromises/regex.c)."""
+    return RegexError(f"Regular expression error: pcre_compile() '{what}' in expression "
+                      f"'{pattern}' (offset: {offset})")
+
+
+# Python's re error (what its message starts with) -> PCRE's message, and where PCRE
+# says it stopped: "end" of the pattern, the error's "pos"ition (+ n), or the "brace"
+# that closes the quantifier there
+_PY_ERRORS: tuple[tuple[str, str, str, int], ...] = (
+    ("missing ), unterminated subpattern", "missing )", "end", 0),
+    ("unterminated character set", "missing terminating ] for character class", "end", 0),
+    ("nothing to repeat", "nothing to repeat", "pos", 0),
+    ("multiple repeat", "nothing to repeat", "pos", 0),
+    ("unbalanced parenthesis", "unmatched parentheses", "pos", 0),
+    ("min repeat greater than max repeat", "numbers out of order in {} quantifier", "brace", 0),
+    ("bad character range", "range out of order in character class", "pos", 2),
+    ("bad character in group name", "group name must start with a non-digit", "pos", 0),
+)
+
+
+def _from_python(exc: re.error, pattern: str) -> RegexError:
+    text = str(exc.msg) if hasattr(exc, "msg") else str(exc)
+    pos = exc.pos if getattr(exc, "pos", None) is not None else len(pattern)
+    for prefix, what, where, extra in _PY_ERRORS:
+        if text.startswith(prefix):
+            offset = len(pattern) if where == "end" else \
+                (pattern.find("}", pos) if where == "brace" else pos + extra)
+            return regex_error(what, pattern, min(max(offset, 0), len(pattern)))
+    return regex_error(text, pattern, min(pos, len(pattern)))
 
 
 _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:-/=,;@%!<>'\" ")

@@ -18,12 +18,12 @@ The text readers follow cf-agent's helpers:
 """
 from __future__ import annotations
 
-from cfpromise.eval.functions import jsondata, pcre
+from cfpromise.eval.functions import jsondata, messages, pcre
 from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     CF_INFINITY, CF_NOINT, argv, boolean, double_from_string, int_arg, int_from_string,
     to_bytes, to_text)
-from cfpromise.eval.functions.files import read_text_file
+from cfpromise.eval.functions.files import cf_read_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from cfpromise.eval.functions.api import FunctionContext, Value
 
 
-def _read(fn: str, path: str, maxsize: int) -> str:
-    text = read_text_file(path, max(maxsize, 0))
+def _read(ctx: FunctionContext, fn: str, path: str, maxsize: int) -> str:
+    text = cf_read_file(ctx, path, maxsize)
     if text is None:
         raise FunctionError(f"Function '{fn}' failed to read file: {path}")
     return text
@@ -44,7 +44,12 @@ def strip_patterns(text: str, pattern: str, where: str, ctx: FunctionContext | N
     """CFEngine's StripPatterns: cut out every match of ``pattern``."""
     if not pattern:
         return text
-    rx = pcre.compile_regex(pattern)
+    try:
+        rx = pcre.compile_regex(pattern)
+    except pcre.RegexError as exc:          # the text as it is, once said
+        if ctx is not None:
+            messages.say(ctx, "regex.compile", message=str(exc))
+        return text
     data = to_bytes(text)
     original = len(data)
     count = 0
@@ -55,7 +60,7 @@ def strip_patterns(text: str, pattern: str, where: str, ctx: FunctionContext | N
         data = data[:m.start()] + data[m.end():]
         if m.start() == m.end():
             if ctx is not None:
-                ctx.log("warning", f"Comment regex '{pattern}' matched empty string in '{where}'")
+                messages.say(ctx, "regex.comment_empty", pattern=pattern, where=where)
             break
         count += 1
         if count > original:
@@ -74,21 +79,26 @@ def readfile(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     if maxsize == CF_INFINITY:
         maxsize = 0
     if maxsize < 0:
-        raise FunctionError(f"readfile: requested max size {maxsize} is less than 0")
-    return _read("readfile", values[0], maxsize)
+        raise messages.fail("file.negative_size", fn="readfile", size=maxsize)
+    return _read(ctx, "readfile", values[0], maxsize)
 
 
 def _read_list(fn: str, ctx: FunctionContext, args: Sequence[Value], kind: str) -> list[str]:
     path, comment, split, maxent, maxsize = argv(fn, args, 5)
-    text = strip_patterns(_read(fn, path, int_arg(maxsize)), comment, path, ctx)
+    text = strip_patterns(_read(ctx, fn, path, int_arg(maxsize)), comment, path, ctx)
     items = pcre.split(text, split, max(int_arg(maxent), 0), False)
-    for item in items:
+    bad = []
+    for item in items:                     # each one said, then the call fails
         if kind == "int" and int_from_string(item) == CF_NOINT:
-            raise FunctionError(f"Presumed int value '{item}' read from file '{path}' "
-                                f"has no recognizable value")
+            messages.say_number(ctx, "int", item)
+            messages.say(ctx, "list.int", item=item, path=path)
+            bad.append(item)
         if kind == "real" and double_from_string(item) is None:
-            raise FunctionError(f"Presumed real value '{item}' read from file '{path}' "
-                                f"has no recognizable value")
+            messages.say_number(ctx, "real", item)
+            messages.say(ctx, "list.real", item=item, path=path)
+            bad.append(item)
+    if bad:
+        raise FunctionError(messages.text(f"list.{kind}", item=bad[-1], path=path))
     return items
 
 
@@ -168,9 +178,8 @@ def build_line_array(ctx: FunctionContext, fn: str, array: str, text: str, split
 def _read_array(fn: str, ctx: FunctionContext, args: Sequence[Value], kind: str,
                 int_index: bool) -> str:
     array, path, comment, split, maxent, maxsize = argv(fn, args, 6)
-    text = read_text_file(path, max(int_arg(maxsize), 0))
+    text = cf_read_file(ctx, path, int_arg(maxsize))
     if text is None:
-        ctx.log("error", f"{fn}: could not read file '{path}'")
         return "0"
     text = strip_patterns(text, comment, path, ctx)
     return str(build_line_array(ctx, fn, array, text, split, int_arg(maxent), kind, int_index))
@@ -215,9 +224,9 @@ for _name in ARRAY_BUILTINS:
 
 def _data_read(fn: str, ctx: FunctionContext, args: Sequence[Value], as_array: bool) -> Any:
     path, comment, split, maxent_text, maxsize = argv(fn, args, 5)
-    text = read_text_file(path, max(int_arg(maxsize), 0))
+    text = cf_read_file(ctx, path, int_arg(maxsize))
     if text is None:
-        raise FunctionError(f"{fn}: error reading from file '{path}'")
+        raise messages.fail("file.data_array", fn=fn, path=path)
     text = strip_patterns(text, comment, path, ctx)
     maxent = int_arg(maxent_text)
     result: Any = [] if as_array else {}
@@ -255,11 +264,13 @@ def data_readstringarrayidx(ctx: FunctionContext, args: Sequence[Value]) -> Valu
 # Line matching
 
 
-def _lines(path: str) -> list[str] | None:
+def _lines(path: str, errors: list[str] | None = None) -> list[str] | None:
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
-    except OSError:
+    except OSError as exc:
+        if errors is not None:
+            errors.append(exc.strerror or "")
         return None
     text = raw.decode("utf-8", "surrogateescape")
     lines = text.split("\n")
@@ -272,9 +283,10 @@ def _lines(path: str) -> list[str] | None:
 def countlinesmatching(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     regex, path = argv("countlinesmatching", args, 2)
     rx = pcre.compile_regex(regex)
-    lines = _lines(path)
+    errors: list[str] = []
+    lines = _lines(path, errors)
     if lines is None:
-        ctx.log("error", f"File '{path}' could not be read in countlinesmatching()")
+        messages.say(ctx, "lines.countlinesmatching", path=path, err=errors[0])
         return "0"
     return str(sum(1 for line in lines if pcre.full_match(rx, line)))
 
@@ -293,9 +305,10 @@ def getfields(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     return how many lines matched."""
     regex, path, split, array = argv("getfields", args, 4)
     rx = pcre.compile_regex(regex)
-    lines = _lines(path)
+    errors: list[str] = []
+    lines = _lines(path, errors)
     if lines is None:
-        raise FunctionError(f"File '{path}' could not be read in getfields()")
+        raise messages.fail("lines.getfields", path=path, err=errors[0])
     count = 0
     for line in lines:
         if not pcre.full_match(rx, line):
@@ -317,31 +330,40 @@ def _size_limit(values: list[str], index: int) -> int:
 
 
 def read_data_file(fn: str, path: str, mode: str, size_max: int) -> Any:
+    """:func:`read_data` for callers with no promise to say its errors against."""
+    try:
+        return read_data(fn, path, mode, size_max)
+    except FunctionError as exc:
+        raise FunctionError(str(exc)) if getattr(exc, "said", None) else exc from None
+
+
+def read_data(fn: str, path: str, mode: str, size_max: int) -> Any:
     """JsonReadDataFile: a data container from a JSON, YAML, CSV or ENV file."""
     if mode in ("CSV", "ENV"):
         try:
             with open(path, "rb") as handle:
                 text = handle.read().decode("utf-8", "surrogateescape")
         except OSError as exc:
-            raise FunctionError(f"{fn}: cannot open the {mode.lower()} file '{path}' "
-                                f"({exc.strerror})") from None
+            raise messages.fail("data.open_csv", fn=fn, kind=mode.lower(), path=path,
+                                err=exc.strerror) from None
         return parse_csv(text, size_max) if mode == "CSV" else parse_env(text, size_max)
     try:
         with open(path, "rb") as handle:
             raw = handle.read(size_max + 1 if size_max >= 0 else -1)
     except OSError as exc:
-        raise FunctionError(f"{fn}: data error parsing {mode} file '{path}': "
-                            f"No data ({exc.strerror})") from None
+        # JsonParseErrorToString(JSON_PARSE_ERROR_NO_SUCH_FILE), whatever the cause
+        raise messages.fail("data.open", fn=fn, mode=mode, path=path,
+                            err="No such file or directory") from None
     if size_max >= 0 and len(raw) > size_max:
-        raise FunctionError(f"{fn}: error parsing {mode} file '{path}': "
-                            f"Unable to parse JSON without truncating")
+        raise messages.fail("data.parse", fn=fn, mode=mode, path=path,
+                            err="Unable to parse JSON without truncating")
     text = raw.decode("utf-8", "surrogateescape")
     try:
         data = jsondata.from_yaml(text) if mode == "YAML" else jsondata.loads(text)
     except jsondata.JsonError as exc:
-        raise FunctionError(f"{fn}: error parsing {mode} file '{path}': {exc}") from None
+        raise messages.fail("data.parse", fn=fn, mode=mode, path=path, err=exc) from None
     if not isinstance(data, (dict, list)):
-        raise FunctionError(f"{fn}: non-container from parsing {mode} file '{path}'")
+        raise messages.fail("data.non_container", fn=fn, mode=mode, path=path)
     return data
 
 
@@ -467,7 +489,7 @@ def parse_env(text: str, size_max: int = CF_INFINITY) -> dict[str, str]:
 
 def _read_typed(fn: str, args: Sequence[Value], mode: str) -> Any:
     values = argv(fn, args, 1, 2)
-    return read_data_file(fn, values[0], mode, _size_limit(values, 1))
+    return read_data(fn, values[0], mode, _size_limit(values, 1))
 
 
 @builtin("readjson")
@@ -506,7 +528,7 @@ def readdata(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     path, mode = argv("readdata", args, 2)
     if mode == "auto":
         mode = data_type_from_suffix(path)
-    return read_data_file("readdata", path, mode, CF_INFINITY)
+    return read_data("readdata", path, mode, CF_INFINITY)
 
 
 @builtin("classfiltercsv")
@@ -521,28 +543,27 @@ def classfiltercsv(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         with open(path, "rb") as handle:
             text = handle.read().decode("utf-8", "surrogateescape")
     except OSError as exc:
-        raise FunctionError(f"classfiltercsv: Failed to read file {path}: "
-                            f"{exc.strerror}") from None
+        raise messages.fail("csv.classfilter_read", path=path, err=exc.strerror) from None
     heading: list[str] | None = None
     columns = 0
     rows: list[dict[str, str]] = []
-    for record in csv_records(text):
+    for number, record in enumerate(csv_records(text), 1):
         if record.startswith("#"):
             continue
         fields = parse_csv_line(record)
         if fields is None:
-            ctx.log("warning", "classfiltercsv: Failed to parse line, line ignored.")
+            messages.say(ctx, "csv.classfilter_parse", line=number)
             continue
         if len(fields) == 1 and fields[0] == "":
             continue
         if columns == 0:
             columns = len(fields)
             if class_index >= columns or class_index < 0:
-                raise FunctionError(f"classfiltercsv: Class expression index is out of "
-                                    f"bounds. Row length {columns}, index {class_index}")
+                raise messages.fail("csv.classfilter_index", columns=columns,
+                                    index=class_index)
         elif len(fields) != columns:
-            ctx.log("warning", f"classfiltercsv: Line has incorrect amount of elements, "
-                               f"{len(fields)} instead of {columns}. Line ignored.")
+            messages.say(ctx, "csv.classfilter_columns", line=number, have=len(fields),
+                         want=columns)
             continue
         if has_heading and heading is None:
             heading = fields[:class_index] + fields[class_index + 1:]
@@ -559,8 +580,10 @@ def classfiltercsv(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         rows.append(row)
     if len(values) > 3:
         sort_index = int_arg(values[3])
-        if sort_index == class_index or sort_index >= columns or sort_index < 0:
-            ctx.log("warning", "classfiltercsv: not sorting data container")
+        if sort_index == class_index:
+            messages.say(ctx, "csv.classfilter_sort_same", index=sort_index, cls=class_index)
+        elif sort_index >= columns or sort_index < 0:
+            messages.say(ctx, "csv.classfilter_sort_range", index=sort_index)
         else:
             if sort_index > class_index:
                 sort_index -= 1

@@ -14,6 +14,7 @@ import re
 
 from cfpromise.eval.canon import canonify as _canonify
 from cfpromise.eval.functions import jsondata, pcre
+from cfpromise.eval.functions import messages
 from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
     argv, c_double, double_from_string, flat_args, int_arg, scalar, to_bytes, to_text)
@@ -156,7 +157,11 @@ def string_split(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 @builtin("splitstring")
 def splitstring(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     text, regex, maxent = argv("splitstring", args, 3)
-    return pcre.split(text, regex, max(0, int_arg(maxent)), True)
+    try:
+        return pcre.split(text, regex, max(0, int_arg(maxent)), True)
+    except pcre.RegexError as exc:         # RlistFromSplitRegex: the text whole, once said
+        messages.say(ctx, "regex.compile", message=str(exc))
+        return [text]
 
 
 # ---------------------------------------------------------------------------
@@ -203,7 +208,11 @@ def islessthan(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 @builtin("regcmp")
 def regcmp(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     regex, text = argv("regcmp", args, 2)
-    return pcre.full_match(regex, text)
+    try:
+        return pcre.full_match(regex, text)
+    except pcre.RegexError as exc:         # StringMatchFull: no match, once said
+        messages.say(ctx, "regex.compile", message=str(exc))
+        return False
 
 
 @builtin("regextract")
@@ -211,7 +220,11 @@ def regextract(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     """True if ``regex`` matches ``text``; defines ``array[0]``, ``array[1]``,
     ``array[name]``... with the captures."""
     regex, text, array = argv("regextract", args, 3)
-    found = pcre.captures(regex, text)
+    try:
+        found = pcre.captures(regex, text)
+    except pcre.RegexError as exc:         # 3.21 compiles it itself: no match, said at verbose
+        ctx.log("verbose", str(exc))
+        return False
     if not found:
         return False
     for key, value in found:
@@ -288,7 +301,11 @@ def regex_replace(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         raise FunctionError("Function 'regex_replace': the 'U' (ungreedy) option is not "
                             "supported by cf-lite")
     flags = "".join(_REPL_OPTIONS[c] for c in options if c in _REPL_OPTIONS)
-    rx = pcre.compile_regex(regex, flags)
+    try:
+        rx = pcre.compile_regex(regex, flags)
+    except pcre.RegexError:
+        raise messages.fail("regex.replace", fn="regex_replace", regex=regex,
+                            replacement=replacement, options=options) from None
     data = to_bytes(text)
     groups = rx.groups
     parts: list[bytes | int]
@@ -337,6 +354,8 @@ def _c_format(piece: str, value: Any) -> bytes:
         return to_bytes(piece)
     flags, width, precision, conv = m.groups()
     conv = conv.lstrip("l")
+    if len(conv) != 1:
+        return to_bytes(piece)     # glibc prints a conversion it does not know as written
     spec = "%" + flags + width + ("." + precision if precision is not None else "")
     if isinstance(value, bytes):
         return (spec.encode() + b"s") % value
@@ -378,9 +397,7 @@ def format_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
             out += b"%"
         else:
             if not data:
-                # (an error in cf-agent 3.21, not only the call's failure)
-                ctx.log("error", "format() didn't have enough parameters")
-                raise FunctionError("format() didn't have enough parameters")
+                raise messages.fail("format.short")
             value = data.pop(0)
             out += _format_piece(ctx, piece, value)
         literal_end = rest.find("%")
@@ -393,10 +410,7 @@ def format_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 def _format_piece(ctx: FunctionContext, piece: str, value: Any) -> bytes:
     for bad in "hLqjzt":
         if bad in piece:
-            message = (f"format() does not allow modifier character '{bad}' in "
-                       f"format specifier '{piece}'.")
-            ctx.log("error", message)
-            raise FunctionError(message)
+            raise messages.fail("format.modifier", char=bad, spec=piece)
     if isinstance(value, dict):
         text = ""
     else:
@@ -431,7 +445,6 @@ def _format_structure(ctx: FunctionContext, value: Any) -> str:
         items = ", ".join('"' + str(v).replace('"', '\\"') + '"' for v in var.value)
         return "{ " + items + " }"
     if var is not None and var.type not in ("slist", "ilist", "rlist"):
-        ctx.log("error", f"Function 'format' expected a list variable, got variable of type "
-                         f"'{var.type}'")
+        messages.say(ctx, "format.not_list", type=var.type)
     raise FunctionError(f"format() with %S specifier needs a data container or a list "
                         f"instead of '{value}'.")

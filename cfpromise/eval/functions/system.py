@@ -75,13 +75,22 @@ def command_arg0(command: str) -> str:
 
 
 def _check_command(fn: str, command: str, shell: str) -> None:
+    """The command cf-agent refuses to run (a FunctionError saying why: messages.py's
+    ``exec.refused``, IsExecutable's ``exec.missing`` before it)."""
+    from cfpromise.eval.functions import messages
     if shell == "powershell":
         raise FunctionError(f"{fn}: Powershell is only supported on Windows")
     if command.startswith("/") or command.startswith('"/'):
-        if not is_executable(command_arg0(command)):
-            raise FunctionError(f"{fn} '{command}' is assumed to be executable but isn't")
+        arg0 = command_arg0(command)
+        if not is_executable(arg0):
+            exc = messages.fail("exec.refused", message=f"{fn} '{command}' is assumed to be "
+                                                        "executable but isn't")
+            if not os.path.exists(arg0):      # IsExecutable's own error comes first
+                exc.said.insert(0, ("exec.missing", {"arg0": arg0}))  # type: ignore
+            raise exc
     elif shell == "noshell":
-        raise FunctionError(f"{fn} '{command}' does not have an absolute path")
+        raise messages.fail("exec.refused",
+                            message=f"{fn} '{command}' does not have an absolute path")
 
 
 def _executable(argv_: list[str]) -> str | None:
@@ -149,11 +158,11 @@ def returnszero(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     try:
         _check_command("returnszero", command, shell)
     except FunctionError as exc:
-        arg0 = command_arg0(command)
-        if command.startswith(("/", '"/')) and not os.path.exists(arg0):
-            # IsExecutable's own error comes first in cf-agent 3.21
-            ctx.log("error", f"Proposed executable file '{arg0}' doesn't exist")
-        ctx.log("error", str(exc))
+        from cfpromise.eval.functions import messages
+        for key, fields in getattr(exc, "said", ()):
+            messages.emit(ctx, key, fields)
+        if not hasattr(exc, "said"):
+            ctx.log("error", str(exc))
         return False
 
     def compute() -> Any:
@@ -376,8 +385,8 @@ def _packages(ctx: FunctionContext, fn: str, args: Sequence[Value], filename: st
             continue
         fields = parse_csv_line(record)
         if fields is None or len(fields) != 4:
-            ctx.log("error", f"Line from package inventory '{line}' did not yield correct "
-                             f"number of elements.")
+            from cfpromise.eval.functions import messages
+            messages.say(ctx, "packages.inventory_line", line=line)
             continue
         out.append(dict(zip(("name", "version", "arch", "method"), fields)))
     return out

@@ -31,4 +31,5 @@ def string_mustache(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     try:
         return mustache.render(values[0], data)
     except mustache.MustacheError as exc:
-        raise FunctionError(f"string_mustache: {exc}") from None
+        from cfpromise.eval.functions import messages
+        raise messages.fail("mustache.render", message=str(exc)) from None

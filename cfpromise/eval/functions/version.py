@@ -21,13 +21,15 @@ if TYPE_CHECKING:
 _VERSION = re.compile(r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?$")
 
 
-def compare_version(fn: str, wanted: str, current: str = CFENGINE_COMPAT_VERSION) -> int:
+def compare_version(fn: str, wanted: str, current: str = CFENGINE_COMPAT_VERSION,
+                    which: str = "") -> int:
     """-1, 0 or 1 as the running version is before, at or after ``wanted``
-    (only the components ``wanted`` gives are compared)."""
+    (only the components ``wanted`` gives are compared); ``which``: "lower " or
+    "upper " for cf_version_between's message."""
     m = _VERSION.match(wanted)
     if not m:
-        raise FunctionError(f"{fn}: Format of version comparison string '{wanted}' is "
-                            f"incorrect")
+        from cfpromise.eval.functions import messages
+        raise messages.fail("version.format", fn=fn, which=which, version=wanted)
     mine = [int(p) for p in current.split(".")]
     for have, want in zip(mine, m.groups()):
         if want is None:
@@ -70,5 +72,6 @@ def cf_version_at(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 @builtin("cf_version_between")
 def cf_version_between(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     low, high = argv("cf_version_between", args, 2)
-    return (compare_version("cf_version_between", low) >= 0
-            and compare_version("cf_version_between", high) <= 0)
+    above = compare_version("cf_version_between", low, which="lower ") >= 0
+    below = compare_version("cf_version_between", high, which="upper ") <= 0
+    return above and below
