@@ -21,8 +21,6 @@ validates it), then the agent's (docs/language.md, "Function errors").
 """
 from __future__ import annotations
 
-import re
-
 from cfpromise.eval.functions.api import FunctionError
 
 TYPE_CHECKING = False
@@ -116,8 +114,9 @@ QUIET_REGEX = frozenset({"regextract", "data_regextract"})
 
 
 # what sscanf("%lld"/"%lf") reads a number from: IntFromString and DoubleFromString
-# (3.21 libpromises/conversion.c) say "Failed to parse" for anything else
-_NUMBER_START = re.compile(r"\s*[-+]?(?:\d|\.\d|inf|nan)", re.I)
+# (3.21 libpromises/conversion.c) say "Failed to parse" for anything else (re is
+# imported on this error path only: it is not on the start path)
+_NUMBER_START = r"\s*[-+]?(?:\d|\.\d|inf|nan)"
 
 
 def say_number(ctx: Any, kind: str, item: str) -> None:
@@ -125,7 +124,8 @@ def say_number(ctx: Any, kind: str, item: str) -> None:
     a text that is no such number."""
     if kind == "int" and "$" in item:
         return                              # "might converge": verbose only in 3.21
-    if not _NUMBER_START.match(item):
+    import re
+    if not re.match(_NUMBER_START, item, re.I):
         say(ctx, "number.int" if kind == "int" else "number.real", item=item)
 
 
