@@ -147,13 +147,19 @@ def say(ctx: Any, key: str, **fields: Any) -> None:
     emit(ctx, key, fields)
 
 
+# said at every call, as before the table: packagesmatching() and
+# packageupdatesmatching() read the inventory at each call, and cf-lite calls them as
+# often as cf-agent does (agentmisc's packages_legacy_* cases count the lines)
+EVERY_CALL = frozenset({"packages.inventory_line"})
+
+
 def emit(ctx: Any, key: str, fields: dict[str, Any]) -> None:
     """The one place that decides how a function's message is printed: at the level of
     :data:`MESSAGES`; a line above verbose once per run (:class:`Sink`), through the
-    run's sink when there is one, else at once."""
+    run's sink when there is one, else at once (and :data:`EVERY_CALL`'s each time)."""
     level = MESSAGES[key][0]
     sink = getattr(ctx, "fn_messages", None)
-    if sink is None or level in ("verbose", "debug"):
+    if sink is None or level in ("verbose", "debug") or key in EVERY_CALL:
         ctx.log(level, text(key, **fields))
         return
     sink.say(level, text(key, **fields), text(key, as_common=True, **fields))
