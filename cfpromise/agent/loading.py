@@ -15,7 +15,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments, lockwarn
+from cfpromise.agent import augments, lockwarn, promisesview
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.eval.context import Frame
@@ -484,7 +484,7 @@ def _run(agent: Any) -> int:
     for d in check_dependencies(agent.policy, severity="warning"):
         agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")
     sequence = bundlesequence(agent)
-    missing = [name for name, _ in sequence if agent.find_bundle(name, "default") is None]
+    missing = promisesview.missing_bundles(agent, sequence)
     if missing and not agent.control_flag("ignore_missing_bundles"):
         for name in missing:       # cf-promises -c refuses it: the policy fails validation
             print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
