@@ -55,8 +55,8 @@ def _value_bytes(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "".join(_arg(v) for v in value)
     if isinstance(value, dict):
-        from cfpromise.fast.jsondumps import dumps
-        return dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+        import json         # (rare: a data container as an attribute's value)
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return as_text(value) if not isinstance(value, (int, float)) else str(value)
 
 
