@@ -305,6 +305,8 @@ class PromiseEvaluation:
         self.failed_condition = ""
         if constraints is None:
             constraints = promise_info(self.infos, promise).conditions
+        values: list[tuple[str, Any]] = []      # for the promise's identity (promisehash)
+        self.condition_values = (ev, values)
         for lval, c in constraints:
             before = ev.unresolved
             ev.unresolved = False
@@ -316,6 +318,7 @@ class PromiseEvaluation:
                     continue
                 self.failed_condition = lval
                 return None if not last else False
+            values.append((lval, value))
             truth = value if isinstance(value, bool) else self.ctx.eval_class_expr(as_text(value))
             if (lval == "unless") == truth:
                 self.failed_condition = lval

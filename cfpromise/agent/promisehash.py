@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cfpromise.agent.bodies import body_reference
+from cfpromise.agent.bodies import body_reference, has_call
 from cfpromise.eval.rvals import UNRESOLVED, as_text
 from cfpromise.promises.api import BundleCall
 from cfpromise.syntax import ast
@@ -94,14 +94,24 @@ def _guards(step: Any) -> list[tuple[str, str]]:
     own = promise.get("ifvarclass")
     if varclass is not None or own is not None:
         text = ev.text(varclass) if varclass is not None else ""
-        if own is not None:
-            value = _value_bytes(ev.value(own.rval))
+        if own is not None:         # (replaced below by the value it was checked with)
+            value = _value_bytes(ev.value(own.rval)) if not has_call(own.rval) else ""
             text = f"({text}).({value})" if varclass is not None else value
         out.append(("ifvarclass", text))
+    # the values the promise's if/ifvarclass/unless had when they were checked (a
+    # function they call is not called again)
+    checked = getattr(step.agent, "condition_values", None)
+    known = dict(checked[1]) if checked is not None and checked[0] is ev else {}
+    if own is not None and "ifvarclass" in known:
+        value = _value_bytes(known["ifvarclass"])
+        out[-1] = ("ifvarclass", f"({ev.text(varclass)}).({value})" if varclass is not None
+                   else value)
     for lval in FIRST[1:]:
         c = promise.get(lval)
         if c is not None:
-            out.append((lval, _value_bytes(ev.value(c.rval, want_list=lval == "depends_on"))))
+            value = known[lval] if lval in known else \
+                ev.value(c.rval, want_list=lval == "depends_on")
+            out.append((lval, _value_bytes(value)))
     return out
 
 
