@@ -207,6 +207,7 @@ class Agent(PromiseEvaluation, Recording):
             from cfpromise.agent.trace import Trace
             self.trace = Trace(self)
         self.failed_condition = ""            # the if/unless that did not hold (for -v)
+        self.condition_values: Any = None     # (ev, [(lval, value)]) of the last check
         self.promiser_identity = {"promiser_uid": str(os.getuid()),
                                   "promiser_gid": str(os.getgid()),
                                   "promiser_pid": str(os.getpid()),

@@ -26,8 +26,8 @@ from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError,
                                      list_parameters, reference, unparsed_ints)
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
+from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import guard_info, info as promise_info, quoted_guard
-from cfpromise.agent.recording import canonical
 from cfpromise.eval.expand import combinations
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
@@ -305,6 +305,8 @@ class PromiseEvaluation:
         self.failed_condition = ""
         if constraints is None:
             constraints = promise_info(self.infos, promise).conditions
+        values: list[tuple[str, Any]] = []      # for the promise's identity (promisehash)
+        self.condition_values = (ev, values)
         for lval, c in constraints:
             before = ev.unresolved
             ev.unresolved = False
@@ -316,6 +318,7 @@ class PromiseEvaluation:
                     continue
                 self.failed_condition = lval
                 return None if not last else False
+            values.append((lval, value))
             truth = value if isinstance(value, bool) else self.ctx.eval_class_expr(as_text(value))
             if (lval == "unless") == truth:
                 self.failed_condition = lval
@@ -540,13 +543,11 @@ class PromiseEvaluation:
         return self.custom
 
     def seen_before(self, step: Step, attributes: dict[str, Any]) -> bool:
-        """True when an identical promise (type, bundle, expanded promiser and attributes)
+        """True when a promise cf-agent takes for the same one (cfpromise.agent.promisehash)
         was already actuated in this run: cf-agent actuates it once, even with -K."""
-        bundle = step.run.bundle
         edit = step.run.frame.edit
         where = getattr(edit, "filename", None) or getattr(edit, "path", "") if edit is not None else ""
-        identity = "\0".join((step.ptype, bundle.namespace, bundle.name, step.promiser,
-                               canonical(attributes), str(where)))
+        identity = promise_identity(step, attributes, str(where))
         if identity in self.actuated:
             if self.trace is not None:
                 self.trace.drop()

@@ -121,6 +121,9 @@ class Rounds:
         self.as_agent = as_agent
         self.validates = validates      # cf-promises runs (always for cf-lite-promises)
         self.lines: list[tuple[str, str]] = []      # (promise type, message), in order
+        # what cf-promises said, worked out by a loading of its own (see without_defines)
+        self.validation: list[tuple[str, str]] | None = None
+        self.said: list[tuple[str, str]] = []       # what emit() printed for cf-promises
         self.by_file: list[tuple[tuple[int, ...], list[tuple[str, str]]]] = []
 
     # -- cf-promises' classes -------------------------------------------------------
@@ -221,7 +224,8 @@ class Rounds:
         classes promises' warnings (its vars promises say nothing)."""
         log = self.agent.out.log
         if self.validates:
-            for _, line in self.lines:
+            self.said = self.lines if self.validation is None else self.validation
+            for _, line in self.said:
                 log("warning", line)
         if self.as_agent:
             for ptype, line in self.lines:
@@ -351,4 +355,15 @@ def finish(agent: Any) -> None:
         rounds.by_file.sort(key=lambda item: item[0])
         rounds.lines = [line for _, lines in rounds.by_file for line in lines]
         rounds.whole()
+        if rounds.as_agent and rounds.validates and agent.options.define:
+            rounds.validation = without_defines(agent)
         rounds.emit()
+
+
+def without_defines(agent: Any) -> list[tuple[str, str]]:
+    """What cf-promises says when cf-agent runs it to validate: it is given none of the
+    agent's -D classes (:mod:`cfpromise.agent.promisesview`)."""
+    from cfpromise.agent.promisesview import view
+    sub = view(agent)
+    rounds = getattr(sub, "lock_rounds", None) if sub is not None else None
+    return list(rounds.said) if rounds is not None else []

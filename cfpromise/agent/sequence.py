@@ -67,9 +67,11 @@ def unverified(agent: Any) -> list[str]:
     no bundle of any type, in any namespace, has that name (its namespace stripped)."""
     if agent.control_flag("ignore_missing_bundles"):
         return []
-    names = {b.name for b in agent.policy.bundles}
+    from cfpromise.agent.promisesview import sequence_view
+    seen = sequence_view(agent)         # without the -D classes cf-promises is not given
+    names = {b.name for b in seen.policy.bundles}
     out = []
-    for name, _ in bundlesequence(agent):
+    for name, _ in bundlesequence(seen):
         if name not in names and name.partition(":")[2] not in names:
             out.append(name)
     return out

@@ -47,6 +47,8 @@ def evaluate(step: Step) -> Outcome | None:
         return None
     step.attributes = attributes
     run = step.run
+    if agent.seen_before(step, attributes):      # cf-agent's lock cache (promisehash)
+        return Outcome.SKIPPED
     bundle = agent.find_or_fail(name, run.bundle.namespace, step.where())
     if bundle is None:
         return Outcome.SKIPPED

@@ -214,6 +214,10 @@ case("ldap_and_remote_pass", """
 bundle agent main { vars: "r" string => remotescalar("id", "127.0.0.1", "no"); reports: "ran"; }
 """)
 
+# -- promise locking with -D classes cf-promises is not given (tests.differential.lockdefine)
+from tests.differential.lockdefine import CASES as _LOCKDEFINE  # noqa: E402
+CASES += _LOCKDEFINE
+
 # -- the dry run ------------------------------------------------------------------------
 _FILES = """
 bundle agent main {
@@ -1056,11 +1060,4 @@ def observe(stdout: str, stderr: str, returncode: int, workdir: str,
 
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
-EXPECTED_DIFFERENCES: dict[str, str] = {
-    "locking_define_derived":
-        "cf-agent runs cf-promises without its -D classes; cf-lite works cf-promises' "
-        "warnings out from its own loading, where a common bundle's class derived from a "
-        "-D class is defined (the -D class itself is left out), so it warns for a vars "
-        "promise that class guards and cf-promises does not (docs/language.md, "
-        "\"Validation runs nothing\")",
-}
+EXPECTED_DIFFERENCES: dict[str, str] = {}

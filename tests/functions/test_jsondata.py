@@ -110,3 +110,20 @@ def test_dumps_then_loads_round_trips(value: object) -> None:
         if isinstance(value, (dict, list)) and "\\" in text:
             continue
         assert jsondata.loads(text) == value
+
+
+@pytest.mark.parametrize("text,rest", [
+    ("abc", "abc"),                 # a word at the top: a primitive, not looked up
+    ("[abc]", "c]"),                # in an array: taken for a variable name first
+    ('{"a": tru}', "u}"),
+    ("[truex]", "x]"),
+    ("[a.b.c, 1]", "c, 1]"),
+    ("[x[k] 1]", "] 1]"),
+    ("[#]", "#]"),                  # no name: where the parser stands
+])
+def test_error_names_text_from_where_libntech_stopped(text: str, rest: str) -> None:
+    """cf-agent's parsejson() error quotes the text from libntech's pointer; its variable
+    lookup (LookupVarRefToJson) moves it to the last character of a name it fails on."""
+    with pytest.raises(jsondata.JsonError) as info:
+        jsondata.loads(text, lookup=lambda name: None)
+    assert info.value.rest == rest      # type: ignore[attr-defined]

@@ -230,6 +230,9 @@ class _Parser:
             return False, None
         value = self.lookup(m.group(0))
         if value is None:
+            # LookupVarRefToJson moves the parser to the name's last character before it
+            # looks the name up: an error names the text from there ('[abc]': 'c]')
+            self.i = m.end() - 1
             return False, None
         self.i = m.end()
         return True, value
