@@ -15,7 +15,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments, lockwarn
+from cfpromise.agent import augments, lockwarn, promisesview
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
@@ -262,6 +262,9 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     if os.path.exists(path):
         load(agent)             # evaluates the common bundles as it loads their files
     return agent
+
+
+promisesview.load_view = evaluated_agent      # how cf-promises' view is loaded
 
 
 def _policy_cache(agent: Any) -> Any:

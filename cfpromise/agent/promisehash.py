@@ -27,7 +27,9 @@ for the types whose lock operand is their promiser, which cf-agent can confuse.
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 from cfpromise.agent.bodies import body_reference, has_call
 from cfpromise.eval.rvals import UNRESOLVED, as_text

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 _FAILED = object()
 
+# cf-promises' loading: cfpromise.agent.loading.evaluated_agent, set by the loading
+# module, which uses this one (so that this one need not import it: no cycle)
+load_view: Any = None
+
 
 def needed(agent: Any) -> bool:
     """The run has -D classes and validates its policy."""
@@ -36,12 +40,12 @@ def view(agent: Any) -> Any:
     does not load (the agent's own loading reports what is wrong)."""
     found = agent.__dict__.get("promises_view")
     if found is None:
-        from cfpromise.agent.loading import LoadError, evaluated_agent
+        from cfpromise.agent.policyfile import LoadError
         from cfpromise.syntax.errors import PolicyError
         options = agent.options
         try:
-            found = evaluated_agent(options.file, options.workdir, full_check=True,
-                                    bundle_path=options.bundle_path, warn_locking=True)
+            found = load_view(options.file, options.workdir, full_check=True,
+                              bundle_path=options.bundle_path, warn_locking=True)
             found.options.bundlesequence = options.bundlesequence
         except (LoadError, PolicyError):
             found = _FAILED
