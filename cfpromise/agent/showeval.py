@@ -68,8 +68,8 @@ def _matcher(agent: Any, pattern: str) -> Callable[[str], bool] | None:
         agent.out.log("error", f"Sorry, we could not compile regular expression {pattern}")
         return None
     except Exception as exc:     # the translator's own verdict, in pcre_compile()'s words
-        found = re.match(r"Regular expression error: (.*) in expression '.*' (\(offset: \d+\))$",
-                         str(exc), re.DOTALL)
+        found = re.match(r"Regular expression error: pcre_compile\(\) '(.*)' in expression '.*' "
+                         r"(\(offset: \d+\))$", str(exc), re.DOTALL)
         what, where = (found[1], found[2]) if found else (str(exc), "")
         if what.startswith("unknown POSIX class name"):
             what = "unknown POSIX class name"
