@@ -15,7 +15,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments, lockwarn, promisesview
+from cfpromise.agent import augments, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
@@ -108,6 +108,9 @@ def load(agent: Any) -> None:
     program the cyclic collector is off meanwhile, and what is loaded is frozen
     (:mod:`cfpromise.fast.oneshot`)."""
     common = bool(getattr(agent, "warn_locking", False))      # cf-lite-promises
+    if agent.options.define:    # cf-promises' view (without -D) may be wanted: its loading
+        from cfpromise.agent import promisesview
+        promisesview.load_view = evaluated_agent
     sink = Sink.install(agent.ctx, common or augments.validating(agent), common)
     try:
         with oneshot.loading():
@@ -262,9 +265,6 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     if os.path.exists(path):
         load(agent)             # evaluates the common bundles as it loads their files
     return agent
-
-
-promisesview.load_view = evaluated_agent      # how cf-promises' view is loaded
 
 
 def _policy_cache(agent: Any) -> Any:

@@ -67,8 +67,10 @@ def unverified(agent: Any) -> list[str]:
     no bundle of any type, in any namespace, has that name (its namespace stripped)."""
     if agent.control_flag("ignore_missing_bundles"):
         return []
-    from cfpromise.agent.promisesview import sequence_view
-    seen = sequence_view(agent)         # without the -D classes cf-promises is not given
+    seen = agent
+    if agent.options.define:            # without the -D classes cf-promises is not given
+        from cfpromise.agent.promisesview import sequence_view
+        seen = sequence_view(agent)
     names = {b.name for b in seen.policy.bundles}
     out = []
     for name, _ in bundlesequence(seen):
