@@ -48,6 +48,7 @@ to end (set-up, loading, the bundlesequence, the failsafe) is
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from cfpromise.agent import settle
@@ -399,25 +400,40 @@ class Agent(PromiseEvaluation, Recording):
             raise fatal
         return bundle
 
+    def scope_mismatch(self, bundle: Any, args: list[Any]) -> None:
+        """cf-agent's ScopeAugment: a bundle called with another number of arguments than
+        it takes (none at all excepted) is fatal."""
+        from cfpromise.agent.abort import FatalError
+        from cfpromise.agent.showeval import list_text      # RlistWrite
+        self.out.log("error", f"While constructing scope '{bundle.name}'")
+        # (RlistWrite of no list: " {}")
+        formal = list_text(list(bundle.args)) or " {}"
+        actual = list_text([str(a) for a in args])
+        print(f"Formal = {formal}, Actual = {actual}", file=sys.stderr)
+        fatal = FatalError("")
+        fatal.final = "Augment scope, formal and actual parameter mismatch is fatal"
+        raise fatal
+
     def call_bundle(self, bundle: Any, args: list[Any], *, inherit: Any, warn_only: bool,
-                    where: str, name_caller: bool = False) -> tuple[Outcome, Any]:
+                    where: str, name_caller: bool = False,
+                    written: str | None = None) -> tuple[Outcome, Any]:
         """Call ``bundle`` with ``args`` as a methods promise does, and return the merged
         outcome of its promises (kept when it had none) and its BundleRun (None when not
         called).
 
-        Wrong arity fails the promise; warn-only says the bundle should be invoked and
-        does not call it.  ``inherit`` is the caller's frame when classes are inherited;
-        ``name_caller`` puts the calling promise in the failure message.
+        No arguments at all: the bundle runs with its parameters undefined; another
+        number than it takes is fatal (:meth:`scope_mismatch`), both as in cf-agent.
+        Warn-only says the bundle (``written``: its name as the promise gives it) should
+        be invoked and does not call it.  ``inherit`` is the caller's frame when classes
+        are inherited; ``name_caller`` puts the calling promise in the failure message.
         Shared by methods promises and AgentServices.run_bundle (services, users)."""
         log = self.out.log
-        if len(bundle.args) != len(args):
-            log("error", f"Bundle '{bundle.name}' expects {len(bundle.args)} argument(s), "
-                         f"{len(args)} given ({where})")
-            return Outcome.FAILED, None
-        if warn_only:
-            log("warning", f"Bundle '{bundle.namespace}:{bundle.name}' should be invoked, "
-                           f"but only a warning was promised ({where})")
+        if warn_only:       # (VerifyMethod says it before any parameter is bound)
+            log("warning", f"Bundle '{written or f'{bundle.namespace}:{bundle.name}'}' should "
+                           "be invoked, but only a warning was promised!")
             return Outcome.WARN, None
+        if args and len(bundle.args) != len(args):
+            self.scope_mismatch(bundle, args)
         sub = self.run_bundle(bundle, list(args), inherit=inherit, called=True)
         outcome = merge(sub.outcomes)
         if outcome is Outcome.SKIPPED:

@@ -497,16 +497,7 @@ def _run(agent: Any) -> int:
         if bundle is None:
             continue
         if args and len(bundle.args) != len(args):
-            # ScopeAugment: a parameter mismatch is fatal (none given at all: the bundle
-            # runs with its parameters undefined, as cf-agent runs it)
-            from cfpromise.agent.abort import FatalError
-            agent.out.log("error", f"While constructing scope '{bundle.name}'")
-            from cfpromise.agent.showeval import list_text      # RlistWrite
-            formal, actual = list_text(list(bundle.args)), list_text([str(a) for a in args])
-            print(f"Formal = {formal}, Actual = {actual}", file=sys.stderr)
-            fatal = FatalError("")
-            fatal.final = "Augment scope, formal and actual parameter mismatch is fatal"
-            raise fatal
+            agent.scope_mismatch(bundle, args)      # (none at all: parameters undefined)
         agent.run_bundle(bundle, args, keep_arrays=True)
     return finish(agent, EXIT_OK)
 

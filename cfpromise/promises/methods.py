@@ -58,9 +58,9 @@ def evaluate(step: Step) -> Outcome | None:
     if len(bundle.args) == len(args) and isinstance(use.rval if use is not None else None,
                                                     ast.FnCall):
         args = list_parameters(step.log, step.ev, use.rval, bundle.name, args)
-    if warn_only or len(bundle.args) != len(args):
+    if warn_only or (args and len(bundle.args) != len(args)):
         outcome, sub = agent.call_bundle(bundle, args, inherit=None, warn_only=warn_only,
-                                         where=step.where())
+                                         where=step.where(), written=name)
         return outcome
     key = agent.lock(step, attributes)
     if key is False:
