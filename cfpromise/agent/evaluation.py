@@ -52,7 +52,7 @@ EVALUATORS = _load_evaluators()
 # says, cf-agent's GetFilesAttributes)
 BEFORE_LOCK_TYPES: dict[str, str | None] = {
     "processes": None, "commands": None, "files": "perms", "delete_lines": None,
-    "insert_lines": None, "replace_patterns": None, "field_edits": None}
+    "insert_lines": None, "replace_patterns": None, "field_edits": None, "packages": None}
 
 
 class PromiseEvaluation:
@@ -526,7 +526,11 @@ class PromiseEvaluation:
             check(self.promise_run(step, attributes))
         check = AGAIN.get(step.ptype)
         if check is not None:
-            outcome = check(self.promise_run(step, attributes))
+            previous, self.current_step = self.current_step, step     # (body names)
+            try:
+                outcome = check(self.promise_run(step, attributes))
+            finally:
+                self.current_step = previous
             if outcome is not None:
                 self.record(step.run, step, outcome, [])
 

@@ -692,6 +692,18 @@ reports:
   "has u" if => isvariable("u");
 }
 """
+# packages promises that fail cf-agent's checks before the lock: said and failed in each
+# pass (dry run: nothing is installed)
+_SANITY = ('bundle agent main\n{\n  packages:\n    %s\n  reports:\n    "done";\n'
+           '    "failed" if => "pf";\n}\n'
+           'body classes c\n{\n  repair_failed => { "pf" };\n}\n'
+           'body package_module m\n{\n  query_updates_ifelapsed => "10";\n}\n')
+for _name, _promise in (
+        ("no_body", '"aide" policy => "present", classes => c;'),
+        ("bad_policy", '"aide" policy => "nosuch", classes => c;'),
+        ("mixed", '"aide" policy => "present", package_policy => "add", classes => c;'),
+        ("two", '"aide" policy => "present"; "vim" policy => "absent", classes => c;')):
+    case(f"packages_sanity_{_name}", _SANITY % _promise, "-n")
 case("packages_legacy_none", _PACKAGES % "", "--show-evaluated-vars=^default:main\\.")
 # (package_inventory naming a module: cf-lite ships its own apt_get module where
 # cf-agent finds none in WORKDIR/modules/packages, so the two runs differ by design;

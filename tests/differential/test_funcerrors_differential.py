@@ -75,17 +75,23 @@ def promises_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tupl
     from concurrent.futures import ThreadPoolExecutor
     root = tmp_path_factory.mktemp("funcerrors-promises")
 
-    def one(case: tuple[str, str], command: list[str]) -> dict:
-        name, text = case
-        policy = harness.write_policy(root / f"{name}.cf", funcerrors.materialize(root, text))
-        env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(root / f"wd-{name}"))
-        run = subprocess.run([*command, "-f", str(policy)], capture_output=True, text=True,
-                             timeout=120, env=env)
-        return funcerrors.observe(run.stdout, run.stderr, run.returncode, "")
+    # each policy (and the files it reads) written once, before either program runs: the
+    # two run side by side, each in a work directory of its own
+    policies = {name: harness.write_policy(root / f"{name}.cf",
+                                           funcerrors.materialize(root, text))
+                for name, text in PROMISES_CASES}
+
+    def one(case: tuple[str, str], command: list[str], side: str) -> dict:
+        name, _ = case
+        workdir = str(root / f"wd-{side}-{name}")
+        env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=workdir)
+        run = subprocess.run([*command, "-f", str(policies[name])], capture_output=True,
+                             text=True, timeout=120, env=env)
+        return funcerrors.observe(run.stdout, run.stderr, run.returncode, workdir)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        refs = [pool.submit(one, c, ["cf-promises"]) for c in PROMISES_CASES]
-        lites = [pool.submit(one, c, [sys.executable, "-m", "cfpromise.cli.promises"])
+        refs = [pool.submit(one, c, ["cf-promises"], "ref") for c in PROMISES_CASES]
+        lites = [pool.submit(one, c, [sys.executable, "-m", "cfpromise.cli.promises"], "lite")
                  for c in PROMISES_CASES]
         return {c[0]: (r.result(), l.result()) for c, r, l in zip(PROMISES_CASES, refs, lites)}
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from cfpromise.agent.outcome import Outcome
-from cfpromise.promises.api import PromiseRun, handler
+from cfpromise.promises.api import PromiseRun, again, handler
 from cfpromise.promises.packages.inventory import INSTALLED, UPDATES, Inventory, inventories
 from cfpromise.promises.packages.protocol import (
     ModuleBody, ModuleError, PackageData, PackageModule, locate)
@@ -38,11 +38,18 @@ LEGACY_ATTRIBUTES = ("package_policy", "package_version", "package_architectures
                      "package_select")
 
 
-@handler("packages")
-def packages(run: PromiseRun) -> Outcome:
+def _kinds(a: dict[str, Any]) -> tuple[bool, bool]:
+    return (any(a.get(k) not in (None, [], "") for k in NEW_ATTRIBUTES),
+            any(a.get(k) not in (None, [], "") for k in LEGACY_ATTRIBUTES))
+
+
+@again("packages")
+def sanity(run: PromiseRun) -> Outcome | None:
+    """The checks cf-agent makes before the promise's lock (VerifyPackagesPromise,
+    NewPackagePromiseSanityCheck): made, said and failed in every pass, so again for a
+    promise failed in an earlier one; None when they pass (a legacy promise's are its own)."""
     a = run.attributes
-    new = any(a.get(k) not in (None, [], "") for k in NEW_ATTRIBUTES)
-    legacy = any(a.get(k) not in (None, [], "") for k in LEGACY_ATTRIBUTES)
+    new, legacy = _kinds(a)
     if new and legacy:
         return _fail(run, "Mixed old and new package promise attributes inside one package "
                           "promise.")
@@ -50,6 +57,18 @@ def packages(run: PromiseRun) -> Outcome:
         if a.get("policy") not in ("present", "absent"):
             return _fail(run, "New package promise failed sanity check.",
                          "Unsupported package policy in package promise.")
+        return _body_problem(run, module_body(run))
+    return None
+
+
+@handler("packages")
+def packages(run: PromiseRun) -> Outcome:
+    a = run.attributes
+    failed = sanity(run)
+    if failed is not None:
+        return failed
+    new, legacy = _kinds(a)
+    if new:
         return ModulePromise(run, a["policy"]).actuate()
     if "package_method" not in a and not legacy:
         default = run.agent.common_control("package_module")
@@ -79,8 +98,34 @@ def _legacy(run: PromiseRun) -> Outcome:
 def _fail(run: PromiseRun, message: str, detail: str | None = None) -> Outcome:
     if detail:
         run.agent.log("error", detail)
-    run.agent.log("error", f"{message} ({run.where()})")
+    run.agent.log("error", message)         # (cfPS: the promise at verbose only)
     return Outcome.FAILED
+
+
+def module_body(run: PromiseRun) -> ModuleBody | None:
+    """The promise's package_module body, else body common control's; None when none."""
+    agent = run.agent
+    if "package_module" in run.attributes:
+        name = agent.body_name(run, "package_module")
+        attributes = run.attributes.get("package_module")
+    else:
+        name = agent.common_control("package_module")
+        attributes = agent.resolve_body("package_module", name) if name else None
+    if not name or not isinstance(attributes, dict):
+        return None
+    return ModuleBody.from_attributes(name, attributes)
+
+
+def _body_problem(run: PromiseRun, body: ModuleBody | None) -> Outcome | None:
+    if body is None:
+        return _fail(run, "New package promise failed sanity check.",
+                     "Can not find package module body in policy.")
+    if body.installed_ifelapsed is None or body.updates_ifelapsed is None:
+        return _fail(run, "New package promise failed sanity check.",
+                     f"Invalid or missing arguments in package_module body '{body.name}':  "
+                     f"query_installed_ifelapsed = {_noint(body.installed_ifelapsed)} "
+                     f"query_updates_ifelapsed = {_noint(body.updates_ifelapsed)}")
+    return None
 
 
 class ModulePromise:
@@ -100,16 +145,6 @@ class ModulePromise:
         self.sim = getattr(self.agent, "simulation", None)
 
     # -- set-up -------------------------------------------------------------------
-    def body(self) -> ModuleBody | None:
-        if "package_module" in self.run.attributes:
-            name = self.agent.body_name(self.run, "package_module")
-            attributes = self.run.attributes.get("package_module")
-        else:
-            name = self.agent.common_control("package_module")
-            attributes = self.agent.resolve_body("package_module", name) if name else None
-        if not name or not isinstance(attributes, dict):
-            return None
-        return ModuleBody.from_attributes(name, attributes)
 
     def module(self, body: ModuleBody) -> PackageModule:
         """The module, started once per run to agree on the API version."""
@@ -123,15 +158,10 @@ class ModulePromise:
         return found
 
     def actuate(self) -> Outcome:
-        body = self.body()
-        if body is None:
-            return _fail(self.run, "New package promise failed sanity check.",
-                         "Can not find package module body in policy.")
-        if body.installed_ifelapsed is None or body.updates_ifelapsed is None:
-            return _fail(self.run, "New package promise failed sanity check.",
-                         f"Invalid or missing arguments in package_module body '{body.name}':  "
-                         f"query_installed_ifelapsed = {_noint(body.installed_ifelapsed)} "
-                         f"query_updates_ifelapsed = {_noint(body.updates_ifelapsed)}")
+        body = module_body(self.run)
+        failed = _body_problem(self.run, body)
+        if failed is not None or body is None:
+            return failed or Outcome.FAILED
         self.body_ = body
         self.options = self.promise_options or body.default_options
         try:
