@@ -25,6 +25,7 @@ compared up to "Policy failed validation".
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tests.differential.stdlib import MASTERFILES as MASTERFILES_LIB
 
@@ -33,6 +34,25 @@ CASES: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
 
 def case(name: str, files: dict[str, str] | str, *args: str) -> None:
     CASES.append((name, {"promises.cf": files} if isinstance(files, str) else files, args))
+
+
+def run_observed(root: Any, cases: Any) -> dict[str, tuple]:
+    """Each (name, files, args) case -- files: {path: text}, or the text of promises.cf --
+    written under ``root``/name and run under cf-agent 3.21 and cf-lite (two at a time):
+    name -> (cf-agent's run, cf-lite's run) as :func:`observe` sees them."""
+    from tests.differential import harness
+    jobs = []
+    for name, files, args in cases:
+        tree = root / name
+        tree.mkdir()
+        for rel, text in ({"promises.cf": files} if isinstance(files, str) else files).items():
+            harness.write_policy(tree / rel, text)
+        jobs.append((name, tree / "promises.cf", list(args)))
+    return {name: (observe(ref.stdout, ref.stderr, ref.returncode,
+                           str(root / f"ref-workdir-{name}"), name),
+                   observe(lite.stdout, lite.stderr, lite.returncode,
+                           str(root / f"lite-workdir-{name}"), name))
+            for name, (ref, lite) in harness.run_many(jobs, root).items()}
 
 
 # -- control bodies as variables --------------------------------------------------

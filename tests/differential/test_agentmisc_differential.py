@@ -16,14 +16,6 @@ from tests.differential import agentmisc, fnchecks, harness
 pytestmark = harness.needs_cf_agent
 
 
-def _write_tree(root: Path, name: str, files: dict[str, str]) -> Path:
-    tree = root / name
-    tree.mkdir()
-    for rel, text in files.items():
-        harness.write_policy(tree / rel, text)
-    return tree / "promises.cf"
-
-
 @pytest.fixture(scope="module")
 def sleeper() -> object:
     """A process both agents see (never signalled: the cases run it under -n or warn)."""
@@ -35,18 +27,7 @@ def sleeper() -> object:
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory, sleeper: object) -> dict[str, tuple]:
-    root = tmp_path_factory.mktemp("agentmisc")
-    jobs = [(name, _write_tree(root, name, files), list(args))
-            for name, files, args in agentmisc.CASES]
-    runs = harness.run_many(jobs, root)
-    out = {}
-    for name, (ref, lite) in runs.items():
-        out[name] = (
-            agentmisc.observe(ref.stdout, ref.stderr, ref.returncode,
-                              str(root / f"ref-workdir-{name}"), name),
-            agentmisc.observe(lite.stdout, lite.stderr, lite.returncode,
-                              str(root / f"lite-workdir-{name}"), name))
-    return out
+    return agentmisc.run_observed(tmp_path_factory.mktemp("agentmisc"), agentmisc.CASES)
 
 
 @pytest.mark.parametrize("name", agentmisc.NAMES)

@@ -5,8 +5,6 @@ warn-only: none at all runs the bundle with its parameters undefined, another nu
 is fatal.  cf-lite used to fail the methods promise with an error of its own and go on."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.differential import agentmisc, harness
@@ -47,20 +45,8 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
-    root = tmp_path_factory.mktemp("arity")
-    jobs = []
-    for name, text in CASES.items():
-        tree = root / name
-        tree.mkdir()
-        jobs.append((name, harness.write_policy(tree / "promises.cf", text), []))
-    out = {}
-    for name, (ref, lite) in harness.run_many(jobs, root).items():
-        out[name] = (
-            agentmisc.observe(ref.stdout, ref.stderr, ref.returncode,
-                              str(root / f"ref-workdir-{name}"), name),
-            agentmisc.observe(lite.stdout, lite.stderr, lite.returncode,
-                              str(root / f"lite-workdir-{name}"), name))
-    return out
+    return agentmisc.run_observed(tmp_path_factory.mktemp("arity"),
+                                  [(name, text, []) for name, text in CASES.items()])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -7,8 +7,6 @@ exits 1 (at validation: the failsafe runs); cf-lite used to define ``a$(x)`` and
 it every pass ("aaaa...a$(x)")."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.differential import agentmisc, harness
@@ -70,20 +68,9 @@ def _policy(lines: str, extra: str) -> str:
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
-    root = tmp_path_factory.mktemp("selfref")
-    jobs = []
-    for name, (lines, extra) in VARS.items():
-        tree = root / name
-        tree.mkdir()
-        jobs.append((name, harness.write_policy(tree / "promises.cf", _policy(lines, extra)), []))
-    out = {}
-    for name, (ref, lite) in harness.run_many(jobs, root).items():
-        out[name] = (
-            agentmisc.observe(ref.stdout, ref.stderr, ref.returncode,
-                              str(root / f"ref-workdir-{name}"), name),
-            agentmisc.observe(lite.stdout, lite.stderr, lite.returncode,
-                              str(root / f"lite-workdir-{name}"), name))
-    return out
+    return agentmisc.run_observed(tmp_path_factory.mktemp("selfref"),
+                                  [(name, _policy(lines, extra), [])
+                                   for name, (lines, extra) in VARS.items()])
 
 
 @pytest.mark.parametrize("name", sorted(VARS))

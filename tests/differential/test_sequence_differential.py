@@ -8,8 +8,6 @@ cfengine/modules' policies: cf-lite sent ``-b typo`` to the failsafe (exit 0) wh
 cf-agent stops with a fatal error (exit 1)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.differential import agentmisc, harness
@@ -67,22 +65,7 @@ CASES = _cases()
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
-    root = tmp_path_factory.mktemp("sequence")
-    jobs = []
-    for name, files, args in CASES:
-        tree = root / name
-        tree.mkdir()
-        for rel, text in files.items():
-            harness.write_policy(tree / rel, text)
-        jobs.append((name, tree / "promises.cf", args))
-    out = {}
-    for name, (ref, lite) in harness.run_many(jobs, root).items():
-        out[name] = (
-            agentmisc.observe(ref.stdout, ref.stderr, ref.returncode,
-                              str(root / f"ref-workdir-{name}"), name),
-            agentmisc.observe(lite.stdout, lite.stderr, lite.returncode,
-                              str(root / f"lite-workdir-{name}"), name))
-    return out
+    return agentmisc.run_observed(tmp_path_factory.mktemp("sequence"), CASES)
 
 
 @pytest.mark.parametrize("name", [c[0] for c in CASES])
