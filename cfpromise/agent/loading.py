@@ -473,7 +473,7 @@ def _run(agent: Any) -> int:
     for d in check_dependencies(agent.policy, severity="warning"):
         agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")
     sequence = bundlesequence(agent)
-    if not verified(agent, sequence):
+    if not verified(agent):
         print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     for observer in agent.observers:

@@ -27,14 +27,14 @@ for the types whose lock operand is their promiser, which cf-agent can confuse.
 """
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
 from cfpromise.agent.bodies import body_reference, has_call
 from cfpromise.eval.rvals import UNRESOLVED, as_text
 from cfpromise.promises.api import BundleCall
 from cfpromise.syntax import ast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # values left out of the digest (they change from run to run)
 NOT_HASHED = frozenset({"mtime", "atime", "ctime", "stime_range", "ttime_range", "log_string",
@@ -92,22 +92,21 @@ def _guards(step: Any) -> list[tuple[str, str]]:
     promise: ast.Promise = step.promise
     ev = step.ev
     out: list[tuple[str, str]] = []
-    varclass = promise.varclass
-    own = promise.get("ifvarclass")
-    if varclass is not None or own is not None:
-        text = ev.text(varclass) if varclass is not None else ""
-        if own is not None:         # (replaced below by the value it was checked with)
-            value = _value_bytes(ev.value(own.rval)) if not has_call(own.rval) else ""
-            text = f"({text}).({value})" if varclass is not None else value
-        out.append(("ifvarclass", text))
     # the values the promise's if/ifvarclass/unless had when they were checked (a
     # function they call is not called again)
     checked = getattr(step.agent, "condition_values", None)
     known = dict(checked[1]) if checked is not None and checked[0] is ev else {}
-    if own is not None and "ifvarclass" in known:
-        value = _value_bytes(known["ifvarclass"])
-        out[-1] = ("ifvarclass", f"({ev.text(varclass)}).({value})" if varclass is not None
-                   else value)
+    varclass = promise.varclass
+    own = promise.get("ifvarclass")
+    if varclass is not None or own is not None:
+        text = ev.text(varclass) if varclass is not None else ""
+        if own is not None:
+            if "ifvarclass" in known:
+                value = _value_bytes(known["ifvarclass"])
+            else:
+                value = _value_bytes(ev.value(own.rval)) if not has_call(own.rval) else ""
+            text = f"({text}).({value})" if varclass is not None else value
+        out.append(("ifvarclass", text))
     for lval in FIRST[1:]:
         c = promise.get(lval)
         if c is not None:

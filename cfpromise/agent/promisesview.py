@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 _FAILED = object()
 
-# cf-promises' loading: cfpromise.agent.loading.evaluated_agent, set by the loading
-# module, which uses this one (so that this one need not import it: no cycle)
+# cf-promises' loading: cfpromise.agent.loading.evaluated_agent, handed over by the
+# loading of a run given -D classes (so that this module need not import it: no cycle)
 load_view: Any = None
 
 

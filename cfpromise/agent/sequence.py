@@ -86,7 +86,7 @@ def say_unverified(names: list[str]) -> None:
               file=sys.stderr)
 
 
-def verified(agent: Any, sequence: list[tuple[str, list[Any]]]) -> bool:
+def verified(agent: Any) -> bool:
     """The load-time check: False (said as the validating cf-promises says it) when the
     policy fails validation for its bundlesequence; fatal when the agent does not
     validate (cf-agent's own LoadPolicy)."""
