@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 
+from cfpromise.agent import apparent
 from cfpromise.agent.abort import FatalError
 from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError, body_reference,
                                      list_parameters, reference, unparsed_ints)
@@ -70,6 +71,8 @@ class PromiseEvaluation:
             return
         if not facts.complete:
             facts.finish()      # the rest of the facts, once the guard holds
+        if facts.apparent != ():
+            apparent.say(self, facts, run.bundle)      # DeRefCopyPromise's bare words
         prelock = ptype in BEFORE_LOCK_TYPES and (
             (needs := BEFORE_LOCK_TYPES[ptype]) is None or promise.get(needs) is not None)
         if facts.static and self.trace is None and (id(promise), ()) in run.done \

@@ -15,7 +15,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments, lockwarn
+from cfpromise.agent import apparent, augments, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
@@ -463,8 +463,6 @@ def _run(agent: Any) -> int:
         print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     control_bodies(agent)
-    from cfpromise.promises.methods import apparent_bundle_errors
-    apparent_bundle_errors(agent)
     if agent.options.simulate:
         start_simulation(agent)
     if agent.trace is not None:
@@ -483,6 +481,7 @@ def _run(agent: Any) -> int:
             agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
         elif agent.ctx.injected:        # BundleResolve's first step (CFE-1915)
             agent.ctx.remove_injected(bundle.namespace, bundle.name)
+    apparent.load_round(agent)          # the preliminary convergence expands every promise
     agent.preliminary_convergence()
     from cfpromise.agent.precheck import check_policy
     check_policy(agent)                 # cf-agent's type check of every promise at load

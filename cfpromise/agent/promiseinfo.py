@@ -46,7 +46,7 @@ class PromiseInfo:
 
     __slots__ = ("promise", "texts", "dynamic", "guard_texts", "static", "guarded", "guard",
                  "with_c", "handle_c", "conditions", "depends_c", "filename", "dirname", "line",
-                 "complete", "fresh_c")
+                 "complete", "fresh_c", "apparent")
 
     def __init__(self, promise: ast.Promise, complete: bool = True) -> None:
         """``complete``: False works out only the class guard (``guarded``, ``guard``);
@@ -58,6 +58,8 @@ class PromiseInfo:
         # the guard's tree, as EvalContext.eval_class_expr reads it (None: never holds)
         self.guard: Tree | None = class_tree(promise.classes) if self.guarded else None
         self.complete = False
+        # what expanding it logs of its bare words (cfpromise.agent.apparent; None: not yet)
+        self.apparent: tuple[str, ...] | None = None
         if complete:
             self.finish()
 

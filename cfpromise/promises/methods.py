@@ -30,7 +30,6 @@ def evaluate(step: Step) -> Outcome | None:
     if use is None:
         name, args = step.promiser, []
     else:
-        apparent_bundle_error(agent, step.promise, step.run.bundle)
         ref = reference(use.rval, ev)
         if ref is None:
             return Outcome.FAILED
@@ -76,33 +75,3 @@ def evaluate(step: Step) -> Outcome | None:
             step.ctx.set_var(run.bundle.namespace, run.bundle.name, f"{result}[{key}]",
                              "string", value)
     return outcome
-
-
-BUNDLE_REFERENCES = ("usebundle", "home_bundle")
-
-
-def apparent_bundle_error(agent: Any, promise: Any, bundle: Any) -> None:
-    """cf-agent's DeRefCopyPromise: each time a promise whose class guard holds is
-    expanded (once for every promise of every bundle while the policy loads, then at
-    each evaluation), a bare-word bundle reference to no agent or common bundle is
-    logged as an "Apparent bundle" error."""
-    from cfpromise.syntax import ast
-    for c in promise.constraints:
-        if c.lval not in BUNDLE_REFERENCES or not isinstance(c.rval, ast.Scalar) \
-                or c.rval.kind != ast.BARE:
-            continue
-        if agent.find_bundle(c.rval.value, bundle.namespace) is None:
-            agent.out.log("error", f"Apparent bundle '{c.rval.value}' was undeclared, but used "
-                                   f"in a promise near line {promise.coord.line} of "
-                                   f"{bundle.coord.file} (possible unquoted literal value)")
-
-
-def apparent_bundle_errors(agent: Any) -> None:
-    """The load-time round of :func:`apparent_bundle_error` over the whole policy."""
-    for bundle in agent.policy.bundles:
-        for section in bundle.sections:
-            if section.name != "methods":
-                continue
-            for promise in section.promises:
-                if agent.ctx.eval_class_expr(promise.classes):
-                    apparent_bundle_error(agent, promise, bundle)
