@@ -22,6 +22,7 @@ promise and kept in its :class:`~cfpromise.agent.promiseinfo.PromiseInfo`.
 from __future__ import annotations
 
 from cfpromise.syntax import ast
+from cfpromise.syntax.names import candidates, find_block
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,10 +40,12 @@ def lines(agent: Any, bundle: ast.Bundle, promise: ast.Promise) -> tuple[str, ..
         rval = c.rval
         if type(rval) is not ast.Scalar or rval.kind != ast.BARE or c.lval in _NOT_REFERENCES:
             continue
-        name = rval.value
-        if agent.resolver.find(name, c.lval, namespace) is not None:
+        name, types = rval.value, (c.lval, "agent", "common")
+        if _defined(agent, name, c.lval, namespace, types):
             continue
-        if agent.find_bundle(name, namespace, (c.lval, "agent", "common")) is not None:
+        # not in the policy: what the autoloader would find (cfpromise.agent.autoload)
+        if agent.resolver.find(name, c.lval, namespace) is not None \
+                or agent.find_bundle(name, namespace, types) is not None:
             continue
         said.append(f"Apparent bundle '{name}' was undeclared, but used in a promise near "
                     f"line {promise.coord.line} of {bundle.coord.file} (possible unquoted "
@@ -50,19 +53,25 @@ def lines(agent: Any, bundle: ast.Bundle, promise: ast.Promise) -> tuple[str, ..
     return tuple(said)
 
 
-def say(agent: Any, facts: Any, bundle: ast.Bundle) -> None:
-    """Log what expanding the promise of ``facts`` says (worked out on first use)."""
-    said = facts.apparent
-    if said is None:
-        said = facts.apparent = lines(agent, bundle, facts.promise)
+def _defined(agent: Any, name: str, lval: str, namespace: str, types: tuple[str, ...]) -> bool:
+    """Whether a block the policy defines answers (the common case: a body reference)."""
+    bodies = agent.bodies
+    for ns, short in candidates(name, namespace):
+        if (ns, short, lval) in bodies:
+            return True
+    return find_block(agent.bundles, name, namespace, types) is not None
+
+
+def say(agent: Any, said: tuple[str, ...]) -> None:
+    """Log the lines :func:`lines` worked out for a promise."""
     for line in said:
         agent.out.log("error", line)
 
 
 def load_round(agent: Any) -> None:
     """The expansion of every promise of every bundle while the policy loads: each
-    section but a custom promise type's, each promise whose class guard holds now."""
-    from cfpromise.agent.promiseinfo import guard_info
+    section but a custom promise type's, each promise whose class guard holds now (the
+    guard is asked only of a promise that would say something: few do)."""
     ctx = agent.ctx
     custom = agent.custom_types
     for bundle in agent.policy.bundles:
@@ -70,7 +79,6 @@ def load_round(agent: Any) -> None:
             if section.name in custom:
                 continue
             for promise in section.promises:
-                facts = guard_info(agent.infos, promise)
-                if facts.guarded and not ctx.class_tree_holds(facts.guard):
-                    continue
-                say(agent, facts, bundle)
+                said = lines(agent, bundle, promise)
+                if said and ctx.eval_class_expr(promise.classes):
+                    say(agent, said)

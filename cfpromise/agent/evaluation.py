@@ -71,8 +71,11 @@ class PromiseEvaluation:
             return
         if not facts.complete:
             facts.finish()      # the rest of the facts, once the guard holds
-        if facts.apparent != ():
-            apparent.say(self, facts, run.bundle)      # DeRefCopyPromise's bare words
+        said = facts.apparent           # what DeRefCopyPromise says of its bare words
+        if said is None:
+            said = facts.apparent = apparent.lines(self, run.bundle, promise)
+        if said:
+            apparent.say(self, said)
         prelock = ptype in BEFORE_LOCK_TYPES and (
             (needs := BEFORE_LOCK_TYPES[ptype]) is None or promise.get(needs) is not None)
         if facts.static and self.trace is None and (id(promise), ()) in run.done \
