@@ -1,11 +1,12 @@
 """``create``: make a missing file (or directory, when the promiser ends in ``/.``).
 
 CfCreateFile and MakeParentDirectory of cf-agent: missing parent directories
-are made first (mode 0700: cf-agent's 0755 under its umask 077); a path
-component that exists but is not a directory is an error, unless
-``move_obstructions`` moves it aside (``<name>.cf-moved``).  A new file gets the
-promised mode exactly (umask ignored), or 0600; it is created with O_EXCL and
-never through a dangling symlink.
+are made first (mode 0700: cf-agent's 0755 under its umask 077).  Something that is
+not a directory where the immediate parent should be fails the promise, unless
+``move_obstructions`` moves it aside (``<name>.cf-moved``); one higher up fails it
+with MakeParentDirectory's other message.  A new file gets the promised mode exactly
+(umask ignored), or 0600; it is created with O_EXCL and never through a dangling
+symlink.
 """
 from __future__ import annotations
 
@@ -19,71 +20,110 @@ DIR_MODE = 0o700
 
 
 def make_parent_directory(fr: FileRun | None, path: str, force: bool) -> bool:
-    """MakeParentDirectory: every directory above the last component of ``path``."""
-    parent = os.path.dirname(path)
-    if not parent or parent == path:
-        return True
+    """MakeParentDirectory (3.21's libpromises/files_lib.c): every directory above the
+    last component of ``path``.  The immediate parent is checked first: when something
+    that is not a directory stands there, ``force`` (move_obstructions) moves it to
+    ``NAME.cf-moved``, else the promise fails; then each ancestor from the root down is
+    made when missing, and one that exists but is not a directory fails the promise.
+    ``fr`` None: no promise, errors are only logged."""
+    if not os.path.isabs(path):
+        _log(fr, "error", f"Will not create directories for a relative filename: {path}")
+        return False
+    parent = _delete_slash(path[:path.rfind("/")])
     try:
-        st = os.stat(parent)
-        if stat.S_ISDIR(st.st_mode):
-            return True
+        st = os.lstat(parent)
     except OSError:
-        pass
-    # walk down from the root, creating what is missing
-    parts = parent.split("/")
-    current = ""
-    for part in parts:
-        if part == "":
-            current = "/" if not current else current
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        return True             # (so are its ancestors: the walk below would find them)
+    if st is not None:
+        if stat.S_ISLNK(st.st_mode):
+            _log(fr, "verbose", f"'{parent}' is a symbolic link, not a directory")
+        if force:
+            if not os.path.isdir(parent):
+                if not _move_aside(fr, parent, path):
+                    return False
+                if fr is not None and fr.warn_only:
+                    return True         # (cf-agent goes no further either)
+        elif not stat.S_ISLNK(st.st_mode):
+            _fail(fr, f"The object '{parent}' is not a directory. Cannot make a new "
+                      "directory without deleting it.")
+            return False
+    # then from the root down (each prefix of the path before a separator)
+    for end in range(1, len(path)):
+        if path[end] != "/":
             continue
-        current = current + part if current.endswith("/") else current + "/" + part
+        current = path[:end]
         try:
-            st = os.lstat(current)
-        except FileNotFoundError:
+            st = os.stat(current)
+        except OSError:
             if fr is not None and fr.warn_only:
-                # MakingChanges: -n or action_policy warn says what it would make
                 fr.should(f"Should make directory '{current}' for '{path}'")
                 continue
             try:
                 os.mkdir(current, DIR_MODE)
                 os.chmod(current, DIR_MODE)
             except FileExistsError:
-                continue
-            except OSError as exc:
-                if fr is not None:
-                    fr.log("error", f"Unable to make directories to '{path}'. "
-                                    f"(mkdir: {exc.strerror})")
-                return False
-            if fr is not None:
-                fr.log("verbose", f"Created directory '{current}'")
-            continue
-        except OSError:
-            return False
-        if stat.S_ISDIR(st.st_mode):
-            continue
-        if stat.S_ISLNK(st.st_mode):
-            try:
-                if stat.S_ISDIR(os.stat(current).st_mode):
-                    continue
-            except OSError:
                 pass
-        if not force:
-            if fr is not None:
-                fr.fail(f"The object '{current}' is not a directory. Cannot make a new "
-                        "directory without deleting it.")
+            except OSError as exc:
+                _fail(fr, f"Failed to make directory: {current} (mkdir: {exc.strerror})")
+                return False
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            _fail(fr, f"Cannot make {parent} - {current} is not a directory!")
             return False
-        moved = current + ".cf-moved"
-        try:
-            os.rename(current, moved)
-            os.mkdir(current, DIR_MODE)
-        except OSError as exc:
-            if fr is not None:
-                fr.log("error", f"Couldn't move obstruction '{current}' aside. "
-                                f"(rename: {exc.strerror})")
-            return False
-        if fr is not None:
-            fr.log("info", f"Moved obstructing file '{current}' to '{moved}'")
     return True
+
+
+def _move_aside(fr: FileRun | None, parent: str, path: str) -> bool:
+    """move_obstructions: the file or link at ``parent`` renamed to ``parent.cf-moved``
+    (an earlier such backup removed first)."""
+    moved = parent + ".cf-moved"
+    _log(fr, "verbose", f"Moving obstructing file/link {parent} to {moved} to make directory")
+    if fr is not None and fr.warn_only:
+        fr.should(f"Should move obstructing file/link '{parent}' to '{moved}' to make "
+                  f"directories for '{path}'")
+        return True
+    if os.path.lexists(moved):
+        try:
+            if os.path.isdir(moved) and not os.path.islink(moved):
+                import shutil
+                shutil.rmtree(moved)
+            else:
+                os.unlink(moved)
+        except OSError as exc:
+            _log(fr, "warning", f"Couldn't remove file/link '{moved}' while trying to remove a "
+                                f"backup (unlink: {exc.strerror})")
+    try:
+        os.rename(parent, moved)
+    except OSError as exc:
+        _fail(fr, f"Couldn't rename '{parent}' to .cf-moved (rename: {exc.strerror})")
+        return False
+    if fr is not None:
+        fr.change(f"Moved obstructing file/link '{parent}' to '{moved}' to make directories "
+                  f"for '{path}'")
+    return True
+
+
+def _delete_slash(path: str) -> str:
+    """DeleteSlash: trailing separators off, the root kept."""
+    stripped = path.rstrip("/")
+    return stripped or path[:1]
+
+
+def _log(fr: FileRun | None, level: str, message: str) -> None:
+    if fr is not None:
+        fr.log(level, message)
+    elif level not in ("verbose", "debug"):
+        import sys
+        print(f"   {level}: {message}", file=sys.stderr)
+
+
+def _fail(fr: FileRun | None, message: str) -> None:
+    if fr is not None:
+        fr.fail(message)
+    else:
+        _log(None, "error", message)
 
 
 def is_dir_promise(fr: FileRun, path: str) -> bool:
@@ -94,7 +134,7 @@ def create_file(fr: FileRun, path: str) -> bool:
     """CfCreateFile: True when the file (or directory) now exists."""
     if not os.path.isabs(path):
         fr.fail(f"Cannot create a relative filename '{path}' - has no invariant meaning. "
-                "(creat: No such file or directory)")
+                "(create: No such file or directory)")
         return False
     if is_dir_promise(fr, path):
         if fr.warn_only:
@@ -102,17 +142,16 @@ def create_file(fr: FileRun, path: str) -> bool:
             return False
         target = path if os.path.basename(path) == "." else os.path.join(path, ".")
         if not make_parent_directory(fr, target, fr.a.move_obstructions):
-            fr.fail(f"Error creating directories for '{path}'. (creat: No such file or "
-                    "directory)")
             return False
         fr.change(f"Created directory '{path}'")
         return True
     mode = creation_mode(fr.a.perms)
     if fr.a.file_type == "fifo":
         # the parents first, as cf-agent (under -n: "Should make directory", then this)
-        make_parent_directory(fr, path, fr.a.move_obstructions)
+        if not make_parent_directory(fr, path, fr.a.move_obstructions):
+            return False
         if fr.warn_only:
-            fr.should(f"Should create fifo '{path}'")
+            fr.should(f"Should create named pipe '{path}', mode {mode:04o}")
             return False
         try:
             os.mkfifo(path, mode)
@@ -120,7 +159,7 @@ def create_file(fr: FileRun, path: str) -> bool:
         except OSError as exc:
             fr.fail(f"Error creating file '{path}', mode '{mode:04o}'. (mkfifo: {exc.strerror})")
             return False
-        fr.change(f"Created fifo '{path}', mode {mode:04o}")
+        fr.change(f"Created named pipe '{path}', mode {mode:04o}")
         return True
     parent_missing = not os.path.isdir(os.path.dirname(path))
     if not make_parent_directory(fr, path, fr.a.move_obstructions):

@@ -402,7 +402,11 @@ def _check_parent_directory(fr: FileRun, path: str) -> None:
     basedir = os.path.dirname(basedir.rstrip("/") or "/")
     st = fr.stat(basedir)
     if st is None:
-        problem = "No such file or directory"
+        try:                                    # what chdir() would say (ENOTDIR too)
+            os.stat(basedir)
+            problem = "No such file or directory"
+        except OSError as exc:
+            problem = exc.strerror or "No such file or directory"
     elif not stat.S_ISDIR(st.st_mode):
         problem = "Not a directory"
     else:

@@ -108,7 +108,7 @@ def verify_name(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -
             fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
             os.close(fd)
         except OSError as exc:
-            fr.fail(f"Failed to create or truncate file '{path}'. (creat: {exc.strerror})")
+            fr.fail(f"Failed to create or truncate file '{path}'. (create: {exc.strerror})")
             return
         fr.change(f"Truncated (emptied) file '{path}'")
         return
