@@ -29,6 +29,7 @@ from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import guard_info, info as promise_info, quoted_guard
+from cfpromise.eval.context import spaced_names
 from cfpromise.eval.expand import combinations
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
@@ -325,7 +326,19 @@ class PromiseEvaluation:
                 self.failed_condition = lval
                 return None if not last else False
             values.append((lval, value))
-            truth = value if isinstance(value, bool) else self.ctx.eval_class_expr(as_text(value))
+            if isinstance(value, bool):
+                truth = value
+            else:
+                text = as_text(value)
+                truth = self.ctx.eval_class_expr(text)
+                if lval == "unless" and not truth and spaced_names(text):
+                    # an expression cf-agent cannot evaluate (it said so): an unless
+                    # waits for the last pass, as an unresolved one does
+                    if not last:
+                        self.failed_condition = lval
+                        return None
+                    self.failed_condition = "-unless"
+                    continue
             if (lval == "unless") == truth:
                 self.failed_condition = lval
                 return False

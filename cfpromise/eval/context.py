@@ -191,7 +191,12 @@ class EvalContext:
 
     def eval_class_expr(self, expr: str) -> bool:
         tree = class_tree(expr)
-        return tree is not None and classexpr.evaluate(tree, self.class_defined)
+        if tree is None:
+            if spaced_names(expr):      # CheckClassExpression's error (a false expression)
+                from cfpromise.eval.functions.messages import say
+                say(self, "class.whitespace", expr=expr)
+            return False
+        return classexpr.evaluate(tree, self.class_defined)
 
     def class_tree_holds(self, tree: classexpr.Tree | None) -> bool:
         """:meth:`eval_class_expr` of an expression already read by :func:`class_tree`."""
@@ -438,7 +443,27 @@ def class_tree(expr: str) -> classexpr.Tree | None:
     try:
         return classexpr.parse(expr)
     except classexpr.ClassExprError:
-        return _prefix_tree(expr)
+        pass
+    if spaced_names(expr):
+        return None
+    # cf-agent takes every blank out before it parses (CheckClassExpression)
+    condensed = "".join(expr.split())
+    if condensed != expr:
+        try:
+            return classexpr.parse(condensed)
+        except classexpr.ClassExprError:
+            pass
+    return _prefix_tree(condensed)
+
+
+def spaced_names(expr: str) -> bool:
+    """Whether two names stand apart with only blanks between them (``a b``), which
+    cf-agent refuses at run time (CFENGINE_REGEX_WHITESPACE_IN_CONTEXTS, matched
+    against the whole expression: a newline ends its ``.*``)."""
+    if " " not in expr and "\t" not in expr:
+        return False
+    import re                   # (a rare path: only an expression that did not parse)
+    return re.fullmatch(r".*[_A-Za-z0-9][ \t]+[_A-Za-z0-9].*", expr) is not None
 
 
 def _prefix_tree(expr: str) -> classexpr.Tree | None:

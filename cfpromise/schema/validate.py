@@ -167,6 +167,8 @@ class _Checker:
 
     def custom_section(self, section: ast.PromiseSection) -> None:
         for promise in section.promises:
+            for c in promise.constraints:
+                self.condition_literal(c)
             c = promise.get("ifvarclass")
             if c is not None:
                 self.error(c.coord, "Common attribute 'ifvarclass' not supported for custom "
@@ -200,7 +202,20 @@ class _Checker:
         if ptype == "vars" and not valid_variable_name(name):
             self.error(promise.coord, "Variable promise is using an invalid name (promiser)")
 
+    def condition_literal(self, c: ast.Constraint) -> None:
+        """ValidateClassLiteral: an ``if``/``ifvarclass`` value as written must start with
+        a complete class expression (its blanks are not skipped)."""
+        if c.lval in ("if", "ifvarclass") and type(c.rval) is ast.Scalar:
+            at = classexpr.literal_failure(c.rval.value)
+            if at is not None:
+                quote = 1 if c.rval.kind == _QUOTED else 0
+                coord = c.rval.coord
+                # (the column as cf-promises counts it: one past the character)
+                self.error(coord._replace(col=coord.col + quote + at + 1),
+                           "Syntax error in context string")
+
     def constraint(self, c: ast.Constraint, attr: Attribute) -> None:
+        self.condition_literal(c)
         if attr.type in ("string", "context") and c.lval in ("if", "unless", "ifvarclass") \
                 and isinstance(c.rval, ast.List):
             self.error(c.coord, f"Type mismatch in constraint: {c.lval}")

@@ -135,3 +135,57 @@ def is_valid_prefix(text: str) -> bool:
     except ClassExprError:
         return False
     return True
+
+
+def literal_failure(text: str) -> int | None:
+    """Where cf-promises' check of an ``if``/``ifvarclass`` literal (ValidateClassLiteral:
+    ParseExpression on the text as written, blanks included) gives up: None when the
+    text starts with a complete expression (what follows is not looked at), else the
+    offset of the character it stopped at.  A text with a variable reference is not
+    judged here (None)."""
+    if "$" in text or "@" in text:
+        return None
+    n = len(text)
+
+    def name(i: int) -> tuple[bool, int]:
+        j, inside = i, False
+        while j < n:
+            c = text[j]
+            if c.isascii() and (c.isalnum() or c in "_:"):
+                pass
+            elif c == "[":
+                inside = True
+            elif c == "]":
+                inside = False
+            elif not (c == " " and inside):
+                break
+            j += 1
+        return j > i, j
+
+    def primary(i: int) -> tuple[bool, int]:
+        if i < n and text[i] == "(":
+            ok, p = or_(i + 1)
+            if not ok:
+                return ok, p
+            return (True, p + 1) if p < n and text[p] == ")" else (False, p)
+        return name(i)
+
+    def not_(i: int) -> tuple[bool, int]:
+        return primary(i + 1) if i < n and text[i] == "!" else primary(i)
+
+    def and_(i: int) -> tuple[bool, int]:
+        ok, p = not_(i)
+        if not ok or p == n or text[p] not in ".&":
+            return ok, p
+        return and_(p + 1)                      # ("&&" is not skipped, "||" is)
+
+    def or_(i: int) -> tuple[bool, int]:
+        ok, p = and_(i)
+        if not ok or p == n or text[p] != "|":
+            return ok, p
+        if p + 1 < n and text[p + 1] == "|":
+            p += 1
+        return or_(p + 1)
+
+    ok, position = or_(0)
+    return None if ok else position

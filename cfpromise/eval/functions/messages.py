@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 # key -> (level, text, text as cf-promises prints it or None: the same)
 MESSAGES: dict[str, tuple[str, str, str | None]] = {
+    # CheckClassExpression (ifelse(), and(), or(), not(), if/unless at run time)
+    "class.whitespace": ("error", "class expressions can't be separated by whitespace "
+                         "without an intervening operator in expression '{expr}'", None),
     # CfReadFile (readfile, read*list, read*array, data_readstringarray*)
     "file.stat": ("error", "CfReadFile: Could not examine file '{path}' (stat: {err})",
                   "Could not examine file '{path}'"),
