@@ -185,6 +185,18 @@ bundle agent main { methods: "ok" usebundle => x; "m" usebundle => nosuch("a", "
 bundle agent x { reports: "in x"; }
 bundle agent unused { methods: "o" usebundle => nosuch3; }
 """, *_SHOW)
+# a missing bundle called with arguments not resolved yet: fatal in the first pass (the
+# name is known; cf-lite waits for values only where the bundle exists)
+case("fatal_missing_unresolved_arg", """
+bundle agent main { methods: "m" usebundle => nosuch($(undefined.x)); reports: "after"; }
+""", *_SHOW)
+case("fatal_missing_unresolved_quoted", """
+bundle agent main { vars: "x" string => "a"; methods: "m" usebundle => nosuch("$(x)", "$(undefined.y)"); reports: "after $(x)"; }
+""", *_SHOW)
+case("fatal_missing_unresolved_called", """
+bundle agent main { methods: "c" usebundle => sub; reports: "after"; }
+bundle agent sub { methods: "m" usebundle => nosuch(@(undefined.l)); reports: "in sub"; }
+""", *_SHOW)
 case("fatal_class_context", """
 bundle agent main { vars: "x" string => "a"; "e" string => "a b"; classes: "c" expression => "$(e)"; }
 """, *_SHOW)
