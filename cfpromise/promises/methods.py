@@ -31,10 +31,13 @@ def evaluate(step: Step) -> Outcome | None:
         name, args = step.promiser, []
     else:
         apparent_bundle_error(agent, step.promise, step.run.bundle)
+        before = ev.unresolved
         ref = reference(use.rval, ev)
         if ref is None:
             return Outcome.FAILED
         name, args = ref
+        if ev.unresolved and not before:
+            args = _expanded_again(step, args)
     if ev.unresolved:
         if not step.last:
             return None
@@ -106,3 +109,21 @@ def apparent_bundle_errors(agent: Any) -> None:
             for promise in section.promises:
                 if agent.ctx.eval_class_expr(promise.classes):
                     apparent_bundle_error(agent, promise, bundle)
+
+
+def _expanded_again(step: Step, args: list[Any]) -> list[Any]:
+    """cf-agent expands a bundle's arguments once more as it binds them, in the called
+    bundle's scope: a reference that a value brought in (a data container's or a
+    function-made array's element) resolves there when it is qualified; an unqualified
+    one names nothing yet and stays as written (so the parameter holds it)."""
+    from cfpromise.eval.expand import Expander
+    ctx = step.ctx
+    resolve = ctx.resolve_ref
+
+    def qualified(ref: str) -> Any:
+        return resolve(ref) if ("." in ref.split("[", 1)[0] or ":" in ref) else None
+
+    exp = Expander(qualified, ctx.current_bindings)
+    out = [exp.expand(a) if isinstance(a, str) and "$" in a else a for a in args]
+    step.ev.unresolved = any(isinstance(a, str) and ("$(" in a or "${" in a) for a in out)
+    return out
