@@ -242,6 +242,8 @@ def _list_params_spliced(rval: ast.Rval, params: dict[str, Any]) -> ast.Rval:
 class _ParamContext:
     """The evaluation context seen inside a body: its parameters first."""
 
+    in_body = True      # (an @(name) of a scalar is taken without cf-agent's warning)
+
     def __init__(self, ctx: Any, params: dict[str, Any], namespace: str) -> None:
         self._ctx = ctx
         self._params = params
