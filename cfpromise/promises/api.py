@@ -237,6 +237,24 @@ class PromiseRun:
         c = self.promise.coord
         return f"Promise belongs to bundle '{self.bundle}' in file '{c.file}' near line {c.line}"
 
+    def promise_ref(self) -> list[str]:
+        """cf-agent's PromiseRef, every line: where the promise is, then its comment
+        (``Comment is '...'``) and its promisees (``This was a promise to ' {"a","b"}'``,
+        a list as RlistWrite writes it) when it has them."""
+        lines = [self.belongs_to()]
+        comment = self.attributes.get("comment")
+        if isinstance(comment, str):
+            lines.append(f"Comment is '{comment}'")
+        promisee = self.promisee
+        if isinstance(promisee, list) or isinstance(self.promise.promisee, ast.List):
+            items = promisee if isinstance(promisee, list) else [promisee]
+            if items:
+                written = ",".join('"' + str(i).replace('"', '\\"') + '"' for i in items)
+                lines.append(f"This was a promise to ' {{{written}}}'")
+        elif isinstance(promisee, str):
+            lines.append(f"This was a promise to '{promisee}'")
+        return lines
+
 
 if TYPE_CHECKING:
     Handler = Callable[[PromiseRun], Outcome]
