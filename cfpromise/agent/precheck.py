@@ -266,6 +266,9 @@ def _type_match(agent: Any, file: str, lval: str, value: Any, attr: Any) -> None
     if error is not None:
         from cfpromise.agent.showeval import list_text
         shown = list_text(value) if isinstance(value, list) else value
+        from cfpromise.promises.api import shown_path
+        file = shown_path(file, getattr(agent, "start_dir", "") or
+                          getattr(getattr(agent, "options", None), "start_dir", ""))
         raise FatalError(f"{file}:0:0: In attribute '{lval}', {error}. "
                          f"Given attribute value '{shown}'")
 

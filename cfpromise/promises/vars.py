@@ -173,7 +173,9 @@ def _target(step: Step, scope: str) -> tuple[str, str] | None:
     if not legal:
         step.log("error", f"Variable identifier '{name}' is not legal")
         c = step.promise.coord
-        step.log("error", f"Promise belongs to bundle '{run.bundle.name}' in file '{c.file}' "
+        from cfpromise.promises.api import shown_path
+        shown = shown_path(c.file, getattr(step.agent.options, "start_dir", ""))
+        step.log("error", f"Promise belongs to bundle '{run.bundle.name}' in file '{shown}' "
                           f"near line {c.line}")
         return None
     return scope, name
