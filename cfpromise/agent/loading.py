@@ -454,6 +454,14 @@ def _run(agent: Any) -> int:
             print(f"   error: {message}", file=sys.stderr)
         print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
+    except FatalFunctionError as exc:
+        # a literal argument a built-in refuses, met while the policy's variables are
+        # evaluated: the validating cf-promises evaluates them too, and exits there
+        if not augments.validating(agent):
+            raise
+        print(f"   error: Fatal CFEngine error: {exc}", file=sys.stderr)
+        print("   error: Policy failed validation", file=sys.stderr)
+        return failsafe(agent)
     except (PolicyError, LoadError) as exc:
         report_errors(exc.diagnostics)
         if getattr(exc, "fatal", False):
