@@ -229,7 +229,7 @@ class Expander:
                 # all, so the promise is skipped (as over an empty list)
                 raise NeedIteration(key, [])
             text = scalar_text(var.value)
-            if text is None or "$(" in text or "${" in text:
+            if text is None or ("$(" in text or "${" in text) and not holds_special(text):
                 self.unresolved = True          # (a value holding references: as is)
                 if text is None:
                     return f"${opening}{name}{closing}"
@@ -238,10 +238,23 @@ class Expander:
         if not isinstance(value, str):
             return str(value)
         if "$(" in value or "${" in value:
-            # cf-agent substitutes a value as it is: a reference it holds is not
-            # expanded where the value is used (only a vars promise's own value is
-            # expanded once more, promises/vars.py), and leaves the text unresolved
-            self.unresolved = True
+            if not holds_special(value):
+                # cf-agent substitutes a value as it is: a reference it holds is not
+                # expanded where the value is used (only a vars promise's own value is
+                # expanded once more, promises/vars.py), and leaves the text unresolved
+                self.unresolved = True
+            elif key not in self.active and len(self.active) < 20:
+                # a template of maplist()/maparray()/mapdata() ("key = $(this.k)"):
+                # expanded where the function binds $(this...), what does not resolve
+                # there staying as written, no list inside starting an iteration
+                self.active.add(key)
+                unresolved, iterate = self.unresolved, self.iterate
+                self.iterate = False
+                try:
+                    value = self.expand(value)
+                finally:
+                    self.active.discard(key)
+                    self.unresolved, self.iterate = unresolved, iterate
         return value
 
     def scan(self, text: str) -> None:
@@ -282,9 +295,10 @@ class Expander:
             if var.value is None and self.iterate:
                 raise NeedIteration(key, [])
             text = scalar_text(var.value)
-            if text is None or "$(" in text or "${" in text:
+            if text is None or ("$(" in text or "${" in text) and not holds_special(text):
                 self.unresolved = True
-        elif isinstance(var.value, str) and ("$(" in var.value or "${" in var.value):
+        elif isinstance(var.value, str) and ("$(" in var.value or "${" in var.value) \
+                and not holds_special(var.value):
             self.unresolved = True
 
 
