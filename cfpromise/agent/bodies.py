@@ -194,7 +194,8 @@ class BodyResolver:
                 continue
             # a custom body type (no schema): lists as written, as for custom promises
             want_list = attr.is_list if attr is not None else body_type not in self.schema.body_types
-            value = evaluator.value(c.rval, want_list=want_list)
+            rval = _list_params_spliced(c.rval, params) if want_list else c.rval
+            value = evaluator.value(rval, want_list=want_list)
             if value is not UNRESOLVED:
                 if attr is not None and body_type not in _UNCHECKED and not load:
                     try:
@@ -220,8 +221,28 @@ class BodyResolver:
         return self.ctx.eval_class_expr(evaluator.text(classes) if "$" in classes else classes)
 
 
+def _list_params_spliced(rval: ast.Rval, params: dict[str, Any]) -> ast.Rval:
+    """A list attribute's item that is exactly ``$(param)`` of a list argument given as
+    ``@(name)`` stands for the list's items, as in cf-agent 3.21 (``servers => {
+    "$(server)" }`` with ``@(main.servers)`` connects to each server, not to a host
+    named "@(main.servers)")."""
+    if not isinstance(rval, ast.List):
+        return rval
+    items = list(rval.items)
+    changed = False
+    for i, item in enumerate(items):
+        if isinstance(item, ast.Scalar) and item.value[:1] == "$":
+            inner = naked_reference(item.value, "$")
+            if inner is not None and isinstance(params.get(inner), ListArgument):
+                items[i] = ast.Scalar(f"@({inner})", item.kind, item.coord, item.quote)
+                changed = True
+    return ast.List(tuple(items), rval.coord) if changed else rval
+
+
 class _ParamContext:
     """The evaluation context seen inside a body: its parameters first."""
+
+    in_body = True      # (an @(name) of a scalar is taken without cf-agent's warning)
 
     def __init__(self, ctx: Any, params: dict[str, Any], namespace: str) -> None:
         self._ctx = ctx

@@ -246,7 +246,8 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
 
 def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
                     full_check: bool = True, cache: bool = False,
-                    bundle_path: Any = (), warn_locking: bool = False) -> Any:
+                    bundle_path: Any = (), warn_locking: bool = False,
+                    check_writable: bool = True) -> Any:
     """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
     view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
     receives what loading logs.  A missing ``path`` loads nothing but the host data
@@ -261,6 +262,7 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
         agent.policy_cache = _policy_cache(agent)
     # cf-lite-promises says what cf-promises says of promise locking (cfpromise.agent.lockwarn)
     agent.warn_locking = warn_locking
+    agent.check_not_writable = check_writable     # (cf-promises reads writable policy)
     install_facts(agent)
     if os.path.exists(path):
         load(agent)             # evaluates the common bundles as it loads their files
@@ -450,6 +452,14 @@ def _run(agent: Any) -> int:
             raise
         for message in exc.messages:        # what the validating cf-promises says
             print(f"   error: {message}", file=sys.stderr)
+        print("   error: Policy failed validation", file=sys.stderr)
+        return failsafe(agent)
+    except FatalFunctionError as exc:
+        # a literal argument a built-in refuses, met while the policy's variables are
+        # evaluated: the validating cf-promises evaluates them too, and exits there
+        if not augments.validating(agent):
+            raise
+        print(f"   error: Fatal CFEngine error: {exc}", file=sys.stderr)
         print("   error: Policy failed validation", file=sys.stderr)
         return failsafe(agent)
     except (PolicyError, LoadError) as exc:

@@ -45,9 +45,13 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
     None when a file of the same content was read already: cf-agent loads a text once,
     whatever its name (LoadPolicyFile's "duplicate (detected by hash)"), so two copies of
     a module do not define its bundles twice."""
-    if insecure(path):
-        raise LoadError([Diagnostic(_coord(path), f"File '{path}' is writable by group or "
-                                                  "others (security exception): refusing to read it")],
+    if getattr(agent, "check_not_writable", True) and insecure(path):
+        # (cf-promises reads it: its check_not_writable_by_others is off)
+        from cfpromise.promises.api import shown_path
+        shown = shown_path(path, getattr(agent.options, "start_dir", ""))
+        owner = os.stat(path).st_uid
+        raise LoadError([Diagnostic(_coord(path), f"File {shown} (owner {owner}) is writable "
+                                                  "by others (security exception)")],
                         fatal=True)
     cache = agent.policy_cache
     cached = digest = None

@@ -61,11 +61,25 @@ _LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 _MEMO: dict[int, dict[tuple[int, str], bool]] = {}
 
 
+class _RefusedArgument(FatalError):
+    """A built-in's literal argument refused while cf-agent expands every promise at load
+    (``if => fileexists("rel/x")`` in any bundle): "Fatal CFEngine error: In function
+    ...", exit 1, before any bundle runs (cf-promises evaluates only vars: no failsafe)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.messages = ()
+        self.final = text
+
+
 def check_policy(agent: Any) -> None:
     """Raise FatalError, as cf-agent stops, on the first promise that fails the check."""
+    from cfpromise.eval.functions.api import FatalFunctionError
     _MEMO.clear()
     try:
         _check_policy(agent)
+    except FatalFunctionError as exc:
+        raise _RefusedArgument(str(exc)) from None
     finally:
         _MEMO.clear()
 
@@ -212,10 +226,27 @@ def _candidates(agent: Any, ptype: str, table: dict[str, Any],
     return out
 
 
+def _literal_calls(rval: Any, out: list[ast.FnCall]) -> list[ast.FnCall]:
+    """The calls in ``rval`` (nested ones too) with a literal argument to check."""
+    if isinstance(rval, ast.FnCall):
+        if any(isinstance(a, ast.Scalar) and "$" not in a.value for a in rval.args):
+            out.append(rval)
+        for a in rval.args:
+            _literal_calls(a, out)
+    elif isinstance(rval, ast.List):
+        for item in rval.items:
+            _literal_calls(item, out)
+    return out
+
+
 def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) -> None:
     candidates = _candidates(agent, ptype, table, promise)
     bodies = _body_candidates(agent, ptype, table, promise)
-    if not candidates and not bodies:
+    calls: list[ast.FnCall] = []
+    if ptype not in ("vars", "meta"):       # (those: evaluated, so checked, already)
+        for c in promise.constraints:
+            _literal_calls(c.rval, calls)
+    if not candidates and not bodies and not calls:
         return
     ctx = agent.ctx
     facts = guard_info(agent.infos, promise)
@@ -228,6 +259,12 @@ def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) 
             return
     if promise.get("depends_on") is not None:
         return                              # no handle is done yet: excluded
+    if calls:
+        from cfpromise.eval.argcheck import check_args
+        for call in calls:
+            check_args(call.name, call.args, agent.out.log)
+        if not candidates and not bodies:
+            return
     ev = RvalEvaluator(ctx, {})
     promiser = ev.text(promise.promiser)
     if ptype == "classes":
@@ -266,6 +303,9 @@ def _type_match(agent: Any, file: str, lval: str, value: Any, attr: Any) -> None
     if error is not None:
         from cfpromise.agent.showeval import list_text
         shown = list_text(value) if isinstance(value, list) else value
+        from cfpromise.promises.api import shown_path
+        file = shown_path(file, getattr(agent, "start_dir", "") or
+                          getattr(getattr(agent, "options", None), "start_dir", ""))
         raise FatalError(f"{file}:0:0: In attribute '{lval}', {error}. "
                          f"Given attribute value '{shown}'")
 

@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args),
                                 define=args.define, full_check=args.full or args.lint, cache=True,
-                                bundle_path=args.bundle_path, warn_locking=True)
+                                bundle_path=args.bundle_path, warn_locking=True,
+                                check_writable=False)
         if not os.path.exists(path):
             print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or "
                   "directory)", file=sys.stderr)

@@ -17,8 +17,9 @@ reference:
   expanded) that iteration of the promise is skipped, as over an empty list;
 * a JSON null is no value: while iterating it is an empty list (the promise is
   skipped), otherwise it stays as written like an undefined reference;
-* a substituted value that itself holds references is expanded again, as
-  cf-agent does (a variable never expands inside its own value).
+* a substituted value that itself holds references is substituted as it is, and
+  the result is unresolved, as in cf-agent (whose vars promises expand their own
+  value once more: :mod:`cfpromise.promises.vars`).
 
 Iteration (:func:`combinations`) repeatedly "probes" a promise: each
 :class:`NeedIteration` forks the bindings once per value of that list, the
@@ -228,35 +229,39 @@ class Expander:
                 # all, so the promise is skipped (as over an empty list)
                 raise NeedIteration(key, [])
             text = scalar_text(var.value)
-            if text is None:
-                self.unresolved = True
-                return f"${opening}{name}{closing}"
+            if text is None or ("$(" in text or "${" in text) and not holds_special(text):
+                self.unresolved = True          # (a value holding references: as is)
+                if text is None:
+                    return f"${opening}{name}{closing}"
             return text
         value = var.value
         if not isinstance(value, str):
             return str(value)
-        if "$" in value and key not in self.active and len(self.active) < 20:
-            # A value holding references is expanded again where it is used (cf-agent
-            # does); what does not resolve there stays as written without making the
-            # whole unresolved (mapdata's "key = $(this.k)" templates), and lists inside
-            # a value do not start an iteration.
-            self.active.add(key)
-            unresolved, iterate = self.unresolved, self.iterate
-            self.iterate = False
-            try:
-                value = self.expand(value)
-            finally:
-                self.active.discard(key)
-                self.unresolved, self.iterate = unresolved, iterate
+        if "$(" in value or "${" in value:
+            if not holds_special(value):
+                # cf-agent substitutes a value as it is: a reference it holds is not
+                # expanded where the value is used (only a vars promise's own value is
+                # expanded once more, promises/vars.py), and leaves the text unresolved
+                self.unresolved = True
+            elif key not in self.active and len(self.active) < 20:
+                # a template of maplist()/maparray()/mapdata() ("key = $(this.k)"):
+                # expanded where the function binds $(this...), what does not resolve
+                # there staying as written, no list inside starting an iteration
+                self.active.add(key)
+                unresolved, iterate = self.unresolved, self.iterate
+                self.iterate = False
+                try:
+                    value = self.expand(value)
+                finally:
+                    self.active.discard(key)
+                    self.unresolved, self.iterate = unresolved, iterate
         return value
 
     def scan(self, text: str) -> None:
         """What :meth:`expand` of ``text`` does to this expander -- the same
         :class:`NeedIteration` for the same list, ``unresolved`` set alike -- without
         building the text: iteration probes ask only which lists a promise meets
-        (:func:`combinations`).  A scalar's value is not expanded again here, since that
-        expansion never iterates and never marks the text unresolved (see
-        :meth:`_reference`); inner references (``$(a[$(k)])``) are expanded as usual."""
+        (:func:`combinations`).  Inner references (``$(a[$(k)])``) are expanded as usual."""
         if "$" not in text:
             return
         for inner, _opening, _tail in segments(text)[1]:
@@ -289,8 +294,12 @@ class Expander:
         if var.type == "data":
             if var.value is None and self.iterate:
                 raise NeedIteration(key, [])
-            if scalar_text(var.value) is None:
+            text = scalar_text(var.value)
+            if text is None or ("$(" in text or "${" in text) and not holds_special(text):
                 self.unresolved = True
+        elif isinstance(var.value, str) and ("$(" in var.value or "${" in var.value) \
+                and not holds_special(var.value):
+            self.unresolved = True
 
 
 def combinations(probe: Callable[[dict[str, str]], None]) -> Iterator[dict[str, str]]:

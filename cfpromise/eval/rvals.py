@@ -162,6 +162,14 @@ class RvalEvaluator:
                     if isinstance(var.value, dict):
                         out.extend(as_text(v) for v in var.value.values())
                         continue
+                    if isinstance(var.value, (str, int, float)) and var.type != "data":
+                        # a scalar: cf-agent warns and takes its value as the one item
+                        # (stdlib's by_name("d") gives leaf_name => { @(names) } "d")
+                        if not getattr(self.ctx, "in_body", False):   # (bodies: silent)
+                            self._warn(f"'{item.value}' failed - variable is not list but "
+                                       f"{var.type}")
+                        out.append(as_text(var.value))
+                        continue
                 elif naked_reference(item.value) is not None:
                     if drop_undefined:
                         self.unresolved = before
@@ -178,6 +186,15 @@ class RvalEvaluator:
             else:
                 out.append(as_text(value))
         return out
+
+    def _warn(self, message: str) -> None:
+        """A warning said once per run, in the order cf-agent first says it (the run's
+        function-message sink, which cf-promises' lines come first in)."""
+        sink = getattr(self.ctx, "fn_messages", None)
+        if sink is not None:
+            sink.say("warning", message, message)
+        elif hasattr(self.ctx, "log"):
+            self.ctx.log("warning", message)
 
     def call(self, call: ast.FnCall) -> Any:
         name = self.text(call.name) if "$" in call.name else call.name

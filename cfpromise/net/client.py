@@ -15,11 +15,13 @@ with a clear message instead of the agent crashing.
 """
 from __future__ import annotations
 
+import os
 import ssl
 
 from cfpromise.net import protocol as P
 from cfpromise.net.connection import (DEFAULT_PORT, MAX_DIR_ENTRIES, AccessDenied,  # noqa: F401
-                                      ConnectOptions, Connection, NetError, SetupError,
+                                      ConnectOptions, Connection, NetError, NoHostKey,
+                                      SetupError,
                                       TrustError, _recv_line, _tcp_connect, current_user,
                                       split_host_port)
 
@@ -30,6 +32,8 @@ def client_context(opts: ConnectOptions) -> ssl.SSLContext:
     try:
         hostkey = keys.load_host_key(opts.workdir)
     except keys.KeyError_ as exc:
+        if not os.path.exists(keys.private_key_path(opts.workdir)):
+            raise NoHostKey(str(exc)) from None
         raise SetupError(str(exc)) from None
     try:
         return tls.client_context(hostkey.private, opts.ciphers, opts.min_tls)

@@ -44,6 +44,11 @@ class SetupError(NetError):
     """This host cannot connect at all (no key pair, bad TLS settings)."""
 
 
+class NoHostKey(SetupError):
+    """No key pair in WORKDIR/ppkeys: cf-agent 3.21's TLSClientInitialize says so at
+    verbose level only ("in case it's a custom, local-only installation")."""
+
+
 @attrs.define
 class ConnectOptions:
     workdir: str

@@ -191,6 +191,18 @@ if TYPE_CHECKING:
                        keep_arrays: bool = False) -> Any: ...
 
 
+def shown_path(filename: str, start_dir: str) -> str:
+    """A policy file as cf-agent names it in its messages: the path as it was given, so
+    ``-f ./x.cf`` (which cf-lite keeps as ``$CWD/./x.cf``, the run's start directory
+    then the path given) is ``./x.cf``, and an input beside it ``./lib/y.cf``;
+    ``$(this.promise_filename)`` stays whole in both."""
+    if start_dir and filename.startswith(start_dir):
+        rest = filename[len(start_dir.rstrip("/")) + 1:]
+        if rest.startswith(("./", "../")):
+            return rest
+    return filename
+
+
 class PromiseRun:
     """One promise as a handler sees it.  A plain slotted class, not attrs: it is on
     every run's start path (see cfpromise/syntax/ast.py)."""
@@ -235,7 +247,26 @@ class PromiseRun:
         """cf-agent's line after a promise's error: ``Promise belongs to bundle 'b' in
         file 'f' near line N`` (the one spelling of it for every promise type)."""
         c = self.promise.coord
-        return f"Promise belongs to bundle '{self.bundle}' in file '{c.file}' near line {c.line}"
+        shown = shown_path(c.file, getattr(self.agent, "start_dir", ""))
+        return f"Promise belongs to bundle '{self.bundle}' in file '{shown}' near line {c.line}"
+
+    def promise_ref(self) -> list[str]:
+        """cf-agent's PromiseRef, every line: where the promise is, then its comment
+        (``Comment is '...'``) and its promisees (``This was a promise to ' {"a","b"}'``,
+        a list as RlistWrite writes it) when it has them."""
+        lines = [self.belongs_to()]
+        comment = self.attributes.get("comment")
+        if isinstance(comment, str):
+            lines.append(f"Comment is '{comment}'")
+        promisee = self.promisee
+        if isinstance(promisee, list) or isinstance(self.promise.promisee, ast.List):
+            items = promisee if isinstance(promisee, list) else [promisee]
+            if items:
+                written = ",".join('"' + str(i).replace('"', '\\"') + '"' for i in items)
+                lines.append(f"This was a promise to ' {{{written}}}'")
+        elif isinstance(promisee, str):
+            lines.append(f"This was a promise to '{promisee}'")
+        return lines
 
 
 if TYPE_CHECKING:

@@ -87,9 +87,10 @@ def _check_range(step: Step, kind: str, values: list[Any], listed: bool) -> None
     texts = [v for v in values if isinstance(v, str)]
     if all(_CONTEXT_RANGE.fullmatch(t) for t in texts):
         return
-    from cfpromise.promises.api import FatalError
+    from cfpromise.promises.api import FatalError, shown_path
     shown = (" {" + ",".join(f'"{t}"' for t in texts) + "}") if listed else texts[0]
-    raise FatalError(f"{step.promise.coord.file}:0:0: In attribute '{kind}', Context string "
+    where = shown_path(step.promise.coord.file, getattr(step.agent.options, "start_dir", ""))
+    raise FatalError(f"{where}:0:0: In attribute '{kind}', Context string "
                      f"is invalid/out of range. Given attribute value '{shown}'")
 
 

@@ -193,7 +193,8 @@ class ExecSpec:
 
 
 def _promise_ref(run: PromiseRun, level: str) -> None:
-    run.agent.log(level, run.belongs_to())
+    for line in run.promise_ref():
+        run.agent.log(level, line)
 
 
 def _resolve_privileges(run: PromiseRun, owner: Any, group: Any) -> Privileges | None | Outcome:

@@ -30,10 +30,13 @@ def evaluate(step: Step) -> Outcome | None:
     if use is None:
         name, args = step.promiser, []
     else:
+        before = ev.unresolved
         ref = reference(use.rval, ev)
         if ref is None:
             return Outcome.FAILED
         name, args = ref
+        if ev.unresolved and not before:
+            args = _expanded_again(step, args)
     if ev.unresolved:
         named = "$(" not in name and "${" not in name
         if not step.last and (not named or
@@ -84,3 +87,21 @@ def evaluate(step: Step) -> Outcome | None:
             step.ctx.set_var(run.bundle.namespace, run.bundle.name, f"{result}[{key}]",
                              "string", value)
     return outcome
+
+
+def _expanded_again(step: Step, args: list[Any]) -> list[Any]:
+    """cf-agent expands a bundle's arguments once more as it binds them, in the called
+    bundle's scope: a reference that a value brought in (a data container's or a
+    function-made array's element) resolves there when it is qualified; an unqualified
+    one names nothing yet and stays as written (so the parameter holds it)."""
+    from cfpromise.eval.expand import Expander
+    ctx = step.ctx
+    resolve = ctx.resolve_ref
+
+    def qualified(ref: str) -> Any:
+        return resolve(ref) if ("." in ref.split("[", 1)[0] or ":" in ref) else None
+
+    exp = Expander(qualified, ctx.current_bindings)
+    out = [exp.expand(a) if isinstance(a, str) and "$" in a else a for a in args]
+    step.ev.unresolved = any(isinstance(a, str) and ("$(" in a or "${" in a) for a in out)
+    return out

@@ -92,6 +92,8 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         raise FatalError(f"Variable '{step.run.bundle.namespace}:{scope}.{step.promiser}' expected a "
                          f"variable of type '{type_c.lval}', but was given incompatible value "
                          f"'{as_text(value)}'")
+    if type_c.lval != "data":
+        value = _expanded_again(step, value)
     if _unexpanded(step.promiser):
         # a name still holding a reference (keys from a list that is not defined):
         # cf-agent makes no variable of it
@@ -171,7 +173,9 @@ def _target(step: Step, scope: str) -> tuple[str, str] | None:
     if not legal:
         step.log("error", f"Variable identifier '{name}' is not legal")
         c = step.promise.coord
-        step.log("error", f"Promise belongs to bundle '{run.bundle.name}' in file '{c.file}' "
+        from cfpromise.promises.api import shown_path
+        shown = shown_path(c.file, getattr(step.agent.options, "start_dir", ""))
+        step.log("error", f"Promise belongs to bundle '{run.bundle.name}' in file '{shown}' "
                           f"near line {c.line}")
         return None
     return scope, name
@@ -272,6 +276,31 @@ def _epimenides(step: Step, value: Any) -> None:
             if expanded == text:
                 break
             text = expanded
+
+
+def _expanded_again(step: Step, value: Any) -> Any:
+    """cf-agent expands a vars promise's value twice (the ExpandDeRefPromise copy, then
+    VerifyVarPromise's EvaluateFinalRval): references that the first expansion brought
+    in -- a data container's or a function-made array's element, a function's result
+    (``readfile()``, ``readstringlist()``, ``getvalues()``...) -- are expanded once more,
+    in the promise's bundle, before the variable is stored; what does not resolve then
+    stays as written.  Data containers are stored as they are."""
+    if isinstance(value, str):
+        if "$" not in value:
+            return value
+    elif isinstance(value, list):
+        if not any(isinstance(v, str) and "$" in v for v in value):
+            return value
+    else:
+        return value
+    ev = step.ev
+    before = ev.unresolved
+    try:
+        if isinstance(value, str):
+            return ev.text(value)
+        return [ev.text(v) if isinstance(v, str) and "$" in v else v for v in value]
+    finally:
+        ev.unresolved = before
 
 
 def _unexpanded(text: str) -> bool:

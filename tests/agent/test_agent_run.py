@@ -164,7 +164,7 @@ def test_bad_policy_reports_the_position_then_fails_safe(tmp_path: Path, policy:
 def test_group_writable_policy_is_refused(tmp_path: Path) -> None:
     proc = agent(tmp_path, 'bundle agent main { reports: "x"; }', mode=0o664)
     assert proc.returncode == 1
-    assert "writable by group or others" in proc.stderr
+    assert "is writable by others (security exception)" in proc.stderr
 
 
 def test_missing_bundle_in_sequence_fails_validation(tmp_path: Path) -> None:

@@ -143,7 +143,7 @@ def test_group_writable_policy_is_fatal_without_failsafe(tmp_path: Path) -> None
     policy.chmod(0o664)
     proc = lite(wd, "-f", str(policy))
     assert proc.returncode == 1
-    assert "writable by group or others" in proc.stderr and GOING not in proc.stderr
+    assert "is writable by others (security exception)" in proc.stderr and GOING not in proc.stderr
 
 
 SERVER = """

@@ -151,7 +151,8 @@ class EditRun:
         self._result(outcome)
 
     def promise_ref(self, level: str = "error") -> None:
-        self.log(level, self.run.belongs_to())
+        for line in self.run.promise_ref():
+            self.log(level, line)
 
     @property
     def outcome(self) -> Outcome:

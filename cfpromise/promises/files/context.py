@@ -153,7 +153,8 @@ class FileRun:
         return Outcome.WARN
 
     def promise_ref(self, level: str = "error") -> None:
-        self.log(level, self.run.belongs_to())
+        for line in self.run.promise_ref():
+            self.log(level, line)
 
     @property
     def outcome(self) -> Outcome:

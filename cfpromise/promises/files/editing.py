@@ -153,6 +153,20 @@ def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:
     path = buffer.filename
     if fr.warn_only:
         changed = buffer.edits > 0 and buffer.lines != buffer.original
+        if fr.dry_run and not buffer.forced:
+            # -n: the edit promises said what they would do.  cf-agent's buffer holds
+            # none of those edits, only empty_file_before_editing's emptying: when an
+            # edit was due and the emptied buffer is not the file, it says "Should edit"
+            # too (even when the edits would have put the file back as it was)
+            if changed:
+                diff.report(fr.log, path, buffer.original, buffer.lines)
+            if buffer.edits > 0 and buffer.empty_before_use and buffer.original:
+                fr.should(f"Should edit file '{path}'")
+            elif changed:
+                fr.kept()
+            else:
+                fr.kept(f"No edit changes to file '{path}' need saving")
+            return
         if not changed:
             fr.kept(f"No edit changes to file '{path}' need saving")
             return
@@ -160,10 +174,6 @@ def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:
             for line in diff.item_warnings(buffer.original, buffer.lines):
                 fr.log("warning", line)
         diff.report(fr.log, path, buffer.original, buffer.lines)
-        if fr.dry_run and not buffer.forced:
-            # -n: the edit promises said what they would do (cf-agent adds nothing here)
-            fr.kept()
-            return
         fr.should(f"Should edit file '{path}'")
         return
     if buffer.edits <= 0 or buffer.lines == buffer.original:

@@ -56,8 +56,10 @@ def rxdirs_warning(fr: Any) -> None:
         return
     if perms.plus & 0o444:
         c = fr.run.promise.coord
+        from cfpromise.promises.api import shown_path
+        shown = shown_path(c.file, getattr(fr.run.agent, "start_dir", ""))
         fr.log("warning", f"Using the default value 'false' for attribute rxdirs (promiser: "
-                          f"{fr.run.promiser}, file: {c.file}:{c.line}), please set it "
+                          f"{fr.run.promiser}, file: {shown}:{c.line}), please set it "
                           "explicitly")
 
 

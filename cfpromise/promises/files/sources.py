@@ -187,6 +187,11 @@ def open_source(fr: Any, log: Callable[[str, str], None]) -> Any:
                 conn = client.connect(server, opts)
                 from cfpromise.net import lastseen
                 lastseen.record(opts.workdir, conn.address, conn.key_digest, incoming=False)
+            except client.NoHostKey:
+                # TLSClientInitialize: verbose only, the copy then finds no server
+                log("verbose", "No public/private key pair is loaded, please create one "
+                               "using cf-key")
+                conn = None
             except (client.TrustError, client.SetupError) as exc:
                 log("error", str(exc))
                 conn = None

@@ -210,7 +210,8 @@ def _signal_all(run: PromiseRun, matches: list[table.Process], result: _Results,
 
 
 def _promise_ref(run: PromiseRun, level: str) -> None:
-    run.agent.log(level, run.belongs_to())
+    for line in run.promise_ref():
+        run.agent.log(level, line)
 
 
 def sanity_checks(run: PromiseRun, bounds: tuple[int, int] | None) -> None:
@@ -219,7 +220,9 @@ def sanity_checks(run: PromiseRun, bounds: tuple[int, int] | None) -> None:
     restart = run.attributes.get("restart_class")
     signals = _list(run.attributes.get("signals"))
     count = run.body("process_count")
-    have_count = bool(count)
+    # cf-agent's haveprocess_count: the promise names a body, even one whose attributes
+    # all went (match_range => irange("$(undefined)", ...) is never called)
+    have_count = bool(count) or isinstance(run.attributes.get("process_count"), dict)
     if restart:
         if "term" in signals or "kill" in signals:
             log("warning", f"Promise '{run.promiser}' kills then restarts - never strictly "
