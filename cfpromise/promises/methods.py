@@ -37,22 +37,24 @@ def evaluate(step: Step) -> Outcome | None:
         name, args = ref
         if ev.unresolved and not before:
             args = _expanded_again(step, args)
+    named = "$(" not in name and "${" not in name
+    namespace = step.run.bundle.namespace
+    if named and agent.find_bundle(name, namespace) is None:
+        # VerifyMethod looks the bundle up before it binds any argument: a missing one is
+        # fatal in the first pass, whatever the arguments still wait for
+        agent.find_or_fail(name, namespace, step.where())
+        return Outcome.SKIPPED          # (ignore_missing_bundles)
     if ev.unresolved:
-        named = "$(" not in name and "${" not in name
-        if not step.last and (not named or
-                              agent.find_bundle(name, step.run.bundle.namespace) is not None):
+        if not step.last:
             return None         # (cf-lite waits for the values: docs/language.md, passes)
         if not named:
-            # VerifyMethod: the name as far as it expands names no bundle (cf-agent says
-            # this in pass 1 already; the bundle cannot be found, below)
+            # the name as far as it expands names no bundle (cf-agent says this in pass 1
+            # already)
             step.log("error", "A variable seems to have been used for the name of the "
                               "method. In this case, the promiser also needs to contain the "
                               "unique name of the method")
-            if agent.find_or_fail(name, step.run.bundle.namespace, step.where()) is None:
+            if agent.find_or_fail(name, namespace, step.where()) is None:
                 return Outcome.SKIPPED
-        elif agent.find_bundle(name, step.run.bundle.namespace) is None:
-            agent.find_or_fail(name, step.run.bundle.namespace, step.where())
-            return Outcome.SKIPPED      # (ignore_missing_bundles)
     attributes = agent.attributes(step)
     if attributes is None:
         return None
