@@ -51,3 +51,35 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
 def test_same_run_as_cf_agent(results: dict[str, tuple], name: str) -> None:
     reference, ours = results[name]
     assert ours == reference
+
+
+# Validation only (users/services promises must not run): cf-promises' verdict.
+_VAL_TAIL = ('bundle agent sb(a, b)\n{\n  reports:\n    "sb";\n}\n'
+             'bundle edit_xml ex(a, b)\n{\n}\n'
+             'bundle edit_line el(a, b)\n{\n}\n'
+             'body service_method sm\n{\n  service_bundle => sb("a");\n}\n')
+VALIDATION = {
+    "home_bundle_short": 'users:\n    "nouser" policy => "present", home_bundle => sb("a");',
+    "home_bundle_long": 'users:\n    "nouser" policy => "present", home_bundle => sb("a", "b", "c");',
+    "service_bundle_short": 'services:\n    "x" service_policy => "start", service_method => sm;',
+    "edit_xml_short": 'files:\n    "/nonexistent/x" edit_xml => ex("a");',
+    "edit_line_long": 'files:\n    "/nonexistent/x" edit_line => el("a", "b", "c");',
+    "usebundle_short": 'methods:\n    "m" usebundle => sb("a");',
+    "usebundle_right": 'methods:\n    "m" usebundle => sb("a", "b");',
+}
+
+
+@pytest.mark.parametrize("name", sorted(VALIDATION))
+def test_same_verdict_as_cf_promises(tmp_path, name: str) -> None:
+    import os
+    import subprocess
+    import sys
+    policy = tmp_path / "promises.cf"
+    policy.write_text('body common control\n{\n  bundlesequence => { "main" };\n}\n'
+                      f'bundle agent main\n{{\n  {VALIDATION[name]}\n}}\n' + _VAL_TAIL)
+    os.chmod(policy, 0o600)
+    ref = subprocess.run(["cf-promises", "-f", str(policy)], capture_output=True, text=True)
+    lite = subprocess.run([os.path.join(os.path.dirname(sys.executable), "cf-lite-promises"),
+                           "-f", str(policy)], capture_output=True, text=True)
+    assert ("arity" in lite.stdout + lite.stderr, lite.returncode) == \
+        ("arity" in ref.stdout + ref.stderr, ref.returncode)
