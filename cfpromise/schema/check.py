@@ -176,6 +176,14 @@ def _calls(policy: ast.Policy, sch: Schema) -> Iterator[ast.FnCall]:
             yield from _function_calls(c.rval, "usebundle" if ref else c.lval)
 
 
+def _arity_checked(ref: Reference) -> bool:
+    """cf-promises 3.21 checks the arity of ``usebundle`` calls only: an ``edit_line``,
+    ``edit_xml``, ``home_bundle`` or ``service_bundle`` call with the wrong number of
+    arguments validates, and cf-agent stops the run when it enters the bundle
+    (design-center's sketches rely on the validation: they pass cf-promises)."""
+    return ref.lval == "usebundle"
+
+
 def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
                        full: bool = True) -> list[Diagnostic]:
     """What cf-promises rejects once the whole policy is loaded; undefined bodies only
@@ -189,7 +197,7 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
         if full and ref.kind == "body" and ref.lval != "inherit_from" \
                 and index.find(ref) is None:
             out.append(Diagnostic(ref.coord, f"Undefined body {ref.name} with type {ref.types[0]}"))
-        if ref.kind == "bundle" and ref.nargs is not None:
+        if ref.kind == "bundle" and ref.nargs is not None and _arity_checked(ref):
             target = index.find(ref)
             if target is not None and len(target.args) != ref.nargs:
                 out.append(Diagnostic(ref.coord, f"Conflicting arity in calling bundle {ref.name}, "

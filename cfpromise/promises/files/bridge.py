@@ -147,8 +147,8 @@ _FALLBACK: dict[int, dict[str, dict[Any, Any]]] = {}
 def run_edit_bundle(agent: Any, call: Any, buffer: Any, namespace: str, filename: str,
                     bundle_type: str = "edit_line") -> Any:
     """AgentServices.run_edit_bundle, with two engine fixes done here until the engine has
-    them: a call with fewer arguments than the bundle has parameters runs with the missing
-    ones undefined, as in cf-agent (the service refuses it); and the files promise's
+    them: a call with no arguments to a bundle that has parameters runs with them
+    undefined, as in cf-agent (the service refuses it), another number is fatal; and the files promise's
     current step is restored afterwards (the engine resets it to None when a nested
     promise finishes, so later ``record_result`` calls of the files promise would be
     lost)."""
@@ -158,6 +158,11 @@ def run_edit_bundle(agent: Any, call: Any, buffer: Any, namespace: str, filename
         find = getattr(engine, "find_bundle", None)
         if callable(find):
             bundle = find(call.name, namespace, (bundle_type,))
+            if bundle is not None and call.args and len(call.args) != len(bundle.args) \
+                    and callable(getattr(engine, "scope_mismatch", None)):
+                # validation let it through (a namespaced or qualified call, as in
+                # cf-promises): cf-agent's ScopeAugment stops the run here
+                engine.scope_mismatch(bundle, list(call.args))
             if bundle is not None and len(call.args) < len(bundle.args):
                 from cfpromise.agent.outcome import Outcome, merge
                 from cfpromise.agent.services import edit_scope
