@@ -11,7 +11,9 @@ The shapes: each list type against scalar functions, in the bundlesequence's bun
 another agent bundle, in a common bundle, guarded by a class that holds or not, behind
 another bundle with reports, two such promises (the first in policy order is named), and
 the type mismatches cf-promises itself catches (a list function into a scalar type, a
-non-number into int/real, a string function into data).
+non-number into int/real, a string function into data); then number attributes written as
+non-numbers in bodies, control bodies and promises (cf-promises' "Failed to parse integer
+number: x" log line, then "FILE:LINE:COL: error: Cannot parse value as integer").
 
 Each case's name starts with ``errors_once_``: cf-agent's count of a vars promise's
 errors includes the cf-promises run it makes, so the errors are compared as distinct
@@ -133,6 +135,44 @@ reports:
   "r" with => "@(l)";
 }
 bundle agent zz { vars: "y" slist => concat("a"); }
+""")
+
+# -- a number attribute written as a non-number, in bodies and promises ---------------
+# cf-promises' CheckConstraintTypeMatch: the parser's own line ("Failed to parse integer
+# number: x"), then "FILE:LINE:COL: Cannot parse value as integer" (a real: "Real value is
+# out of range"); the agent goes to its failsafe
+_BODY_NUMBERS = (
+    ("action", "ifelapsed", 'action => ab', "files", '"/tmp/cflite-typeerrors-x"'),
+    ("action", "expireafter", 'action => ab', "reports", '"r"'),
+    ("classes", "persist_time", 'classes => ab', "reports", '"r"'),
+    ("contain", "exec_timeout", 'contain => ab', "commands", '"/bin/true"'),
+    ("copy_from", "timeout", 'copy_from => ab', "files", '"/tmp/cflite-typeerrors-y"'),
+    ("depth_search", "depth", 'depth_search => ab', "files", '"/tmp/cflite-typeerrors-z"'),
+)
+for btype, lval, ref, ptype, promiser in _BODY_NUMBERS:
+    for label, value in (("x", "x"), ("unit", "5q"), ("empty", ""), ("space", "1 2"),
+                         ("real", "1.5")):
+        extra = ' source => "/etc/hostname";' if btype == "copy_from" else ""
+        case(f"body_{btype}_{lval}_{label}", f"""
+body {btype} ab {{ {lval} => "{value}";{extra} }}
+bundle agent main {{ {ptype}: {promiser} {ref}; reports: "main ran"; }}
+""")
+for ctype, lval in (("agent", "ifelapsed"), ("agent", "default_timeout"),
+                    ("executor", "splaytime"), ("monitor", "forgetrate"),
+                    ("common", "bwlimit")):
+    for label, value in (("x", "x"), ("unit", "3z")):
+        case(f"control_{ctype}_{lval}_{label}", f"""
+body {ctype} control {{ {lval} => "{value}"; }}
+bundle agent main {{ reports: "main ran"; }}
+""")
+for label, value in (("x", "x"), ("neg", "-"), ("frac", "1.5"), ("empty", "")):
+    case(f"promise_printfile_{label}", f"""
+bundle agent main {{ reports: "r" printfile => pf; }}
+body printfile pf {{ file_to_print => "/etc/hostname"; number_of_lines => "{value}"; }}
+""")
+case("numbers_two_errors", """
+body action a1 { ifelapsed => "x"; expireafter => "y"; }
+bundle agent main { vars: "n" int => "z"; "r" real => "w"; reports: "r" action => a1; }
 """)
 
 NAMES = [c[0] for c in CASES]
