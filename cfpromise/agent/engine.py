@@ -194,6 +194,9 @@ class Agent(PromiseEvaluation, Recording):
         # (other sections evaluated, files added), and results that are not final yet
         self.world_changes = 0
         self.deferrals = 0
+        # a vars promise whose function gave a scalar for a list type, as the policy's
+        # evaluation at load found it: id(promise) -> (type, value) (cfpromise.agent.precheck)
+        self.scalar_lists: dict[int, tuple[str, str]] = {}
         self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
         self.policy_digests: set[bytes] = set()     # content of the files read (policyfile)
         # hooks: a bundle no file defines, (name, namespace, types) -> Bundle | None

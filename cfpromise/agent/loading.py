@@ -130,11 +130,12 @@ def _load(agent: Any) -> None:
     queue: list[ast.Policy] = [first]
     pending: list[tuple[ast.Rval, str]] = []
     missing: list[Diagnostic] = []
+    broken: list[Diagnostic] = []       # the errors of input files that failed to load
     progress = True
     from cfpromise.agent.autoload import Autoloader
     autoloader = agent.autoloader = Autoloader(agent)
     while True:
-        _load_inputs(agent, base, seen, queue, pending, missing, progress)
+        _load_inputs(agent, base, seen, queue, pending, missing, progress, broken)
         progress = False
         # bundles and bodies named but defined nowhere: from the bundle path, whose files
         # may have inputs and references of their own
@@ -146,6 +147,8 @@ def _load(agent: Any) -> None:
         # cf-agent and cf-promises report it and go on without that input
         written = rval.value if isinstance(rval, ast.Scalar) else _written(rval)
         agent.out.log("error", f"Unresolved variable '{written}' in input list, cannot parse")
+    if broken:
+        raise LoadError(broken + missing, parse_time=True)
     if missing:
         raise LoadError(missing)
     # cf-promises checks bodies only for a runnable policy (one with body common control)
@@ -173,9 +176,14 @@ def _guarded_inputs(agent: Any, policy: ast.Policy) -> list[ast.Rval]:
     return out
 
 
+# an error of an input file after which cf-promises reads no other file
+# ("Promise type 'x' not supported by 'y' bundle type", "Duplicate promise handle h found")
+_STOPS = ("bundle type", "Duplicate promise handle")
+
+
 def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                  pending: list[tuple[ast.Rval, str]], missing: list[Diagnostic],
-                 progress: bool) -> None:
+                 progress: bool, broken: list[Diagnostic]) -> None:
     """Read ``queue``'s files and the inputs they name (and those files' inputs...)
     until no input resolves any more; ``pending`` keeps the unresolved ones."""
     while queue or (pending and progress):
@@ -212,11 +220,24 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 seen.add(real)
                 if not os.path.isfile(full):
                     if not agent.control_flag("ignore_missing_inputs"):
-                        missing.append(Diagnostic(rval.coord if rval.coord.line else _coord(naming),
+                        # cf-promises says it (a plain log line) and reads no other file
+                        missing.append(Diagnostic(_coord(naming),
                                                   f"Can't stat file '{full}' for parsing. "
                                                   "(stat: No such file or directory)"))
+                        raise LoadError(broken + missing, parse_time=bool(broken))
                     continue
-                included = _read(agent, full)
+                try:
+                    included = _read(agent, full)
+                except (LoadError, PolicyError) as exc:
+                    if getattr(exc, "fatal", False):
+                        raise
+                    # cf-promises says what is wrong with it and reads the other files
+                    # (not the inputs this one names): every file's errors, then the verdict
+                    broken.extend(exc.diagnostics)
+                    if any(stop in d.message for d in exc.diagnostics for stop in _STOPS):
+                        # (its check of the file's promise types ends the reading)
+                        raise LoadError(broken, parse_time=True) from None
+                    continue
                 if included is None:        # the same text as a file read already
                     continue
                 agent.add_policy(included)

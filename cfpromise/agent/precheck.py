@@ -82,6 +82,7 @@ def check_policy(agent: Any) -> None:
         raise _RefusedArgument(str(exc)) from None
     finally:
         _MEMO.clear()
+        agent.scalar_lists.clear()
 
 
 def _check_policy(agent: Any) -> None:
@@ -95,6 +96,11 @@ def _check_policy(agent: Any) -> None:
                 if table is None:
                     continue                # a custom promise type: its module checks
                 for promise in section.promises:
+                    if section.name == "vars" and id(promise) in agent.scalar_lists:
+                        lval, shown = agent.scalar_lists[id(promise)]
+                        raise FatalError(f"{promise.coord.file}:0:0: In attribute '{lval}', "
+                                         "Attempted to give a scalar to a non-scalar type. "
+                                         f"Given attribute value '{shown}'")
                     try:
                         _check(agent, section.name, table, promise)
                     except NeedIteration:

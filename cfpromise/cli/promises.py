@@ -84,7 +84,9 @@ def _report(diagnostics: list[Diagnostic]) -> None:
             lines = sources[d.coord.file]
             if lines is not None and d.coord.line <= len(lines):
                 d = Diagnostic(d.coord, d.message, d.severity, lines[d.coord.line - 1])
-        print(d.render(), file=sys.stderr)
+        # (a message with no place in the policy is a plain log line, as cf-promises has it)
+        print(d.render() if d.coord.line > 0 else f"   {d.severity}: {d.message}",
+              file=sys.stderr)
 
 
 def _output(args: Any) -> Any:

@@ -160,6 +160,7 @@ if TYPE_CHECKING:
         persistent: Any                # persistent classes (cfpromise.agent.persistence)
         trace: Any                     # the -v trace, or None
         deferrals: int                 # results that are not final yet (agent.settle)
+        scalar_lists: dict[int, tuple[str, str]]   # vars promise -> (list type, scalar value)
 
         def attributes(self, step: Any) -> dict[str, Any] | None:
             """Every constraint of ``step`` evaluated, bodies resolved; None: wait."""

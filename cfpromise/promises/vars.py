@@ -88,10 +88,14 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
             return None if not step.last else Outcome.SKIPPED
     if type_c.lval in LIST_TYPES and isinstance(type_c.rval, ast.FnCall) \
             and not isinstance(value, list):
-        from cfpromise.promises.api import FatalError
-        raise FatalError(f"Variable '{step.run.bundle.namespace}:{scope}.{step.promiser}' expected a "
-                         f"variable of type '{type_c.lval}', but was given incompatible value "
-                         f"'{as_text(value)}'")
+        # cf-agent says so (each time it evaluates it) and defines nothing; its type check
+        # at load then stops the run on it (cfpromise.agent.precheck)
+        step.log("error", f"Variable '{step.run.bundle.namespace}:{scope}.{step.promiser}' "
+                          f"expected a variable of type '{type_c.lval}', but was given "
+                          f"incompatible value '{as_text(value)}'")
+        step.log("error", _belongs(step))
+        step.agent.scalar_lists.setdefault(id(step.promise), (type_c.lval, as_text(value)))
+        return None if not step.last else Outcome.SKIPPED
     if type_c.lval != "data":
         value = _expanded_again(step, value)
     if _unexpanded(step.promiser):
@@ -172,13 +176,17 @@ def _target(step: Step, scope: str) -> tuple[str, str] | None:
             return prefix, name[dot + 1:]
     if not legal:
         step.log("error", f"Variable identifier '{name}' is not legal")
-        c = step.promise.coord
-        from cfpromise.promises.api import shown_path
-        shown = shown_path(c.file, getattr(step.agent.options, "start_dir", ""))
-        step.log("error", f"Promise belongs to bundle '{run.bundle.name}' in file '{shown}' "
-                          f"near line {c.line}")
+        step.log("error", _belongs(step))
         return None
     return scope, name
+
+
+def _belongs(step: Step) -> str:
+    """cf-agent's line after a vars promise's error."""
+    from cfpromise.promises.api import shown_path
+    c = step.promise.coord
+    shown = shown_path(c.file, getattr(step.agent.options, "start_dir", ""))
+    return f"Promise belongs to bundle '{step.run.bundle.name}' in file '{shown}' near line {c.line}"
 
 
 _WRAP = 1 << 64

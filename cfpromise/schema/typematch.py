@@ -19,6 +19,7 @@ run, in cf-agent's words, or None; a value still holding a reference is never an
 """
 from __future__ import annotations
 
+from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 from cfpromise.schema.values import ValueError_, is_unexpanded, parse_int, parse_real
 
 TYPE_CHECKING = False
@@ -33,8 +34,21 @@ _LISTS = {"slist": "string", "ilist": "int", "rlist": "real", "olist": "option",
 
 
 def _regex(range_: str) -> re.Pattern[str] | None:
-    from cfpromise.schema.validate import _compiled
+    """The range as a pattern, compiled as the parse-time checks compile it (not imported
+    from cfpromise.schema.validate, which checks number literals with this module)."""
     return _compiled(range_)
+
+
+@lru_cache(maxsize=512)
+def _compiled(range_: str) -> re.Pattern[str] | None:
+    import warnings
+    from cfpromise.fast import precompiled
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # PCRE ranges like [+-=] make re warn
+        try:
+            return precompiled.compile(range_)
+        except precompiled.error:
+            return None
 
 
 def _naked(text: str) -> bool:

@@ -37,6 +37,8 @@ _COMPATIBLE = {("string", "slist"), ("string", "context"), ("context", "string")
                ("string", "option"), ("context", "option"), ("string", "clist"),
                ("string", "bundle"), ("string", "body"), ("int", "string"), ("real", "string")}
 ABSPATH_RANGE = '"?(/.*)'
+# the number types a literal is checked as (a list's items as its item type)
+_NUMBER_KINDS = {"int": "int", "ilist": "int", "real": "real", "rlist": "real"}
 
 
 
@@ -101,6 +103,18 @@ class _Checker:
             return
         if attr.type in ("string", "slist"):
             self.string_in_range(text, attr, coord)
+            return
+        number = _NUMBER_KINDS.get(attr.type)
+        if number is not None:
+            # cf-promises' CheckConstraintTypeMatch: the parser's own words first
+            # ("Failed to parse integer number: x", a plain log line), then its verdict
+            # at the value ("Cannot parse value as integer", "Real value is out of range")
+            from cfpromise.schema.typematch import type_match
+            logged, error = type_match(attr.name, text, number, attr.range)
+            if error is not None:
+                for message in logged:
+                    self.errors.append(Diagnostic(Coord(coord.file, 0, 0), message))
+                self.error(coord, error)
             return
         checker = CHECKERS.get(attr.type)
         if checker is None:

@@ -547,7 +547,11 @@ def from_yaml(text: str) -> Any:
                 stack.pop()
                 keys.pop()
     except yaml.YAMLError as exc:
-        raise JsonError(f"libyaml internal failure: {exc}") from None
+        # libyaml stops at the error; cf-agent 3.21 keeps what its events built until
+        # then (open containers closed, a key without its value left out): "[" is [],
+        # "a: [" is {"a": []}; nothing built at all is the error
+        if not root:
+            raise JsonError(f"libyaml internal failure: {exc}") from None
     if not root:
         raise JsonError("No data")
     return copy(root[0])

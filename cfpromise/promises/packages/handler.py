@@ -128,6 +128,22 @@ def _body_problem(run: PromiseRun, body: ModuleBody | None) -> Outcome | None:
     return None
 
 
+def _no_module(agent: Any, problem: str) -> None:
+    """NewPackageModuleWrapper's error for a module it cannot run, as cf-agent 3.21 says
+    it: the path and the errno's text."""
+    import os
+    import re
+    found = re.match(r"Cannot find package module at location '(.*)' or access to file is "
+                     r"restricted \(", problem)
+    if found is None:
+        agent.log("error", problem)
+        return
+    path = found.group(1)
+    errno_text = "No such file or directory" if not os.path.exists(path) else "Permission denied"
+    agent.log("error", f"Cannot find package module at location '{path}' or access to file "
+                       f"is restricted: {errno_text}")
+
+
 class ModulePromise:
     """One package-module promise being actuated."""
 
@@ -166,6 +182,14 @@ class ModulePromise:
         self.options = self.promise_options or body.default_options
         try:
             self.mod = self.module(body)
+        except ModuleError as exc:
+            # HandleNewPackagePromiseType when NewPackageModuleWrapper fails: its words
+            # (the path and errno), then the promise's, and the promise fails
+            _no_module(self.agent, str(exc))
+            self.agent.log("error", "Some error occurred while contacting package module "
+                                    f"for promise '{self.run.promiser}'")
+            return Outcome.FAILED
+        try:
             outcome = self.present() if self.policy == "present" else self.absent()
         except ModuleError as exc:
             self.agent.log("error", f"{exc} ({self.run.where()})")

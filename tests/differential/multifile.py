@@ -1,0 +1,56 @@
+"""Generated cases: several input files with errors (issue #26).
+
+cf-promises 3.21 reads every input file even after one has errors: it reports each file's
+errors, in the order it reads them, skips the inputs a broken file names, then gives its
+verdict ("There are syntax errors in policy files") and fails; cf-agent shows what that
+cf-promises says and goes to its failsafe.  The shapes: three inputs, each fine or broken
+in one of several ways (an unknown attribute, a duplicate handle, a non-number, a
+promise type the bundle does not take: after that one cf-promises reads no other file), a broken file naming inputs of its own, an entry file
+with errors, a missing input beside a broken one.  (Syntax errors are left out: the
+parser's recovery says other words, a difference of its own in docs/language.md.)
+"""
+from __future__ import annotations
+
+import itertools
+
+CASES: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
+
+_KINDS = {
+    "ok": 'bundle agent %s { reports: "%s ran"; }\n',
+    "attr": 'bundle agent %s { reports: "%s" nosuch_attr => "x"; }\n',
+    "dup": 'bundle agent %s { vars: "x" string => "1", handle => "h%s"; "y" string => "2", handle => "h%s"; }\n',
+    "int": 'bundle agent %s { vars: "x" int => "q%s"; }\n',
+    "ptype": 'bundle edit_line %s { commands: "/bin/%s"; }\n',
+}
+_ENTRY = 'body common control { inputs => { %s }; }\nbundle agent main { reports: "main"; }\n'
+
+for kinds in itertools.product(("ok", "attr", "dup", "int", "ptype"), repeat=2):
+    if kinds == ("ok", "ok"):
+        continue
+    files = {"promises.cf": _ENTRY % '"a.cf", "b.cf", "c.cf"'}
+    for name, kind in zip("ab", kinds):
+        files[f"{name}.cf"] = _KINDS[kind] % ((name,) * _KINDS[kind].count('%s'))
+    files["c.cf"] = _KINDS["attr"] % ("c", "c")
+    CASES.append((f"multifile_{'_'.join(kinds)}", files, ()))
+
+for kind in ("attr", "int", "ptype"):
+    CASES.append((f"multifile_nested_{kind}", {
+        "promises.cf": _ENTRY % '"a.cf", "b.cf"',
+        "a.cf": 'body file control { inputs => { "d.cf" }; }\n' + _KINDS[kind] % (("a",) * _KINDS[kind].count("%s")),
+        "b.cf": _KINDS["attr"] % ("b", "b"),
+        "d.cf": _KINDS["attr"] % ("d", "d")}, ()))
+    CASES.append((f"multifile_entry_{kind}", {
+        "promises.cf": _ENTRY % '"a.cf"' + _KINDS[kind] % (("e",) * _KINDS[kind].count("%s")),
+        "a.cf": _KINDS["attr"] % ("a", "a")}, ()))
+    CASES.append((f"multifile_missing_{kind}", {
+        "promises.cf": _ENTRY % '"nosuch.cf", "a.cf"',
+        "a.cf": _KINDS[kind] % (("a",) * _KINDS[kind].count("%s"))}, ()))
+
+NAMES = [c[0] for c in CASES]
+_STOPPED_PARSE = ("after a file's promise-type or handle check fails, cf-promises still parses the "
+                  "next input (its parser's plain 'Failed to parse integer number' line "
+                  "appears, not the file's diagnostics); cf-lite reads no further file")
+EXPECTED_DIFFERENCES: dict[str, str] = {
+    "multifile_dup_int": _STOPPED_PARSE,
+    "multifile_ptype_int": _STOPPED_PARSE,
+}
