@@ -62,6 +62,15 @@ def _defined(agent: Any, name: str, lval: str, namespace: str, types: tuple[str,
     return find_block(agent.bundles, name, namespace, types) is not None
 
 
+def say_once_known(agent: Any, facts: Any, bundle: ast.Bundle) -> None:
+    """Log what expanding the promise of ``facts`` says (worked out on first use and
+    kept in its PromiseInfo: an empty tuple once it is known to say nothing)."""
+    said = facts.apparent
+    if said is None:
+        said = facts.apparent = lines(agent, bundle, facts.promise)
+    say(agent, said)
+
+
 def say(agent: Any, said: tuple[str, ...]) -> None:
     """Log the lines :func:`lines` worked out for a promise."""
     for line in said:

@@ -28,7 +28,8 @@ from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError,
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.promisehash import identity as promise_identity
-from cfpromise.agent.promiseinfo import guard_info, info as promise_info, quoted_guard
+from cfpromise.agent.promiseinfo import (calls_a_function, guard_info, info as promise_info,
+                                         quoted_guard)
 from cfpromise.eval.context import spaced_names
 from cfpromise.eval.expand import combinations
 from cfpromise.eval.functions.api import Variable
@@ -72,11 +73,8 @@ class PromiseEvaluation:
             return
         if not facts.complete:
             facts.finish()      # the rest of the facts, once the guard holds
-        said = facts.apparent           # what DeRefCopyPromise says of its bare words
-        if said is None:
-            said = facts.apparent = apparent.lines(self, run.bundle, promise)
-        if said:
-            apparent.say(self, said)
+        if facts.apparent != ():        # what DeRefCopyPromise says of its bare words
+            apparent.say_once_known(self, facts, run.bundle)
         prelock = ptype in BEFORE_LOCK_TYPES and (
             (needs := BEFORE_LOCK_TYPES[ptype]) is None or promise.get(needs) is not None)
         if facts.static and self.trace is None and (id(promise), ()) in run.done \
@@ -279,7 +277,7 @@ class PromiseEvaluation:
                 names = self.var_names[id(run.bundle)] = {n for n, c in counts.items() if c > 1}
             joined = "".join(promise_info(self.infos, promise).texts)
             found = promise.promiser not in names and "$" not in joined and \
-                "@" not in joined and not _calls_a_function(promise)
+                "@" not in joined and not calls_a_function(promise)
             cache[id(promise)] = found
         return found
 
@@ -326,19 +324,14 @@ class PromiseEvaluation:
                 self.failed_condition = lval
                 return None if not last else False
             values.append((lval, value))
-            if isinstance(value, bool):
-                truth = value
-            else:
-                text = as_text(value)
-                truth = self.ctx.eval_class_expr(text)
-                if lval == "unless" and not truth and spaced_names(text):
-                    # an expression cf-agent cannot evaluate (it said so): an unless
-                    # waits for the last pass, as an unresolved one does
-                    if not last:
-                        self.failed_condition = lval
-                        return None
-                    self.failed_condition = "-unless"
-                    continue
+            text = "" if isinstance(value, bool) else as_text(value)
+            truth = self.ctx.eval_class_expr(text) if text else value is True
+            if lval == "unless" and text and not truth and spaced_names(text):
+                # refused by cf-agent (it said so): waits for the last pass, as unresolved
+                self.failed_condition = "-unless" if last else lval
+                if not last:
+                    return None
+                continue
             if (lval == "unless") == truth:
                 self.failed_condition = lval
                 return False
@@ -590,15 +583,6 @@ class PromiseEvaluation:
         else:
             self.out.log("verbose", f"Not actuated (not supported yet): {step.where()}")
         return Outcome.SKIPPED
-
-
-def _calls_a_function(promise: ast.Promise) -> bool:
-    # (loops, not any() over a generator: one that stops early costs its GeneratorExit)
-    for c in promise.constraints:
-        for r in ast.walk_rval(c.rval):
-            if isinstance(r, ast.FnCall):
-                return True
-    return False
 
 
 class _SkippedStep:

@@ -167,3 +167,13 @@ def quoted_guard(ctx: Any, promise: ast.Promise) -> bool | None:
     if exp.unresolved or not ctx.eval_class_expr(guard):
         return None
     return False
+
+
+def calls_a_function(promise: ast.Promise) -> bool:
+    """Whether any constraint of ``promise`` calls a function."""
+    # (loops, not any() over a generator: one that stops early costs its GeneratorExit)
+    for c in promise.constraints:
+        for r in ast.walk_rval(c.rval):
+            if isinstance(r, ast.FnCall):
+                return True
+    return False

@@ -401,17 +401,15 @@ def _check_parent_directory(fr: FileRun, path: str) -> None:
     basedir = os.path.dirname(path) if os.path.basename(path) == "." else path
     basedir = os.path.dirname(basedir.rstrip("/") or "/")
     st = fr.stat(basedir)
-    if st is None:
-        try:                                    # what chdir() would say (ENOTDIR too)
-            os.stat(basedir)
-            problem = "No such file or directory"
-        except OSError as exc:
-            problem = exc.strerror or "No such file or directory"
-    elif not stat.S_ISDIR(st.st_mode):
-        problem = "Not a directory"
-    else:
+    if st is not None and stat.S_ISDIR(st.st_mode):
         _change_dir(basedir)
         return
+    problem = "Not a directory"
+    if st is None:
+        try:                                    # what chdir() would say (ENOTDIR too)
+            problem = "No such file or directory" if os.stat(basedir) else problem
+        except OSError as exc:
+            problem = exc.strerror or "No such file or directory"
     fr.log("error", f"Failed to chdir into '{basedir}'. (chdir: '{problem}')")
 
 
