@@ -73,7 +73,20 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
                                    for name, (lines, extra) in VARS.items()])
 
 
+# Known differences, each with its reason (the test fails when one starts agreeing).
+EXPECTED_DIFFERENCES = {
+    name: "order only, as r_late_methods (test_passes_differential): a bundle argument still "
+          "holding a reference after the call's second expansion waits for the last pass in "
+          "cf-lite (the values are the same); cf-agent 3.21 calls the bundle in pass 1, so its "
+          "report comes before the caller's. To align with the methods waiting rule"
+    for name in ("param_brace", "param_other", "param_to_self")}
+
+
 @pytest.mark.parametrize("name", sorted(VARS))
 def test_same_run_as_cf_agent(results: dict[str, tuple], name: str) -> None:
     reference, ours = results[name]
+    if name in EXPECTED_DIFFERENCES:
+        assert ours != reference, "now agrees: drop it from EXPECTED_DIFFERENCES"
+        assert sorted(ours[2]) == sorted(reference[2]) and ours[3] == reference[3]
+        pytest.xfail(EXPECTED_DIFFERENCES[name])
     assert ours == reference
