@@ -45,8 +45,8 @@ def _string_verdict(text: str, range_: str) -> tuple[str, str] | None:
         return None
     if range_ == ABSPATH_RANGE:
         return None if text.startswith(("/", '"/')) else ("", "Filename is not an absolute path")
-    from cfpromise.schema.validate import _compiled
-    pattern = _compiled(range_)
+    from cfpromise.schema.typematch import compiled_range
+    pattern = compiled_range(range_)
     if pattern is None or pattern.fullmatch(text):
         return None
     return ("", "Empty scalar value is out of range" if text == ""

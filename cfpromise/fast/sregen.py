@@ -45,7 +45,8 @@ def requested_on_start() -> list[tuple[str, int]]:
     for name in START_PATH:
         importlib.import_module(name)
     from cfpromise.schema import schema
-    from cfpromise.schema.validate import ABSPATH_RANGE, _compiled
+    from cfpromise.schema.typematch import compiled_range
+    from cfpromise.schema.validate import ABSPATH_RANGE
     from cfpromise.schema.values import _regex
     from cfpromise.syntax.scanner import _scanner
     _scanner()
@@ -55,7 +56,7 @@ def requested_on_start() -> list[tuple[str, int]]:
             for attr in attributes.values():
                 if attr.type in ("string", "slist") and attr.range not in (None, "", ".*",
                                                                             ABSPATH_RANGE):
-                    _compiled(attr.range)
+                    compiled_range(attr.range)
                 elif attr.type in ("context", "clist") and attr.range:
                     _regex(attr.range)      # check_context's (else a cold check imports re)
     return list(precompiled.REQUESTED)

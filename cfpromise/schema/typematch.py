@@ -33,14 +33,10 @@ _LISTS = {"slist": "string", "ilist": "int", "rlist": "real", "olist": "option",
           "clist": "context"}
 
 
-def _regex(range_: str) -> re.Pattern[str] | None:
-    """The range as a pattern, compiled as the parse-time checks compile it (not imported
-    from cfpromise.schema.validate, which checks number literals with this module)."""
-    return _compiled(range_)
-
-
 @lru_cache(maxsize=512)
-def _compiled(range_: str) -> re.Pattern[str] | None:
+def compiled_range(range_: str) -> re.Pattern[str] | None:
+    """A syntax range as a pattern (None: one re cannot compile), for the run-time and the
+    parse-time checks (cfpromise.schema.validate) alike."""
     import warnings
     from cfpromise.fast import precompiled
     with warnings.catch_warnings():
@@ -109,7 +105,7 @@ def _string(lval: str, text: str, range_: str | None, logged: list[str]) -> str 
         from cfpromise.promises.files.modes import parse_mode
         if parse_mode(text, lambda _level, message: logged.append(message)) is None:
             return "Error parsing Unix permission string"
-    pattern = _regex(range_)
+    pattern = compiled_range(range_)
     if range_ == text or pattern is None or pattern.fullmatch(text):
         return None
     if is_unexpanded(text):
@@ -149,7 +145,7 @@ def _scalar(lval: str, text: str, kind: str, range_: str | None,
     if kind == "context":
         if not range_:
             return None
-        pattern = _regex(range_)
+        pattern = compiled_range(range_)
         return None if range_ == text or pattern is None or pattern.fullmatch(text) \
             else "Context string is invalid/out of range"
     if kind in ("irange", "rrange"):

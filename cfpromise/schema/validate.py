@@ -14,17 +14,12 @@ bundles, argument counts, duplicate handles) is :mod:`cfpromise.schema.check`.
 """
 from __future__ import annotations
 
-from cfpromise.fast import precompiled
-from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
 from cfpromise.schema.check import duplicates
+from cfpromise.schema.typematch import compiled_range, type_match
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
 from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import re
 
 # lvals whose function-call-looking rval is a parameterised bundle, not a function.
 BUNDLE_CALL_LVALS = frozenset({"bundlesequence", "edit_line", "edit_xml", "usebundle",
@@ -109,7 +104,6 @@ class _Checker:
             # cf-promises' CheckConstraintTypeMatch: the parser's own words first
             # ("Failed to parse integer number: x", a plain log line), then its verdict
             # at the value ("Cannot parse value as integer", "Real value is out of range")
-            from cfpromise.schema.typematch import type_match
             logged, error = type_match(attr.name, text, number, attr.range)
             if error is not None:
                 for message in logged:
@@ -132,7 +126,7 @@ class _Checker:
             if not (text.startswith("/") or text.startswith('"/')):
                 self.error(coord, "Filename is not an absolute path")
             return
-        pattern = _compiled(range_)
+        pattern = compiled_range(range_)
         if pattern is not None and not pattern.fullmatch(text):
             if attr.name in ("mode", "search_mode"):
                 self.error(coord, f"Invalid mode string ({text})")
@@ -282,15 +276,6 @@ def valid_variable_name(name: str) -> bool:
     return True
 
 
-@lru_cache(maxsize=512)
-def _compiled(range_: str) -> re.Pattern[str] | None:
-    import warnings                           # (not on the start path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")       # PCRE ranges like [+-=] make re warn
-        try:
-            return precompiled.compile(range_)
-        except precompiled.error:
-            return None
 
 
 def diagnostics(policy: ast.Policy, sch: Schema | None = None,

@@ -55,6 +55,28 @@ def run_observed(root: Any, cases: Any) -> dict[str, tuple]:
             for name, (ref, lite) in harness.run_many(jobs, root).items()}
 
 
+def observed_tests(cases: Any) -> tuple[Any, Any]:
+    """For a module of generated cases (``CASES``, ``NAMES``, maybe
+    ``EXPECTED_DIFFERENCES``): its module-scoped ``results`` fixture (:func:`run_observed`)
+    and the test that each case runs alike under both agents; a test module binds them,
+    ``results, test_same_run_as_cf_agent = agentmisc.observed_tests(cases)``."""
+    import pytest
+    label = cases.__name__.rpartition(".")[2]
+    expected: dict[str, str] = getattr(cases, "EXPECTED_DIFFERENCES", {})
+
+    @pytest.fixture(scope="module", name="results")
+    def results(tmp_path_factory: Any) -> dict[str, tuple]:
+        return run_observed(tmp_path_factory.mktemp(label), cases.CASES)
+
+    @pytest.mark.parametrize("name", cases.NAMES)
+    def test_same_run_as_cf_agent(results: dict[str, tuple], name: str) -> None:
+        reference, ours = results[name]
+        if name in expected:
+            assert ours != reference, "now agrees: drop it from EXPECTED_DIFFERENCES"
+            pytest.xfail(expected[name])
+        assert ours == reference
+    return results, test_same_run_as_cf_agent
+
 # -- control bodies as variables --------------------------------------------------
 _ALL_CONTROLS = """
 body common control { bundlesequence => { "g", "main" }; version => "1.2"; %s }

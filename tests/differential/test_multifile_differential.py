@@ -2,22 +2,9 @@
 each case run under cf-agent 3.21 and cf-lite."""
 from __future__ import annotations
 
-import pytest
-
 from tests.differential import agentmisc, harness, multifile
 
 pytestmark = harness.needs_cf_agent
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
-    return agentmisc.run_observed(tmp_path_factory.mktemp("multifile"), multifile.CASES)
-
-
-@pytest.mark.parametrize("name", multifile.NAMES)
-def test_same_run_as_cf_agent(results: dict[str, tuple], name: str) -> None:
-    reference, ours = results[name]
-    if name in multifile.EXPECTED_DIFFERENCES:
-        assert ours != reference, "now agrees: drop it from EXPECTED_DIFFERENCES"
-        pytest.xfail(multifile.EXPECTED_DIFFERENCES[name])
-    assert ours == reference
+results, test_same_run_as_cf_agent = agentmisc.observed_tests(multifile)
