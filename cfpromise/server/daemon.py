@@ -37,6 +37,7 @@ FD_RESERVE = 32
 # a deep accept queue: when hundreds of sockets knock at once, an agent's SYN is queued
 # (and served in milliseconds) instead of dropped and retried a second or three later
 LISTEN_BACKLOG = 1024
+BIND_ATTEMPTS, BIND_PAUSE = 5, 0.5
 OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
@@ -140,7 +141,7 @@ class ServerD(Daemon):
         port = self.port_override or access.port
         where = (access.bindtointerface, port)
         if where != self.bound:
-            listener = self._listen(*where)
+            listener = self._listen(*where, patient=self.listener is None)
             if self.listener is not None:
                 self.unregister(self.listener)
                 self.listener.close()
@@ -188,24 +189,24 @@ class ServerD(Daemon):
             context.options |= ssl.OP_NO_TLSv1_3
         return context
 
-    def _listen(self, interface: str, port: int) -> socket.socket:
-        try:
-            if interface:
-                infos = socket.getaddrinfo(interface, port, type=socket.SOCK_STREAM,
-                                           flags=socket.AI_PASSIVE)
-                family, _, _, _, address = infos[0]
-                sock = socket.socket(family, socket.SOCK_STREAM)
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                sock.bind(address)
-                sock.listen(LISTEN_BACKLOG)
-            elif socket.has_dualstack_ipv6():
-                sock = socket.create_server(("::", port), family=socket.AF_INET6,
-                                            dualstack_ipv6=True, backlog=LISTEN_BACKLOG)
-            else:
-                sock = socket.create_server(("", port), backlog=LISTEN_BACKLOG)
-        except OSError as err:
-            raise PolicyError(f"Could not bind to port {port}"
-                              f"{' on ' + interface if interface else ''}: {err.strerror}")
+    def _listen(self, interface: str, port: int, patient: bool = False) -> socket.socket:
+        """Bind and listen.  At start (``patient``) a port still held is tried again
+        BIND_ATTEMPTS times, BIND_PAUSE seconds apart, as nginx does: a server restarted
+        by a term-then-kill finds its predecessor's socket gone a moment later, where
+        cf-serverd 3.21 gives up at once.  A reload never waits: the old port serves on."""
+        attempts = BIND_ATTEMPTS if patient else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                sock = _bound(interface, port)
+                break
+            except OSError as err:
+                if err.errno != errno.EADDRINUSE or attempt == attempts:
+                    raise PolicyError(f"Could not bind to port {port}"
+                                      f"{' on ' + interface if interface else ''}: "
+                                      f"{err.strerror}") from None
+                self.log("notice", f"Port {port} is in use ({err.strerror}), trying again in "
+                                   f"{BIND_PAUSE} seconds")
+                time.sleep(BIND_PAUSE)
         sock.setblocking(False)
         return sock
 
@@ -307,3 +308,24 @@ class ServerD(Daemon):
         deadline = time.monotonic() + 2.0        # one bound for all: SIGTERM stops in seconds
         for thread in threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
+
+
+def _bound(interface: str, port: int) -> socket.socket:
+    """A listening socket on ``interface`` (every address, both families, when empty)."""
+    if interface:
+        infos = socket.getaddrinfo(interface, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+        family, _, _, _, address = infos[0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(address)
+            sock.listen(LISTEN_BACKLOG)
+        except OSError:
+            sock.close()
+            raise
+        return sock
+    if socket.has_dualstack_ipv6():
+        return socket.create_server(("::", port), family=socket.AF_INET6,
+                                    dualstack_ipv6=True, backlog=LISTEN_BACKLOG)
+    return socket.create_server(("", port), backlog=LISTEN_BACKLOG)

@@ -5,6 +5,8 @@ import os
 import random
 import socket
 import ssl
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -234,3 +236,46 @@ def test_ciphers_without_tls13_suites_disable_tls13(tmp_path: Path) -> None:
             Client(server.port, key, min_tls="1.3")
     finally:
         server.stop()
+
+
+def _hold(port: int) -> socket.socket:
+    """Bind (not listen) the port on every address, as a dying predecessor still holds it."""
+    holder = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    holder.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    holder.bind(("::", port))
+    return holder
+
+
+def _prepared(tmp: Path) -> tuple[str, str]:
+    wd = tmp / "wd"
+    make_workdir(str(wd))
+    pub = tmp / "pub"
+    pub.mkdir()
+    os.chmod(tmp, 0o755)
+    policy = write_policy(str(tmp / "s.cf"), POLICY.format(pub=pub, trust='"127.0.0.1"',
+                                                           maxconn=5))
+    return str(wd), policy
+
+
+def test_a_port_still_held_at_start_is_tried_again(tmp_path: Path) -> None:
+    workdir, policy = _prepared(tmp_path)
+    port = free_port()
+    holder = _hold(port)
+    threading.Timer(1.2, holder.close).start()
+    server = Server(workdir, policy, port)
+    _STARTED.append(server)
+    assert server.proc.poll() is None
+    socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    log = Path(server.log_path).read_text()
+    assert f"Port {port} is in use" in log and "trying again" in log
+
+
+def test_a_port_held_throughout_fails_the_start(tmp_path: Path) -> None:
+    workdir, policy = _prepared(tmp_path)
+    port = free_port()
+    with _hold(port):
+        done = subprocess.run([sys.executable, "-m", "cfpromise.cli.serverd", "-F", "-f", policy,
+                               "--port", str(port)], capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=workdir))
+    assert done.returncode == 1
+    assert f"Could not bind to port {port}: Address already in use" in done.stdout + done.stderr
