@@ -75,10 +75,12 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
 EXPECTED_DIFFERENCES = {
-    name: "order only, as r_late_methods (test_passes_differential): a bundle argument still "
-          "holding a reference after the call's second expansion waits for the last pass in "
-          "cf-lite (the values are the same); cf-agent 3.21 calls the bundle in pass 1, so its "
-          "report comes before the caller's. To align with the methods waiting rule"
+    name: "deliberate, order only, as r_late_methods (test_passes_differential): a bundle "
+          "argument still holding a reference after the call's second expansion waits for "
+          "the value (or the last pass) in cf-lite, which then calls the bundle once with the "
+          "same values; cf-agent 3.21 calls the bundle in pass 1 with the reference as "
+          "written, so its report comes before the caller's (docs/language.md, 'Unresolved "
+          "variables are not acted on')"
     for name in ("param_brace", "param_other", "param_to_self")}
 
 
