@@ -34,8 +34,9 @@ accepts can stop cf-agent here.  What is checked, as there:
   ranges (:mod:`cfpromise.schema.typematch`); only bodies with such a value written with
   a reference are expanded, and a body whose arguments do not resolve yet is left alone;
 * values still holding references, and promises that iterate over lists, are left alone
-  (cf-agent lets an unexpanded value through); functions are called only when they return
-  a list (what the check is about), so nothing else runs at load.
+  (cf-agent lets an unexpanded value through); functions are called again only when they
+  return a list (what the check is about): the preliminary convergence has just called
+  them all (:mod:`cfpromise.agent.prelim`), and this check follows it.
 """
 from __future__ import annotations
 
