@@ -62,7 +62,7 @@ _LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 _MEMO: dict[int, dict[tuple[int, str], bool]] = {}
 
 
-class _RefusedArgument(FatalError):
+class RefusedArgument(FatalError):
     """A built-in's literal argument refused while cf-agent expands every promise at load
     (``if => fileexists("rel/x")`` in any bundle): "Fatal CFEngine error: In function
     ...", exit 1, before any bundle runs (cf-promises evaluates only vars: no failsafe)."""
@@ -80,7 +80,7 @@ def check_policy(agent: Any) -> None:
     try:
         _check_policy(agent)
     except FatalFunctionError as exc:
-        raise _RefusedArgument(str(exc)) from None
+        raise RefusedArgument(str(exc)) from None
     finally:
         _MEMO.clear()
         agent.scalar_lists.clear()

@@ -56,7 +56,18 @@ _EXCLUSIONS = frozenset({"if", "ifvarclass", "unless", "depends_on"})
 
 
 def converge(agent: Any) -> None:
-    """The walk (see the module), over the whole policy as loaded."""
+    """The walk (see the module), over the whole policy as loaded.  A built-in refusing
+    a literal argument stops the run here as the load-time check's would
+    (:class:`cfpromise.agent.precheck.RefusedArgument`: cf-agent's FatalError, exit 1)."""
+    from cfpromise.eval.functions.api import FatalFunctionError
+    try:
+        _converge(agent)
+    except FatalFunctionError as exc:
+        from cfpromise.agent.precheck import RefusedArgument
+        raise RefusedArgument(str(exc)) from None
+
+
+def _converge(agent: Any) -> None:
     from cfpromise.agent.engine import BundleRun
     ctx = agent.ctx
     custom = agent.custom_types
