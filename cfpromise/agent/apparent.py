@@ -13,7 +13,7 @@ agent, of type common; when none answers (and the attribute is not ``if`` or
 and goes on with the word as the value.  It expands every promise of every bundle
 whose class guard holds once while the policy loads (its preliminary convergence;
 custom promise types are not among those sections), then again at each evaluation;
-cf-lite says it at the same two moments (:func:`load_round`, and the engine's
+cf-lite says it at the same two moments (:mod:`cfpromise.agent.prelim`, and the engine's
 :meth:`~cfpromise.agent.evaluation.Evaluation.eval_promise` through :func:`say`).
 
 What a promise would say depends on the policy only, so it is worked out once per
@@ -75,19 +75,3 @@ def say(agent: Any, said: tuple[str, ...]) -> None:
     """Log the lines :func:`lines` worked out for a promise."""
     for line in said:
         agent.out.log("error", line)
-
-
-def load_round(agent: Any) -> None:
-    """The expansion of every promise of every bundle while the policy loads: each
-    section but a custom promise type's, each promise whose class guard holds now (the
-    guard is asked only of a promise that would say something: few do)."""
-    ctx = agent.ctx
-    custom = agent.custom_types
-    for bundle in agent.policy.bundles:
-        for section in bundle.sections:
-            if section.name in custom:
-                continue
-            for promise in section.promises:
-                said = lines(agent, bundle, promise)
-                if said and ctx.eval_class_expr(promise.classes):
-                    say(agent, said)

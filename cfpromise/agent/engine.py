@@ -363,17 +363,21 @@ class Agent(PromiseEvaluation, Recording):
 
     def preliminary_convergence(self, bundles: Any = None) -> None:
         """cf-agent's "Preliminary variable/class-context convergence" (3.21's
-        libpromises/loading.c), once the whole policy is loaded: every bundle, common
-        or not, in policy order, has its meta and vars promises evaluated again,
-        section by section as written.  A bundle's meta tags are defined here (so
+        libpromises/loading.c), once the whole policy is loaded: every promise of every
+        bundle expanded, its functions called, and the meta and vars promises evaluated
+        again, bundle by bundle in policy order, section by section as written
+        (:mod:`cfpromise.agent.prelim`).  A bundle's meta tags are defined here (so
         bundlesmatching() by tag sees none while files load), and so is a variable the
         earlier passes could not resolve: this is when they enter cf-agent's variable
-        table, whose order getindices() and variablesmatching() return.  A common
-        bundle's vars are left out: the whole policy's PolicyResolve has just evaluated
-        them (three passes, with its classes), so again here they add nothing but time
-        (4% of a masterfiles run)."""
+        table, whose order getindices() and variablesmatching() return.  ``bundles``:
+        those the autoloader brought in while the bundles run, whose meta and vars
+        promises only are evaluated (cf-agent has no autoloader: the run has begun)."""
         self.ctx.bundle_names = frozenset(b.name for b in self.policy.bundles)   # (CFE-1915)
-        for bundle in self.policy.bundles if bundles is None else bundles:
+        if bundles is None:
+            from cfpromise.agent.prelim import converge
+            converge(self)
+            return
+        for bundle in bundles:
             types = ("meta",) if bundle.type == "common" else ("meta", "vars")
             self._pre_evaluate(bundle, [s for s in bundle.sections if s.name in types])
 

@@ -1,21 +1,19 @@
 """Promise evaluation: one promise in one pass, up to its evaluator or handler.
 
-For each promise of a section: the class guard, the implicit iteration over the
-lists and containers its text names, ``$(this.*)``, ``with``, the promiser,
-``if``/``ifvarclass``/``unless`` (:meth:`PromiseEvaluation.conditions`: go on,
-skip, or wait for a later pass) and ``depends_on``; then the promise type's
-evaluator (vars, classes, meta, defaults, methods, reports:
-:mod:`cfpromise.promises.evaluators`) or, for the others, actuation: every
-constraint evaluated and checked, body attributes resolved (inheritance,
-arguments, default bodies), the ``PromiseRun`` built, an identical promise
-already actuated in this run left out, the promise's lock taken and the handler
-(:mod:`cfpromise.promises.api`) called; promise types that are not built in go
-to their promise module (:mod:`cfpromise.promises.custom`).  The result is
-recorded (:mod:`cfpromise.agent.recording`).  Which iterations are done in a
-bundle call, and so not evaluated again, is kept in the BundleRun.
-
-:class:`PromiseEvaluation` is one of the parts :class:`cfpromise.agent.engine.Agent`
-is made of.
+For each promise of a section: the class guard, the implicit iteration over the lists and
+containers its text names, ``$(this.*)``, ``with``, the promiser, ``if``/``ifvarclass``/
+``unless`` (:meth:`PromiseEvaluation.conditions`: go on, skip, or wait for a later pass)
+and ``depends_on``; then the promise type's evaluator (vars, classes, meta, defaults,
+methods, reports: :mod:`cfpromise.promises.evaluators`; the attributes it does not read
+but cf-agent calls: :func:`cfpromise.agent.prelim.call_more`) or, for the others,
+actuation: every constraint evaluated and checked (a comment never waits), body
+attributes resolved (inheritance, arguments, default bodies), the ``PromiseRun`` built,
+an identical promise already actuated in this run left out, the promise's lock taken
+and the handler (:mod:`cfpromise.promises.api`) called; promise types that are not
+built in go to their promise module (:mod:`cfpromise.promises.custom`).  The result is
+recorded (:mod:`cfpromise.agent.recording`).  Which iterations are done in a bundle
+call, and so not evaluated again, is kept in the BundleRun.  :class:`PromiseEvaluation`
+is one of the parts :class:`cfpromise.agent.engine.Agent` is made of.
 """
 from __future__ import annotations
 
@@ -27,9 +25,10 @@ from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError,
                                      list_parameters, reference, unparsed_ints)
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
+from cfpromise.agent.prelim import call_more
 from cfpromise.agent.promisehash import identity as promise_identity
-from cfpromise.agent.promiseinfo import (calls_a_function, guard_info, info as promise_info,
-                                         quoted_guard)
+from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
+    quoted_guard
 from cfpromise.eval.context import spaced_names
 from cfpromise.eval.expand import combinations
 from cfpromise.eval.functions.api import Variable
@@ -199,7 +198,8 @@ class PromiseEvaluation:
             started = time.perf_counter()
             outcome = None
             try:
-                outcome = evaluator(step) if evaluator is not None else self.actuate(step)
+                outcome = self.actuate(step) if evaluator is None else evaluator(step) \
+                    if not facts.more_calls else call_more(self, step, evaluator)
             finally:
                 step_changes, self.changes = self.changes, outer
                 if trace is not None:
@@ -403,7 +403,9 @@ class PromiseEvaluation:
                                            ref[0].rpartition(":")[2], args)
                 value = BundleCall(ref[0], tuple(args))
             else:
+                before = ev.unresolved      # a comment never waits (cf-agent keeps the call)
                 value = ev.value(c.rval, want_list=attr.is_list if attr is not None else custom)
+                ev.unresolved = before if c.lval == "comment" else ev.unresolved
                 if value is UNRESOLVED:
                     value = None
                 elif attr is not None and not ev.unresolved:

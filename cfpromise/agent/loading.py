@@ -15,7 +15,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import apparent, augments, lockwarn
+from cfpromise.agent import augments, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
@@ -512,8 +512,7 @@ def _run(agent: Any) -> int:
             agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
         elif agent.ctx.injected:        # BundleResolve's first step (CFE-1915)
             agent.ctx.remove_injected(bundle.namespace, bundle.name)
-    apparent.load_round(agent)          # the preliminary convergence expands every promise
-    agent.preliminary_convergence()
+    agent.preliminary_convergence()     # every promise expanded, vars evaluated
     from cfpromise.agent.precheck import check_policy
     check_policy(agent)                 # cf-agent's type check of every promise at load
     # body agent control's inform/verbose take effect now, once the policy is loaded

@@ -34,8 +34,9 @@ accepts can stop cf-agent here.  What is checked, as there:
   ranges (:mod:`cfpromise.schema.typematch`); only bodies with such a value written with
   a reference are expanded, and a body whose arguments do not resolve yet is left alone;
 * values still holding references, and promises that iterate over lists, are left alone
-  (cf-agent lets an unexpanded value through); functions are called only when they return
-  a list (what the check is about), so nothing else runs at load.
+  (cf-agent lets an unexpanded value through); functions are called again only when they
+  return a list (what the check is about): the preliminary convergence has just called
+  them all (:mod:`cfpromise.agent.prelim`), and this check follows it.
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ _LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 _MEMO: dict[int, dict[tuple[int, str], bool]] = {}
 
 
-class _RefusedArgument(FatalError):
+class RefusedArgument(FatalError):
     """A built-in's literal argument refused while cf-agent expands every promise at load
     (``if => fileexists("rel/x")`` in any bundle): "Fatal CFEngine error: In function
     ...", exit 1, before any bundle runs (cf-promises evaluates only vars: no failsafe)."""
@@ -79,7 +80,7 @@ def check_policy(agent: Any) -> None:
     try:
         _check_policy(agent)
     except FatalFunctionError as exc:
-        raise _RefusedArgument(str(exc)) from None
+        raise RefusedArgument(str(exc)) from None
     finally:
         _MEMO.clear()
         agent.scalar_lists.clear()

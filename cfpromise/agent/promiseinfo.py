@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from cfpromise.syntax.classexpr import Tree
 
 CONDITIONS = ("if", "ifvarclass", "unless")
+# the attributes of a promise the engine evaluates itself (vars, classes, reports...) that
+# its evaluator does not read, but cf-agent's expansion calls at each evaluation
+MORE = ("comment", "handle")
 
 
 class PromiseInfo:
@@ -46,7 +49,7 @@ class PromiseInfo:
 
     __slots__ = ("promise", "texts", "dynamic", "guard_texts", "static", "guarded", "guard",
                  "with_c", "handle_c", "conditions", "depends_c", "filename", "dirname", "line",
-                 "complete", "fresh_c", "apparent")
+                 "complete", "fresh_c", "apparent", "prelim", "more_calls")
 
     def __init__(self, promise: ast.Promise, complete: bool = True) -> None:
         """``complete``: False works out only the class guard (``guarded``, ``guard``);
@@ -60,6 +63,9 @@ class PromiseInfo:
         self.complete = False
         # what expanding it logs of its bare words (cfpromise.agent.apparent; None: not yet)
         self.apparent: tuple[str, ...] | None = None
+        # what the preliminary convergence calls of it (cfpromise.agent.prelim.Plan;
+        # None: not worked out yet)
+        self.prelim: Any = None
         if complete:
             self.finish()
 
@@ -81,6 +87,9 @@ class PromiseInfo:
         self.conditions = tuple((lval, c) for lval in CONDITIONS
                                 if (c := promise.get(lval)) is not None)
         self.depends_c = promise.get("depends_on")
+        # its MORE attributes that call a function (cfpromise.agent.prelim.call_more)
+        self.more_calls = tuple(c for c in promise.constraints if c.lval in MORE and
+                                any(isinstance(r, ast.FnCall) for r in ast.walk_rval(c.rval)))
         # an action body, when the promise calls a function whose result is cached: its
         # ifelapsed decides whether the cache answers (the engine, ENT-7478)
         action = promise.get("action")

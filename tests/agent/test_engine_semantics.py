@@ -215,3 +215,44 @@ bundle agent b(x)
 }
 """)
     assert reports(proc) == ["fixed=$(b.fixed[k1]) other=k2 d=1"]
+
+
+def test_preliminary_convergence_calls_every_bundles_functions(tmp_path: Path) -> None:
+    """Before main runs, cf-agent 3.21 expands every promise of every bundle: a bundle
+    nobody calls has its report's execresult() run, its module run (and the class it
+    defines guards a later bundle's promise, expanded too), but not the call an ``if``
+    that does not hold excludes (a ``with``'s is made before the ``if`` is read), nor a
+    usebundle argument's.  (cf-agent 3.21 writes p q r for this policy.)"""
+    modules = tmp_path / "wd" / "modules"
+    modules.mkdir(parents=True)
+    (modules / "m").write_text("#!/bin/sh\necho q >> $1\necho +from_module\n")
+    (modules / "m").chmod(0o755)
+    marks = tmp_path / "marks"
+    proc = agent(tmp_path, f"""
+bundle agent main
+{{
+  vars:
+      "seen" string => readfile("{marks}");
+  reports:
+      "main: $(seen)";
+}}
+bundle agent nobody
+{{
+  reports:
+      "x $(with)" with => execresult("echo p >> {marks}", "useshell");
+      "y" comment => execresult("echo never >> {marks}", "useshell"), if => "nosuch";
+  classes:
+      "k" expression => usemodule("m", "{marks}");
+  methods:
+      "m" usebundle => b(execresult("echo never2 >> {marks}", "useshell"));
+}}
+bundle agent later
+{{
+  reports:
+    from_module::
+      "z $(with)" comment => execresult("echo r >> {marks}", "useshell");
+}}
+bundle agent b(x) {{ reports: "b $(x)"; }}
+""")
+    assert marks.read_text().split() == ["p", "q", "r"], proc.stdout + proc.stderr
+    assert reports(proc) == ["main: p"], proc.stdout + proc.stderr     # (then q, r)

@@ -202,13 +202,6 @@ def cases() -> list[tuple[str, str]]:
 
 # where the reports differ for a reason outside this family (the lines agree)
 EXPECTED_DIFFERENCES: dict[str, str] = {}
-EXPECTED_DIFFERENCES.update({
-    name: "cf-agent 3.21's preliminary convergence (loading.c) calls the functions of "
-          "every promise of every bundle once before any bundle runs; cf-lite's evaluates "
-          "the vars and meta promises only, so the error of a call in a classes promise or "
-          "a report first appears when its bundle runs (docs/language.md, \"Function "
-          "errors\")"
-    for name in ("mixed_files", "mixed_exec")})
 
 # the lines as printed, counts and order: cf-agent calls a failing function each time it
 # evaluates the promise (docs/language.md, "Function errors"), cf-lite says each line once
