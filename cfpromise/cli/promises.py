@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   error: {problem}", file=sys.stderr)
         return EXIT_ERROR
     from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
+    from cfpromise.agent.yyerrors import TooManyErrors
     from cfpromise.eval.functions.api import FatalFunctionError
     # Load as the agent does (host data and augments first, then common bundles
     # evaluated so that inputs held in variables resolve); each file is parsed once.
@@ -144,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         _report(exc.diagnostics)
         if exc.parse_time:       # cf-promises says no more of a whole-policy check's errors
             print("   error: There are syntax errors in policy files", file=sys.stderr)
+        return EXIT_ERROR
+    except TooManyErrors:                   # (said already: cfpromise.agent.yyerrors)
         return EXIT_ERROR
     except FatalFunctionError as exc:       # a built-in's fatal error while evaluating
         print(f"   error: Fatal CFEngine error: {exc}", file=sys.stderr)

@@ -251,7 +251,7 @@ class EvalContext:
         """An expander; without explicit bindings it sees those of the promise iteration
         being evaluated (so built-ins expanding their own arguments see the wheels)."""
         return Expander(self.resolve_ref, self.current_bindings if bindings is None else bindings,
-                        iterate)
+                        iterate, self._log)
 
     def set_var(self, ns: str, scope: str, name: str, type_: str, value: Any,
                 tags: tuple[str, ...] = ()) -> None:
