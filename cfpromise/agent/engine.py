@@ -372,8 +372,11 @@ class Agent(PromiseEvaluation, Recording):
         bundle's vars are left out: the whole policy's PolicyResolve has just evaluated
         them (three passes, with its classes), so again here they add nothing but time
         (4% of a masterfiles run)."""
-        self.ctx.bundle_names = frozenset(b.name for b in self.policy.bundles)   # (CFE-1915)
+        ctx = self.ctx
+        ctx.bundle_names = frozenset(b.name for b in self.policy.bundles)   # (CFE-1915)
         for bundle in self.policy.bundles if bundles is None else bundles:
+            if ctx.injected:        # BundleResolve's first step, for every bundle
+                ctx.remove_injected(bundle.namespace, bundle.name)
             types = ("meta",) if bundle.type == "common" else ("meta", "vars")
             self._pre_evaluate(bundle, [s for s in bundle.sections if s.name in types])
 

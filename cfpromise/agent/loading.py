@@ -268,11 +268,11 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
 def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
                     full_check: bool = True, cache: bool = False,
                     bundle_path: Any = (), warn_locking: bool = False,
-                    check_writable: bool = True) -> Any:
-    """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
-    view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
-    receives what loading logs.  A missing ``path`` loads nothing but the host data
-    (discovery and augments), as cf-promises does before it looks for the policy."""
+                    check_writable: bool = True, converge: bool = False) -> Any:
+    """An Agent with the policy loaded, its common bundles evaluated (``converge``: then
+    the preliminary convergence, as cf-promises makes it), nothing actuated.  ``out``
+    (default: silent) receives what loading logs.  A missing ``path`` loads nothing but
+    the host data (discovery and augments), as cf-promises does before it looks for it."""
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     import io
@@ -287,6 +287,8 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     install_facts(agent)
     if os.path.exists(path):
         load(agent)             # evaluates the common bundles as it loads their files
+        if converge:
+            agent.preliminary_convergence()
     return agent
 
 

@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args),
                                 define=args.define, full_check=args.full or args.lint, cache=True,
                                 bundle_path=args.bundle_path, warn_locking=True,
-                                check_writable=False)
+                                check_writable=False, converge=True)
     except PolicyError as exc:
         _report(exc.diagnostics)
         print("   error: There are syntax errors in policy files", file=sys.stderr)

@@ -264,7 +264,9 @@ class EvalContext:
         if names:
             for name in names:
                 if self.vars.get(ns, bundle, name) is not None:
-                    self._log("error", f"Ignoring remotely-injected variable '{name}'")
+                    # (an array element is named as its array, as cf-agent names it)
+                    self._log("error", "Ignoring remotely-injected variable "
+                                       f"'{name.split('[', 1)[0]}'")
                     self.vars.remove(ns, bundle, name)
 
     # -- FunctionContext -------------------------------------------------------
