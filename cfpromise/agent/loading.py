@@ -20,6 +20,7 @@ from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.sequence import bundlesequence, check_found, verified
+from cfpromise.agent.workdir import check_workdir, prepare_workdir  # (prepare_workdir: others')
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.functions.messages import Sink
@@ -33,15 +34,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 EXIT_OK, EXIT_FATAL, EXIT_ABORTED = 0, 1, 6
-WORKDIR_DIRS = ("inputs", "outputs", "state", "modules", "bin", "ppkeys", "tmp", "data")
-
-
-def prepare_workdir(workdir: str) -> None:
-    """Create the work directory's layout on first use (cheap when it exists)."""
-    if os.path.isdir(os.path.join(workdir, WORKDIR_DIRS[-1])):
-        return
-    for sub in WORKDIR_DIRS:
-        os.makedirs(os.path.join(workdir, sub), mode=0o700, exist_ok=True)
 
 
 OWN_PROGRAMS = {"cf-agent": "cf-lite-agent", "cf-promises": "cf-lite-promises",
@@ -468,6 +460,7 @@ def _run_agent(agent: Any) -> int:
 
 
 def _run(agent: Any) -> int:
+    check_workdir(agent.options.workdir, agent.out.log)     # (UNTRUSTED directories)
     try:
         load(agent)
     except SelfReference as exc:
