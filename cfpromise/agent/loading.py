@@ -277,7 +277,7 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     agent.warn_locking = warn_locking
     agent.check_not_writable = check_writable     # (cf-promises reads writable policy)
     install_facts(agent)
-    if os.path.exists(path):
+    if os.path.isfile(path):
         load(agent)             # evaluates the common bundles as it loads their files
         if converge:
             agent.preliminary_convergence()

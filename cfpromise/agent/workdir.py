@@ -3,8 +3,10 @@
 Every run (cf-agent's CheckWorkingDirectories, and the daemons' through
 :func:`prepare_workdir`) makes what is missing, each private (0700): WORKDIR itself,
 then bin, inputs, outputs, modules, ppkeys, lastseen, reports, state and state's diff,
-previous_state and untracked -- nothing more (no WORKDIR/tmp: cf-agent makes none).
-A WORKDIR that others may write loses those write bits (0777 becomes 0755); the other
+previous_state and untracked -- nothing more (no WORKDIR/tmp, no WORKDIR/data: cf-agent
+makes neither; data/host_specific.json is read when an operator put it there).
+A WORKDIR that others may write loses those write bits (0777 becomes 0755; cf-lite leaves
+a sticky one alone: ``-w /tmp`` must not take /tmp from its other users); the other
 directories keep their modes, but a run says what it does not trust (:func:`check_workdir`):
 
 * state writable by group or others: "UNTRUSTED: State directory PATH (mode MODE) was not
@@ -45,7 +47,7 @@ def prepare_workdir(workdir: str) -> None:
     except FileNotFoundError:
         os.makedirs(workdir, mode=0o700)
         mode = stat.S_IFDIR | 0o700
-    if mode & 0o022:
+    if mode & 0o022 and not mode & stat.S_ISVTX:    # (a shared sticky one, /tmp, is left)
         os.chmod(workdir, stat.S_IMODE(mode) & ~0o022)
     if os.path.isdir(os.path.join(workdir, WORKDIR_DIRS[-1])) and \
             os.path.isdir(os.path.join(workdir, "reports")):

@@ -122,10 +122,6 @@ def main(argv: list[str] | None = None) -> int:
         path = args.file        # (named as given in messages; nothing here changes directory)
     else:
         path = input_file(args.file, args.workdir or default_workdir())
-    problem = entry_problem(args.file, path, agent=False, option=option)
-    if problem is not None:
-        print(f"   error: {problem}", file=sys.stderr)
-        return EXIT_ERROR
     from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
     from cfpromise.agent.yyerrors import TooManyErrors
     from cfpromise.eval.functions.api import FatalFunctionError
@@ -137,6 +133,11 @@ def main(argv: list[str] | None = None) -> int:
                                 define=args.define, full_check=args.full or args.lint, cache=True,
                                 bundle_path=args.bundle_path, warn_locking=True,
                                 check_writable=False, converge=True)
+        # (the host data is read first: def.json's errors come before these)
+        problem = entry_problem(args.file, path, agent=False, option=option)
+        if problem is not None:
+            print(f"   error: {problem}", file=sys.stderr)
+            return EXIT_ERROR
     except PolicyError as exc:
         _report(exc.diagnostics)
         print("   error: There are syntax errors in policy files", file=sys.stderr)
