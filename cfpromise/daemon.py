@@ -79,7 +79,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     """The options every CFEngine daemon takes."""
     ap.add_argument("-F", "--no-fork", action="store_true",
                     help="run in the foreground, logging to stdout")
-    ap.add_argument("-f", "--file", help="policy file (a bare name is looked up in WORKDIR/inputs)")
+    ap.add_argument("-f", "--file", help="policy file (one not starting with / or . is in WORKDIR/inputs)")
     ap.add_argument("policy", nargs="?", help="policy file, as with -f")
     ap.add_argument("-I", "--inform", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -105,7 +105,7 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
     except ValueError:
         pass
     return DaemonOptions(
-        workdir=workdir, file=resolve_file(args.policy or args.file, workdir),
+        workdir=workdir, file=resolve_file(args.policy or args.file, workdir, args.policy is None),
         foreground=args.no_fork, level=level, timestamps=args.timestamp, no_lock=args.no_lock,
         define=[c for item in args.define for c in item.split(",") if c],
         negate=[c for item in args.negate for c in item.split(",") if c],

@@ -361,7 +361,7 @@ class Agent(PromiseEvaluation, Recording):
                     ctx.remove_injected(bundle.namespace, bundle.name)
                 self._pre_evaluate(bundle, [s for s in (bundle.section("vars"),) if s])
 
-    def preliminary_convergence(self, bundles: Any = None) -> None:
+    def preliminary_convergence(self, bundles: Any = None, expand: bool = True) -> None:
         """cf-agent's "Preliminary variable/class-context convergence" (3.21's
         libpromises/loading.c), once the whole policy is loaded: every promise of every
         bundle expanded, its functions called, and the meta and vars promises evaluated
@@ -371,13 +371,18 @@ class Agent(PromiseEvaluation, Recording):
         earlier passes could not resolve: this is when they enter cf-agent's variable
         table, whose order getindices() and variablesmatching() return.  ``bundles``:
         those the autoloader brought in while the bundles run, whose meta and vars
-        promises only are evaluated (cf-agent has no autoloader: the run has begun)."""
+        promises only are evaluated (cf-agent has no autoloader: the run has begun).
+        ``expand`` False: cf-promises' own convergence, the meta and vars promises of
+        every bundle without the walk (it calls no other promise's functions)."""
         self.ctx.bundle_names = frozenset(b.name for b in self.policy.bundles)   # (CFE-1915)
-        if bundles is None:
+        if bundles is None and expand:
             from cfpromise.agent.prelim import converge
             converge(self)
             return
-        for bundle in bundles:
+        ctx = self.ctx
+        for bundle in self.policy.bundles if bundles is None else bundles:
+            if ctx.injected:        # BundleResolve's first step, for every bundle
+                ctx.remove_injected(bundle.namespace, bundle.name)
             types = ("meta",) if bundle.type == "common" else ("meta", "vars")
             self._pre_evaluate(bundle, [s for s in bundle.sections if s.name in types])
 

@@ -30,7 +30,7 @@ from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
     quoted_guard
 from cfpromise.eval.context import spaced_names
-from cfpromise.eval.expand import combinations
+from cfpromise.eval.expand import combinations, iteration_errors
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
                                   with_value)
@@ -295,6 +295,8 @@ class PromiseEvaluation:
             yield {}
             return
         ctx = self.ctx
+        for message in (m for text in texts if "$" in text for m in iteration_errors(text)):
+            ctx.log("error", message)         # (cf-agent's PromiseIteratorPrepare)
 
         def probe(bindings: dict[str, str]) -> None:
             exp = ctx.expander(bindings, iterate=True)

@@ -20,6 +20,7 @@ from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.sequence import bundlesequence, check_found, verified
+from cfpromise.agent.workdir import check_workdir, prepare_workdir  # (prepare_workdir: others')
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.functions.messages import Sink
@@ -33,15 +34,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 EXIT_OK, EXIT_FATAL, EXIT_ABORTED = 0, 1, 6
-WORKDIR_DIRS = ("inputs", "outputs", "state", "modules", "bin", "ppkeys", "tmp", "data")
-
-
-def prepare_workdir(workdir: str) -> None:
-    """Create the work directory's layout on first use (cheap when it exists)."""
-    if os.path.isdir(os.path.join(workdir, WORKDIR_DIRS[-1])):
-        return
-    for sub in WORKDIR_DIRS:
-        os.makedirs(os.path.join(workdir, sub), mode=0o700, exist_ok=True)
 
 
 OWN_PROGRAMS = {"cf-agent": "cf-lite-agent", "cf-promises": "cf-lite-promises",
@@ -268,11 +260,11 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
 def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
                     full_check: bool = True, cache: bool = False,
                     bundle_path: Any = (), warn_locking: bool = False,
-                    check_writable: bool = True) -> Any:
-    """An Agent with the policy loaded and its common bundles evaluated (cf-promises'
-    view: --show-classes, --show-vars), nothing actuated.  ``out`` (default: silent)
-    receives what loading logs.  A missing ``path`` loads nothing but the host data
-    (discovery and augments), as cf-promises does before it looks for the policy."""
+                    check_writable: bool = True, converge: bool = False) -> Any:
+    """An Agent with the policy loaded, its common bundles evaluated (``converge``: then
+    the preliminary convergence, as cf-promises makes it), nothing actuated.  ``out``
+    (default: silent) receives what loading logs.  A missing ``path`` loads nothing but
+    the host data (discovery and augments), as cf-promises does before it looks for it."""
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     import io
@@ -285,8 +277,10 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     agent.warn_locking = warn_locking
     agent.check_not_writable = check_writable     # (cf-promises reads writable policy)
     install_facts(agent)
-    if os.path.exists(path):
+    if os.path.isfile(path):
         load(agent)             # evaluates the common bundles as it loads their files
+        if converge:            # cf-promises': vars and meta again, no walk
+            agent.preliminary_convergence(expand=False)
     return agent
 
 
@@ -466,6 +460,7 @@ def _run_agent(agent: Any) -> int:
 
 
 def _run(agent: Any) -> int:
+    check_workdir(agent.options.workdir, agent.out.log)     # (UNTRUSTED directories)
     try:
         load(agent)
     except SelfReference as exc:

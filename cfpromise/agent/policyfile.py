@@ -65,6 +65,8 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
                                    f"file {path}")
             return None
         agent.policy_digests.add(digest)
+    from cfpromise.promises.api import shown_path
+    agent.parsed_last = shown_path(path, getattr(agent.options, "start_dir", ""))
     if cached is not None:
         return cached
     # The parser (and PLY, which imports inspect) and the parse-time checks load only

@@ -73,6 +73,8 @@ def _converge(agent: Any) -> None:
     custom = agent.custom_types
     for bundle in agent.policy.bundles:
         expanded = bundle.type not in NOT_EXPANDED
+        if ctx.injected:            # BundleResolve's first step, for every bundle
+            ctx.remove_injected(bundle.namespace, bundle.name)
         frame = Frame(bundle.namespace, bundle.name, bundle)
         run = BundleRun(bundle, frame, pass_no=0)
         ctx.push(frame)

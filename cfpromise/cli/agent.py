@@ -66,8 +66,8 @@ def _report_spec(text: str) -> str:
 
 
 OPTIONS = Options((
-    (("-f", "--file"), dict(help="policy file (a bare name is looked up in WORKDIR/inputs, "
-                                 "then in cf-lite's shipped policy)")),
+    (("-f", "--file"), dict(help="policy file (one not starting with / or . is in WORKDIR/inputs; "
+                                 "a bare name missing there, in cf-lite's shipped policy)")),
     (("policy",), dict(nargs="?", help="policy file, as with -f (cf-agent accepts both)")),
     (("-b", "--bundlesequence"), dict(action="append", help="bundles to run, comma separated")),
     (("-D", "--define"), dict(action="append", default=[], help="classes to define")),
@@ -149,26 +149,19 @@ def default_workdir() -> str:
     return discover_default()
 
 
-def resolve_file(name: str | None, workdir: str) -> str:
-    """-f: a path as given; a bare name in WORKDIR/inputs, else in cf-lite's shipped
-    default policy (``-f promises.cf`` on a fresh install runs it); none at all is
-    WORKDIR/inputs/promises.cf, as cf-agent."""
-    if not name:
-        return os.path.join(workdir, "inputs", "promises.cf")
-    if os.sep not in name and not os.path.exists(name):
-        inputs = os.path.join(workdir, "inputs", name)
-        if not os.path.exists(inputs):
-            from cfpromise.resources import shipped_policy
-            return shipped_policy(name) or inputs
-        return inputs
-    return name if os.path.isabs(name) else os.path.join(os.getcwd(), name)
+def resolve_file(name: str | None, workdir: str, option: bool = True) -> str:
+    """-f (``option``) or the argument: where cf-agent finds it (cfpromise.agent.inputfile;
+    the daemons' too)."""
+    from cfpromise.agent.inputfile import input_file
+    return input_file(name, workdir, option)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = OPTIONS.parse(_getopt_values(sys.argv[1:] if argv is None else argv))
     from cfpromise.cli.options import sanitize_environment
     sanitize_environment()
-    if args.policy:
+    option = args.policy is None        # (the file as an argument is from the directory)
+    if not option:
         args.file = args.policy
     if args.version:
         from cfpromise.cli.entry import language_note, print_version
@@ -187,17 +180,13 @@ def main(argv: list[str] | None = None) -> int:
         if not bootstrap_options(args, workdir, level):
             return 1
     options = AgentOptions(
-        file=resolve_file(args.file, workdir), bundlesequence=args.bundlesequence,
+        file=resolve_file(args.file, workdir, option), bundlesequence=args.bundlesequence,
         define=args.define, negate=args.negate,
         ignore_locks=args.no_lock or args.dry_run or bool(args.simulate),
         dry_run=args.dry_run or bool(args.simulate), simulate=args.simulate, level=level,
         timestamps=args.timestamp, workdir=workdir,
         show_classes=args.show_evaluated_classes, show_vars=args.show_evaluated_vars,
         bundle_path=args.bundle_path)
-    if not os.path.exists(options.file):
-        print(f"   error: Can't stat file '{options.file}' for parsing. "
-              "(stat: No such file or directory)", file=sys.stderr)
-        return 1
     out = Output(level, args.timestamp)
     if args.color == "always" or (args.color == "auto" and out.stream.isatty()):
         out.color = True
@@ -206,8 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.only is not None and not only:
         print("   error: --only names no handle or meta tag", file=sys.stderr)
         return 1
+    from cfpromise.agent.inputfile import entry_problem
+    problem = entry_problem(args.file, options.file, agent=True, option=option)
     try:
         if args.graph:
+            if problem is not None:
+                print(f"   error: {problem}", file=sys.stderr)
+                return 1
             from cfpromise.agent.graph import agent_graph
             return agent_graph(agent, args.graph, only=only)
         if only:
@@ -225,7 +219,12 @@ def main(argv: list[str] | None = None) -> int:
                     from cfpromise.agent.runreport import ReportOptions, RunRecorder
                     agent.observers[-1] = recorder = RunRecorder(ReportOptions())
                 agent.observers.append(SpoolWriter(recorder, workdir))
-        from cfpromise.agent.loading import run_agent
+        from cfpromise.agent.loading import failsafe, run_agent
+        if problem is not None:     # cf-agent's GenericAgentCheckPolicy: to the failsafe
+            print(f"   error: {problem}", file=sys.stderr)
+            if problem.startswith("Can't parse"):
+                print("   error: Policy failed validation", file=sys.stderr)
+            return failsafe(agent)
         code = run_agent(agent)
         if args.bootstrap:
             from cfpromise.net.bootstrap import verify

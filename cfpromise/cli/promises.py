@@ -96,16 +96,12 @@ def _output(args: Any) -> Any:
                   stream=sys.stdout)
 
 
-def default_policy(workdir: str | None) -> str:
-    from cfpromise.eval.hardclasses import default_workdir
-    return os.path.join(workdir or default_workdir(), "inputs", "promises.cf")
-
-
 def main(argv: list[str] | None = None) -> int:
     args = OPTIONS.parse(sys.argv[1:] if argv is None else argv)
     from cfpromise.cli.options import sanitize_environment
     sanitize_environment()
-    if args.policy and not args.file:
+    option = args.policy is None or args.file is not None
+    if not option:              # (the file as an argument is from the directory)
         args.file = args.policy
     if args.version:
         from cfpromise.cli.entry import language_note, print_version
@@ -118,12 +114,17 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(schema().to_json(), indent=2, sort_keys=True))
         return EXIT_OK
     args.workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir
-    if args.tag_release:
-        args.file = os.path.join(args.tag_release, "promises.cf")
-    path = args.file or default_policy(args.workdir)
-    from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
-    from cfpromise.eval.functions.api import FatalFunctionError
+    from cfpromise.agent.inputfile import entry_problem, input_file, is_relative
     from cfpromise.eval.hardclasses import default_workdir
+    if args.tag_release:        # (-T DIR: DIR/promises.cf, DIR from the working directory)
+        args.file = path = os.path.join(args.tag_release, "promises.cf")
+    elif args.file is not None and (is_relative(args.file) or not option):
+        path = args.file        # (named as given in messages; nothing here changes directory)
+    else:
+        path = input_file(args.file, args.workdir or default_workdir())
+    from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
+    from cfpromise.agent.yyerrors import TooManyErrors
+    from cfpromise.eval.functions.api import FatalFunctionError
     # Load as the agent does (host data and augments first, then common bundles
     # evaluated so that inputs held in variables resolve); each file is parsed once.
     # Nothing is actuated.
@@ -131,10 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args),
                                 define=args.define, full_check=args.full or args.lint, cache=True,
                                 bundle_path=args.bundle_path, warn_locking=True,
-                                check_writable=False)
-        if not os.path.exists(path):
-            print(f"   error: Can't stat file '{path}' for parsing. (stat: No such file or "
-                  "directory)", file=sys.stderr)
+                                check_writable=False, converge=True)
+        # (the host data is read first: def.json's errors come before these)
+        problem = entry_problem(args.file, path, agent=False, option=option)
+        if problem is not None:
+            print(f"   error: {problem}", file=sys.stderr)
             return EXIT_ERROR
     except PolicyError as exc:
         _report(exc.diagnostics)
@@ -144,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         _report(exc.diagnostics)
         if exc.parse_time:       # cf-promises says no more of a whole-policy check's errors
             print("   error: There are syntax errors in policy files", file=sys.stderr)
+        return EXIT_ERROR
+    except TooManyErrors:                   # (said already: cfpromise.agent.yyerrors)
         return EXIT_ERROR
     except FatalFunctionError as exc:       # a built-in's fatal error while evaluating
         print(f"   error: Fatal CFEngine error: {exc}", file=sys.stderr)

@@ -251,7 +251,7 @@ class EvalContext:
         """An expander; without explicit bindings it sees those of the promise iteration
         being evaluated (so built-ins expanding their own arguments see the wheels)."""
         return Expander(self.resolve_ref, self.current_bindings if bindings is None else bindings,
-                        iterate)
+                        iterate, self._log)
 
     def set_var(self, ns: str, scope: str, name: str, type_: str, value: Any,
                 tags: tuple[str, ...] = ()) -> None:
@@ -264,7 +264,9 @@ class EvalContext:
         if names:
             for name in names:
                 if self.vars.get(ns, bundle, name) is not None:
-                    self._log("error", f"Ignoring remotely-injected variable '{name}'")
+                    # (an array element is named as its array, as cf-agent names it)
+                    self._log("error", "Ignoring remotely-injected variable "
+                                       f"'{name.split('[', 1)[0]}'")
                     self.vars.remove(ns, bundle, name)
 
     # -- FunctionContext -------------------------------------------------------

@@ -1,9 +1,14 @@
 """Variable expansion in strings, and implicit list iteration ("wheels").
 
 Expansion walks the text left to right.  At ``$(`` or ``${`` it finds the
-matching close (counting nested brackets of the same kind), expands the inside
-first (so ``$(a_$(b))`` and ``$(paths[$(i)])`` work), then resolves the
-reference:
+matching close (counting nested brackets of both kinds, as cf-agent's ReferenceEnd
+does), expands the inside first (so ``$(a_$(b))`` and ``$(paths[$(i)])`` work), then
+resolves the reference.  A reference with no close (``a ${x``), a close of the other
+kind inside (``$(a ${b)``) or nothing inside (``${}``) is broken: cf-agent's
+ExpandScalar logs an error naming the rest of the text, writes an empty reference
+(``${}``/``$()``) and goes on after the character that followed the bracket, so
+``a ${x b`` is ``a ${} b`` (a value read at run time -- readfile(), execresult() --
+is expanded so by its vars promise; :func:`segments`).  Otherwise:
 
 * a scalar (string, int, real) or a data primitive other than null is substituted;
 * a list (slist/ilist/rlist, or the primitives of a data array or object) is
@@ -129,15 +134,47 @@ def naked_reference(text: str, sigil: str = "@") -> str | None:
     return text[2:-1]
 
 
+_LEVELS = 10        # cf-agent's MAX_VARIABLE_REFERENCE_LEVELS
+
+
+def reference_end(text: str, start: int) -> tuple[int, str | None]:
+    """The index of the bracket closing the reference at ``text[start]`` (``$(`` or
+    ``${``), brackets of both kinds nested (cf-agent's ReferenceEnd); -1 when there is
+    none, with the error cf-agent logs on the way (a close of the other kind, too deep)."""
+    opening = text[start + 1]
+    end = _close(text, start + 1, opening)
+    other = "{}" if opening == "(" else "()"
+    if end > 0 and other[0] not in text[start:end] and other[1] not in text[start:end]:
+        return end, None            # (the usual case: one kind of bracket)
+    stack = [opening]
+    for i in range(start + 2, len(text)):
+        char = text[i]
+        if char in "({":
+            if len(stack) >= _LEVELS - 1:
+                return -1, ("Stack overflow in variable reference parsing. More than "
+                            f"{_LEVELS} levels")
+            stack.append(char)
+        elif char in ")}":
+            if stack[-1] != ("(" if char == ")" else "{"):
+                return -1, f"Variable reference bracket mismatch '{text[start:]}'"
+            stack.pop()
+            if not stack:
+                return i, None
+    return -1, None
+
+
 @lru_cache(maxsize=16384)
-def segments(text: str) -> tuple[str, tuple[tuple[str, str, str], ...]]:
+def segments(text: str) -> tuple[str, tuple[tuple[str, str, str], ...], tuple[str, ...]]:
     """``text`` cut where :meth:`Expander.expand` substitutes: (the text before the first
     reference, then for each top-level reference its inside, its opening bracket and the
-    plain text up to the next one).  The same few thousand strings are expanded tens of
-    thousands of times in a run (iteration probes, passes), so the cut is made once per
-    string.  A ``$`` not followed by a bracket, or a reference left open, is plain text."""
+    plain text up to the next one), and the errors cf-agent logs for its broken references
+    (each written as an empty one, the character after its bracket dropped: see the
+    module docstring).  The same few thousand strings are expanded tens of thousands of
+    times in a run (iteration probes, passes), so the cut is made once per string.  A
+    ``$`` not followed by a bracket is plain text."""
     pieces: list[str] = []
     refs: list[tuple[str, str, str]] = []
+    errors: list[str] = []
     head: str | None = None
     i, n = 0, len(text)
     while i < n:
@@ -150,10 +187,15 @@ def segments(text: str) -> tuple[str, tuple[tuple[str, str, str], ...]]:
             pieces.append(text[i:j + 1])
             i = j + 1
             continue
-        end = _close(text, j + 1, opening)
-        if end < 0:
-            pieces.append(text[i:])
-            break
+        end, problem = reference_end(text, j)
+        if end < 0 or end - j <= 2:
+            if problem:
+                errors.append(problem)
+            errors.append(f"{'Empty variable' if end > 0 else 'Variable'} reference close "
+                          f"mismatch '{text[j:]}'")
+            pieces.append(text[i:j] + ("$()" if opening == "(" else "${}"))
+            i = j + 3
+            continue
         pieces.append(text[i:j])
         if head is None:
             head = "".join(pieces)
@@ -164,28 +206,84 @@ def segments(text: str) -> tuple[str, tuple[tuple[str, str, str], ...]]:
         i = end + 1
     rest = "".join(pieces)
     if head is None:
-        return rest, ()
+        return rest, (), tuple(errors)
     refs[-1] = (refs[-1][0], refs[-1][1], rest)
-    return head, tuple(refs)
+    return head, tuple(refs), tuple(errors)
+
+
+def _dollar_paren(text: str, start: int, stop: int) -> int:
+    """The first ``$(``/``${`` in text[start:stop] (its bracket may be at ``stop``), else
+    ``stop`` (cf-agent's FindDollarParen)."""
+    while True:
+        j = text.find("$", start, stop)
+        if j < 0:
+            return stop
+        if text[j + 1:j + 2] in ("(", "{"):
+            return j
+        start = j + 1
+
+
+def _open_variable(text: str, start: int, opening: str, out: list[str]) -> int:
+    """cf-agent's ProcessVar: where the reference whose name starts at ``start`` ends --
+    the first close of its kind after its nested references -- or len(text), said once."""
+    closing = ")" if opening == "(" else "}"
+    n = len(text)
+    end = text.find(closing, start)
+    end = n if end < 0 else end
+    nested = _dollar_paren(text, start, end)
+    while nested < end:
+        inner_end = _open_variable(text, nested + 2, text[nested + 1], out)
+        if inner_end >= n:
+            return n
+        end = text.find(closing, inner_end + 1)
+        end = n if end < 0 else end
+        nested = _dollar_paren(text, inner_end + 1, end)
+    if end >= n:
+        out.append(f"No closing '{closing}' found for variable: {text[start:]}")
+    return end
+
+
+@lru_cache(maxsize=4096)
+def iteration_errors(text: str) -> tuple[str, ...]:
+    """What cf-agent's iteration engine (PromiseIteratorPrepare, each time a promise is
+    evaluated) says of the references in a promise's text left open: it looks for the
+    first close of the same kind only, so ``$(a ${b)`` is "No closing '}' found for
+    variable: b)"."""
+    out: list[str] = []
+    n = len(text)
+    start = _dollar_paren(text, 0, n)
+    while start < n:
+        end = _open_variable(text, start + 2, text[start + 1], out)
+        if end >= n:
+            break
+        start = _dollar_paren(text, end, n)
+    return tuple(out)
 
 
 class Expander:
-    """Expands strings against a resolver and the current iteration bindings."""
+    """Expands strings against a resolver and the current iteration bindings; ``log``
+    (level, message), when given, hears of broken references."""
 
-    __slots__ = ("resolve", "bindings", "iterate", "unresolved", "active")
+    __slots__ = ("resolve", "bindings", "iterate", "unresolved", "active", "log")
 
     def __init__(self, resolve: Resolver, bindings: dict[str, str] | None = None,
-                 iterate: bool = False) -> None:
+                 iterate: bool = False, log: Callable[[str, str], None] | None = None) -> None:
         self.resolve = resolve
         self.bindings = bindings or {}
         self.iterate = iterate
         self.unresolved = False
         self.active: set[str] = set()     # variables being expanded (self-reference guard)
+        self.log = log
 
     def expand(self, text: str) -> str:
         if "$" not in text:
             return text
-        head, refs = segments(text)
+        head, refs, broken = segments(text)
+        if broken:
+            self.unresolved = True          # (an empty reference written in its place)
+            if self.log is not None:
+                for message in broken:
+                    self.log("error", message)
         if not refs:
             return head
         out = [head]
@@ -264,7 +362,10 @@ class Expander:
         (:func:`combinations`).  Inner references (``$(a[$(k)])``) are expanded as usual."""
         if "$" not in text:
             return
-        for inner, _opening, _tail in segments(text)[1]:
+        _head, refs, broken = segments(text)
+        if broken:
+            self.unresolved = True
+        for inner, _opening, _tail in refs:
             self._scan_reference(inner)
 
     def _scan_reference(self, inner: str) -> None:

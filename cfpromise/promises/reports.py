@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from cfpromise.agent.outcome import Outcome
+from cfpromise.agent.yyerrors import check_value
 from cfpromise.promises.evaluators import Step, evaluator
 
 
@@ -52,6 +53,8 @@ def is_var_string(text: str) -> bool:
 def evaluate(step: Step) -> Outcome | None:
     # cf-agent (VerifyReportPromise) waits for the last pass while the text to report
     # holds a variable reference -- an unresolved one, or one a variable's value brought
+    # (its check says a reference left open as the parser would: cfpromise.agent.yyerrors)
+    check_value(step.agent, step.promiser)
     if is_var_string(step.promiser) and not step.last:
         return None
     attributes = step.agent.attributes(step)

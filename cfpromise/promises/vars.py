@@ -12,6 +12,7 @@ leaves out of a list the ``@(name)`` items that do not resolve (cf-agent's
 from __future__ import annotations
 
 from cfpromise.agent.outcome import Outcome
+from cfpromise.agent.yyerrors import check_value
 from cfpromise.promises.api import SelfReference
 from cfpromise.eval.rvals import UNRESOLVED, as_text, refers_to
 from cfpromise.promises.evaluators import Step, evaluator, promise_comment, promise_tags
@@ -97,6 +98,7 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         step.agent.scalar_lists.setdefault(id(step.promise), (type_c.lval, as_text(value)))
         return None if not step.last else Outcome.SKIPPED
     if type_c.lval != "data":
+        check_value(step.agent, value)      # (IsCf3VarString: a reference left open)
         value = _expanded_again(step, value)
     if _unexpanded(step.promiser):
         # a name still holding a reference (keys from a list that is not defined):

@@ -27,9 +27,11 @@ BUNDLE_CALL_LVALS = frozenset({"bundlesequence", "edit_line", "edit_xml", "usebu
 VAR_TYPES = ("string", "int", "real", "slist", "ilist", "rlist", "data")
 
 # A function returning `have` may stand where the attribute wants `want`.
+# (a function returning a string or a class is no option -- create, action_policy,
+# useshell: "Function does not return the required type", as cf-promises says)
 _COMPATIBLE = {("string", "slist"), ("string", "context"), ("context", "string"),
                ("int", "ilist"), ("real", "rlist"), ("option", "olist"), ("context", "clist"),
-               ("string", "option"), ("context", "option"), ("string", "clist"),
+               ("string", "clist"),
                ("string", "bundle"), ("string", "body"), ("int", "string"), ("real", "string")}
 ABSPATH_RANGE = '"?(/.*)'
 # the number types a literal is checked as (a list's items as its item type)
@@ -91,7 +93,9 @@ class _Checker:
                 return
             have = sig.return_type
             if have != want and (have, want) not in _COMPATIBLE and not common:
-                self.error(rval.coord, "Function does not return the required type")
+                # (where its parser reduced the rval, as for an unknown function)
+                self.error(after_call(outer or rval.coord),
+                           "Function does not return the required type")
 
     def literal(self, text: str, attr: Attribute, coord: Coord) -> None:
         if is_unexpanded(text):

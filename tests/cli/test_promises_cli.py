@@ -37,7 +37,7 @@ def write(tmp_path: Path, text: str, name: str = "p.cf") -> Path:
 
 def test_good_policy_exits_zero_silently_and_writes_nothing(tmp_path: Path) -> None:
     write(tmp_path, GOOD)
-    proc = run("-f", "p.cf", cwd=tmp_path)
+    proc = run("-f", "./p.cf", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and proc.stderr == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.cf"]
@@ -45,7 +45,7 @@ def test_good_policy_exits_zero_silently_and_writes_nothing(tmp_path: Path) -> N
 
 def test_syntax_error_names_file_line_col_with_caret(tmp_path: Path) -> None:
     write(tmp_path, 'bundle agent main\n{\n  reports:\n    "x" comment => "a" handle => "h";\n}\n')
-    proc = run("-f", "p.cf", cwd=tmp_path)
+    proc = run("p.cf", cwd=tmp_path)        # (-f p.cf is WORKDIR/inputs/p.cf)
     assert proc.returncode == 1
     lines = proc.stderr.splitlines()
     assert lines[0].startswith("p.cf:4:24: error: Expected")
@@ -56,7 +56,7 @@ def test_syntax_error_names_file_line_col_with_caret(tmp_path: Path) -> None:
 
 def test_p_json_is_cf_promises_shaped(tmp_path: Path) -> None:
     write(tmp_path, GOOD)
-    proc = run("-p", "json", "-f", "p.cf", cwd=tmp_path)
+    proc = run("-p", "json", "p.cf", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith('{\n      "bodies": [') and not proc.stdout.endswith("\n")
     doc = json.loads(proc.stdout)
@@ -71,8 +71,8 @@ def test_p_json_is_cf_promises_shaped(tmp_path: Path) -> None:
 def test_full_check_reports_undefined_bundle_and_body_arity(tmp_path: Path) -> None:
     write(tmp_path, GOOD.replace('"main" }', '"main", "nosuch" }') +
           'bundle agent other { files: "/tmp/x" perms => p; }\nbody perms p(m) { mode => "$(m)"; }\n')
-    assert run("-f", "p.cf", cwd=tmp_path).returncode == 0      # as lenient as cf-promises
-    proc = run("--lint", "-f", "p.cf", cwd=tmp_path)
+    assert run("-f", "./p.cf", cwd=tmp_path).returncode == 0      # as lenient as cf-promises
+    proc = run("--lint", "-f", "./p.cf", cwd=tmp_path)
     assert proc.returncode == 1
     assert "p.cf:3:31: error: Undefined bundle nosuch" in proc.stderr
     assert "Body p of type perms takes 1 argument(s), 0 given" in proc.stderr
@@ -82,7 +82,7 @@ def test_undefined_body_is_an_error_once_inputs_are_loaded(tmp_path: Path) -> No
     write(tmp_path, 'body perms lib_p { mode => "644"; }\n', "lib.cf")
     write(tmp_path, 'body common control { inputs => { "lib.cf" }; }\n'
                     'bundle agent m { files: "/tmp/x" perms => lib_p, classes => nosuch; }\n')
-    proc = run("-f", "p.cf", cwd=tmp_path)
+    proc = run("-f", "./p.cf", cwd=tmp_path)
     assert proc.returncode == 1
     assert "Undefined body nosuch with type classes" in proc.stderr
     assert "Undefined body lib_p" not in proc.stderr
@@ -91,9 +91,9 @@ def test_undefined_body_is_an_error_once_inputs_are_loaded(tmp_path: Path) -> No
 def test_a_library_file_alone_may_use_bodies_it_does_not_define(tmp_path: Path) -> None:
     # cf-promises 3.21 checks bodies only for a runnable policy (body common control) or -c
     write(tmp_path, 'bundle agent lib { files: "/tmp/x" perms => elsewhere; }\n', "lib.cf")
-    assert run("-f", "lib.cf", cwd=tmp_path).returncode == 0
-    assert run("-p", "json", "-f", "lib.cf", cwd=tmp_path).returncode == 0
-    proc = run("-c", "-f", "lib.cf", cwd=tmp_path)
+    assert run("-f", "./lib.cf", cwd=tmp_path).returncode == 0
+    assert run("-p", "json", "-f", "./lib.cf", cwd=tmp_path).returncode == 0
+    proc = run("-c", "-f", "./lib.cf", cwd=tmp_path)
     assert proc.returncode == 1 and "Undefined body elsewhere with type perms" in proc.stderr
 
 
@@ -129,7 +129,7 @@ def test_committed_lexer_table_matches_the_rules() -> None:
 def test_show_classes_and_vars_evaluate_common_bundles(tmp_path: Path) -> None:
     write(tmp_path, 'bundle common g { classes: "myc" expression => "linux|!linux"; '
                     'vars: "v" string => "x"; }\nbundle agent a { vars: "no" string => "y"; }\n')
-    proc = run("--show-classes=myc", "--show-vars=default:[ga]\\.", "-f", "p.cf", cwd=tmp_path)
+    proc = run("--show-classes=myc", "--show-vars=default:[ga]\\.", "-f", "./p.cf", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("Class name") and lines[1].split() == ["myc", "source=promise"]
@@ -140,9 +140,9 @@ def test_show_classes_and_vars_evaluate_common_bundles(tmp_path: Path) -> None:
 
 def test_full_check_names_enterprise_functions_as_not_supported(tmp_path: Path) -> None:
     write(tmp_path, 'bundle agent main { vars: "x" string => remotescalar("id", "hub", "no"); }\n')
-    assert run("-f", "p.cf", cwd=tmp_path).returncode == 0
-    assert run("-c", "-f", "p.cf", cwd=tmp_path).returncode == 0      # as cf-promises -c
-    proc = run("--lint", "-f", "p.cf", cwd=tmp_path)
+    assert run("-f", "./p.cf", cwd=tmp_path).returncode == 0
+    assert run("-c", "-f", "./p.cf", cwd=tmp_path).returncode == 0      # as cf-promises -c
+    proc = run("--lint", "-f", "./p.cf", cwd=tmp_path)
     assert proc.returncode == 1
     assert "p.cf:1:41: error: Function 'remotescalar' needs a CFEngine Enterprise hub: " \
            "not supported by cf-lite" in proc.stderr

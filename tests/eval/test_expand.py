@@ -249,29 +249,38 @@ def test_an_evaluators_reused_expander_starts_each_text_afresh() -> None:
 
 
 def _cut_as_written(text: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """The left-to-right walk Expander.expand made before segments() memoised it."""
-    from cfpromise.eval.expand import _close
+    """cf-agent's ExpandScalar walk, a character at a time: a reference's end is found
+    with a stack of both bracket kinds (ReferenceEnd); one with no end, a close of the
+    other kind or nothing inside is written ``${}``/``$()`` and the character after its
+    bracket is passed over."""
     literal: list[str] = []
     refs: list[tuple[str, str]] = []
     i, n = 0, len(text)
     while i < n:
-        j = text.find("$", i)
-        if j < 0 or j + 1 >= n:
-            literal.append(text[i:])
-            break
-        opening = text[j + 1]
-        if opening not in "({":
-            literal.append(text[i:j + 1])
-            i = j + 1
+        if text[i] == "$" and i + 1 < n and text[i + 1] in "({":
+            stack, end = [text[i + 1]], -1
+            for k in range(i + 2, n):
+                if text[k] in "({":
+                    if len(stack) >= 9:
+                        break
+                    stack.append(text[k])
+                elif text[k] in ")}":
+                    if stack[-1] != {")": "(", "}": "{"}[text[k]]:
+                        break
+                    stack.pop()
+                    if not stack:
+                        end = k
+                        break
+            if end < 0 or end - i <= 2:
+                literal.append("$" + text[i + 1] + {"(": ")", "{": "}"}[text[i + 1]])
+                i += 3
+                continue
+            literal.append("\0")                  # where a reference's value goes
+            refs.append((text[i + 2:end], text[i + 1]))
+            i = end + 1
             continue
-        end = _close(text, j + 1, opening)
-        if end < 0:
-            literal.append(text[i:])
-            break
-        literal.append(text[i:j])
-        literal.append("\0")                      # where a reference's value goes
-        refs.append((text[j + 2:end], opening))
-        i = end + 1
+        literal.append(text[i])
+        i += 1
     return literal, refs
 
 
@@ -280,6 +289,6 @@ def _cut_as_written(text: str) -> tuple[list[str], list[tuple[str, str]]]:
 def test_segments_cut_a_text_where_the_walk_substitutes(text: str) -> None:
     from cfpromise.eval.expand import segments
     literal, refs = _cut_as_written(text)
-    head, cut = segments(text)
+    head, cut, _errors = segments(text)
     assert [(inner, opening) for inner, opening, _ in cut] == refs
     assert head + "".join("\0" + tail for _, _, tail in cut) == "".join(literal)

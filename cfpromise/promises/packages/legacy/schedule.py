@@ -24,8 +24,12 @@ section ends (each pass) it runs the schedule:
 The promise's outcome and outcome classes come from that execution, given
 back through the engine's deferred-result hook (no outcome when scheduled).
 cf-agent gives a bulk command's result only to the first promise of the
-batch; cf-lite gives it to every promise in it.  Under ``-n`` nothing runs:
-each operation is logged as it would run and the promise ends as warned.
+batch; cf-lite gives it to every promise in it.  Under ``-n`` nothing runs and,
+as in cf-agent, nothing is said at the default level (verbose: the command that would
+run) and the promise gets no outcome (no classes).  A failed command is "Package
+schedule execution failed for 'x'", in a bulk command's batch "Bulk package schedule
+execution failed somewhere - unknown outcome for 'x'", as cf-agent words them; cf-lite
+adds the reason, the promise and its attribute (DESIGN.md: a runtime error names them).
 """
 from __future__ import annotations
 
@@ -197,13 +201,17 @@ class Batch:
         agent = self.agent
         verify = action == "verify"
         outcome, reason = self._outcome(command, ops, verify, method)
+        if outcome is Outcome.SKIPPED:         # (-n: no result at all, as in cf-agent)
+            return
         for op in ops:
             changes = [dict(op.change, outcome=outcome.value)] if \
                 outcome in (Outcome.REPAIRED, Outcome.WARN) and not verify else []
             if outcome is Outcome.FAILED:
-                agent.log("error", f"Package schedule execution failed for '{op.name}'"
-                                   f"{': ' + reason if reason else ''} ({op.run.where()}, "
-                                   f"attribute '{ATTRIBUTE[action]}')")
+                said = (f"Bulk package schedule execution failed somewhere - unknown outcome "
+                        f"for '{op.name}'") if len(ops) > 1 else \
+                    f"Package schedule execution failed for '{op.name}'"
+                agent.log("error", f"{said}{': ' + reason if reason else ''} "
+                                   f"({op.run.where()}, attribute '{ATTRIBUTE[action]}')")
             op.finish(outcome, changes)
 
     def _outcome(self, command: str, ops: list[Op], verify: bool, method: Method
@@ -215,10 +223,10 @@ class Batch:
                                f"executable ({first.run.where()}, attribute "
                                "'package_method')")
             return Outcome.FAILED, "not executable"
-        if agent.dry_run:
-            agent.log("warning", f"Would run the package command '{command.strip()}' "
+        if agent.dry_run:           # (cf-agent says nothing, and gives no outcome)
+            agent.log("verbose", f"Would run the package command '{command.strip()}' "
                                  f"(dry run) for {first.run.where()}")
-            return Outcome.WARN, ""
+            return Outcome.SKIPPED, ""
         agent.log("verbose", f"Executing {command[:60]}...")
         code, lines, error = run_command(command, method.useshell)
         if code is None:

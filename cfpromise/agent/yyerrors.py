@@ -1,0 +1,83 @@
+"""The parser's error count at run time, as cf-agent 3.21 keeps it (issue #26).
+
+cf-agent checks a vars promise's value after its first expansion -- so also a value
+read at run time: readfile(), execresult(), a file's lines -- with IsCf3VarString; a
+reference it leaves open (``a ${x``, ``$(a ${b)``; see :func:`dangling`) goes to the
+parser's error function, which prints ``FILE:1:1: error: Broken variable syntax or
+bracket mismatch in string (VALUE)`` on standard error, FILE being the policy file
+parsed last.  The parser counts its errors for the whole process: the thirteenth is
+followed by ``Too many errors`` and the process exits 1 there and then (no more
+promises, no --show-evaluated-* tables).  The value itself is then expanded once more
+(:mod:`cfpromise.eval.expand`: the open reference becomes ``${}``).
+
+cf-agent checks each value more often than cf-lite evaluates it (its passes, its
+validating cf-promises' own), so the count in cf-lite runs behind: a policy that
+cf-agent stops at its thirteenth such error may run further here.
+"""
+from __future__ import annotations
+
+import sys
+
+from cfpromise.agent.abort import FatalError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+LIMIT = 12
+
+
+class TooManyErrors(FatalError):
+    """Past :data:`LIMIT` parser errors: exit 1, nothing more said (printed already)."""
+    final = ""
+    messages = ()
+
+
+def dangling(text: str) -> bool:
+    """IsCf3VarString's verdict of an open reference in ``text``: the brackets after the
+    first ``$(``/``${``/``@(``/``@{`` (of any kind, nested) do not close before the text
+    ends -- unless a whole reference came first, or a ``/`` inside the brackets shows a
+    shell's ``$(/bin/cmd ...`` rather than a variable."""
+    if "$" not in text and "@" not in text:
+        return False
+    dollar = False
+    bracks = 0
+    left = right = ""
+    n = len(text)
+    for i, char in enumerate(text):
+        if char in "$@":
+            if i + 1 < n and text[i + 1] in "({":
+                dollar = True
+        elif char in "({":
+            if dollar:
+                left = char
+                bracks += 1
+        elif char in ")}":
+            if dollar:
+                bracks -= 1
+                right = char
+        if bracks > 0 and char == "/":
+            return False
+        if dollar and bracks == 0 and left + right in ("()", "{}"):
+            return False
+    return dollar and bracks != 0
+
+
+def check_value(agent: Any, value: Any) -> None:
+    """Each string of a vars promise's value (a scalar, a list's items) that
+    :func:`dangling` says is open, said as the parser says it, and counted."""
+    for item in value if isinstance(value, list) else (value,):
+        if isinstance(item, str) and dangling(item):
+            say(agent, f"Broken variable syntax or bracket mismatch in string ({item})")
+
+
+def say(agent: Any, message: str) -> None:
+    agent.parse_errors = getattr(agent, "parse_errors", 0) + 1
+    agent.out.flush()
+    sys.stdout.flush()
+    where = getattr(agent, "parsed_last", "") or agent.options.file
+    print(f"{where}:1:1: error: {message}", file=sys.stderr)
+    if agent.parse_errors > LIMIT:
+        print("Too many errors", file=sys.stderr)
+        sys.stderr.flush()
+        raise TooManyErrors(message)
