@@ -295,7 +295,7 @@ class PromiseEvaluation:
             yield {}
             return
         ctx = self.ctx
-        for message in (m for text in texts if "$" in text for m in iteration_errors(text)):
+        for message in iteration_errors(texts):
             ctx.log("error", message)         # (cf-agent's PromiseIteratorPrepare)
 
         def probe(bindings: dict[str, str]) -> None:

@@ -38,7 +38,13 @@ def dangling(text: str) -> bool:
     first ``$(``/``${``/``@(``/``@{`` (of any kind, nested) do not close before the text
     ends -- unless a whole reference came first, or a ``/`` inside the brackets shows a
     shell's ``$(/bin/cmd ...`` rather than a variable."""
-    if "$" not in text and "@" not in text:
+    first = _first_mark(text)
+    if first < 0:
+        return False
+    # (the loop below ends with the brackets after the first mark open only when they
+    # are not as many closed as opened there: a balanced text needs no walk)
+    rest = text[first:]
+    if rest.count("(") + rest.count("{") == rest.count(")") + rest.count("}"):
         return False
     dollar = False
     bracks = 0
@@ -63,10 +69,30 @@ def dangling(text: str) -> bool:
     return dollar and bracks != 0
 
 
+def _first_mark(text: str) -> int:
+    """Where the first ``$(``/``${``/``@(``/``@{`` of ``text`` is, -1 without one."""
+    found = -1
+    for mark in ("$(", "${", "@(", "@{"):
+        at = text.find(mark)
+        if at >= 0 and (found < 0 or at < found):
+            found = at
+    return found
+
+
 def check_value(agent: Any, value: Any) -> None:
     """Each string of a vars promise's value (a scalar, a list's items) that
     :func:`dangling` says is open, said as the parser says it, and counted."""
-    for item in value if isinstance(value, list) else (value,):
+    if isinstance(value, str):
+        items: Any = (value,)
+        joined = value
+    elif isinstance(value, list):
+        items = value
+        joined = "\n".join(item for item in value if isinstance(item, str))
+    else:
+        return
+    if "(" not in joined and "{" not in joined:     # no reference, open or not: most values
+        return
+    for item in items:
         if isinstance(item, str) and dangling(item):
             say(agent, f"Broken variable syntax or bracket mismatch in string ({item})")
 

@@ -244,19 +244,20 @@ def _open_variable(text: str, start: int, opening: str, out: list[str]) -> int:
 
 
 @lru_cache(maxsize=4096)
-def iteration_errors(text: str) -> tuple[str, ...]:
+def iteration_errors(texts: tuple[str, ...]) -> tuple[str, ...]:
     """What cf-agent's iteration engine (PromiseIteratorPrepare, each time a promise is
-    evaluated) says of the references in a promise's text left open: it looks for the
+    evaluated) says of the references left open in a promise's texts: it looks for the
     first close of the same kind only, so ``$(a ${b)`` is "No closing '}' found for
-    variable: b)"."""
+    variable: b)".  (Cached by the promise's texts: said at every evaluation.)"""
     out: list[str] = []
-    n = len(text)
-    start = _dollar_paren(text, 0, n)
-    while start < n:
-        end = _open_variable(text, start + 2, text[start + 1], out)
-        if end >= n:
-            break
-        start = _dollar_paren(text, end, n)
+    for text in texts:
+        n = len(text)
+        start = _dollar_paren(text, 0, n)
+        while start < n:
+            end = _open_variable(text, start + 2, text[start + 1], out)
+            if end >= n:
+                break
+            start = _dollar_paren(text, end, n)
     return tuple(out)
 
 
