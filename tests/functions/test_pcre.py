@@ -78,6 +78,21 @@ def test_bad_or_unsupported_regex(regex: str) -> None:
         pcre.compile_regex(regex)
 
 
+@pytest.mark.parametrize("regex, what, offset", [
+    ("(?(", "assertion expected after (?( or (?(?C)", 3),
+    ("a(?(1", "malformed number or name after (?(", 5),
+    ("}(?(", "assertion expected after (?( or (?(?C)", 4),
+    ("(?(a", "malformed number or name after (?(", 4)])
+def test_an_unclosed_condition_is_refused_in_pcre_words(regex: str, what: str,
+                                                         offset: int) -> None:
+    # (it sent the translation back to the pattern's start, forever: 24 GB, then the OOM
+    # killer, from an 8-character pattern; cf-agent 3.21 says these words, at that offset)
+    with pytest.raises(pcre.RegexError) as caught:
+        pcre.compile_regex(regex)
+    assert str(caught.value) == (f"Regular expression error: pcre_compile() '{what}' in "
+                                 f"expression '{regex}' (offset: {offset})")
+
+
 def test_split_like_cfengine() -> None:
     assert pcre.split("a,b,,c", ",", 99, True) == ["a", "b", "", "c"]
     assert pcre.split("a,b,,c", ",", 99, False) == ["a", "b", "c"]

@@ -190,6 +190,10 @@ class _Translator:
             raise self.error("recursion, subroutine calls and branch reset are not supported")
         if rest.startswith("("):         # conditional group
             close = p.find(")", i + 3)
+            if close < 0:               # (PCRE's words; this loop must not go back to 0)
+                self.i = len(p)
+                raise self.error("assertion expected after (?( or (?(?C)" if i + 3 == len(p)
+                                 else "malformed number or name after (?(")
             cond = p[i + 3:close]
             if cond.startswith(("<", "'")):
                 cond = cond[1:-1]
