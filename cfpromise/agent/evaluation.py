@@ -363,9 +363,9 @@ class PromiseEvaluation:
                 promiser = ev.text(promise.promiser)
                 if self.trace is not None and run.types is None:
                     self.trace.waiting(run, promiser, handle, key, True)
+                # cf-agent 3.21 skips it without a word at the default level (its
+                # verbose line is the trace's); the reason goes to the run report
                 reason = f"it depends on '{handle}', which was not kept ({outcome.value})"
-                self.out.log("notice", f"Skipping promise '{promiser}' "
-                                       f"({promise.coord.file}:{promise.coord.line}): {reason}")
                 run.done[key] = None
                 self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1
                 for observer in self.observers:

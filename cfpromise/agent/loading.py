@@ -276,6 +276,7 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     # cf-lite-promises says what cf-promises says of promise locking (cfpromise.agent.lockwarn)
     agent.warn_locking = warn_locking
     agent.check_not_writable = check_writable     # (cf-promises reads writable policy)
+    agent.parsing_as = "common"         # cf-promises' parser installs every bundle
     install_facts(agent)
     if os.path.isfile(path):
         load(agent)             # evaluates the common bundles as it loads their files

@@ -4,7 +4,10 @@ Levels, lowest first: debug, verbose, info, notice, warning, error.  The
 default shows notice and above (as cf-agent), ``-I`` adds info, ``-v``
 verbose, ``-d`` debug.  Lines go to stdout like cf-agent's, with cf-agent's
 right-aligned prefixes (``   error: ``, ``  notice: ``, ``    info: ``); ``-l``
-puts a timestamp in front of every line.
+puts a timestamp in front of every log message (as cf-agent 3.21: on its first line,
+never on the lines a multi-line message continues with, nor on ``R:`` reports).  Like
+cf-agent's logger, a message's one trailing newline ends its line rather than adding an
+empty one (a dry-run report of ``"x$(const.n)"`` is one line).
 """
 from __future__ import annotations
 
@@ -40,10 +43,10 @@ class Output:
     def enabled(self, level: str) -> bool:
         return LEVELS[level] >= self.threshold
 
-    def _write(self, line: str, newline: bool = True) -> None:
+    def _write(self, line: str, newline: bool = True, stamp: bool = True) -> None:
         if self.before_write is not None:
             self.before_write()
-        if self.timestamps:
+        if self.timestamps and stamp:
             line = time.strftime("%Y-%m-%dT%H:%M:%S%z ") + line
         self.stream.write(line + "\n" if newline else line)
 
@@ -53,14 +56,16 @@ class Output:
             self.shown += 1
             if self.rewrite is not None:
                 message = self.rewrite(message)
+            if message.endswith("\n"):
+                message = message[:-1]
             if self.color and level in COLOR:
                 self._write(COLOR[level] + PREFIX[level] + message + "\n\x1b[0m", newline=False)
                 return
             for i, line in enumerate(message.split("\n")):
-                self._write((PREFIX[level] if i == 0 else "") + line)
+                self._write((PREFIX[level] if i == 0 else "") + line, stamp=i == 0)
 
     def report(self, text: str) -> None:
-        self._write("R: " + text)
+        self._write("R: " + text, stamp=False)
 
     def flush(self) -> None:
         self.stream.flush()

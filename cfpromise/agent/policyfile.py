@@ -68,7 +68,7 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
     from cfpromise.promises.api import shown_path
     agent.parsed_last = shown_path(path, getattr(agent.options, "start_dir", ""))
     if cached is not None:
-        return cached
+        return _as_parsed(agent, cached)
     # The parser (and PLY, which imports inspect) and the parse-time checks load only
     # when a file is not cached.
     from cfpromise.schema.validate import diagnostics
@@ -77,11 +77,45 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
     if entry:
         policy = as_entry(policy)
     problems = diagnostics(policy, entry=entry)
+    _warn(policy)
     if problems:
         raise LoadError(problems, parse_time=True)
     if cache is not None:
         cache.put(path, entry, policy, digest)
-    return policy
+    return _as_parsed(agent, policy, warned=True)
+
+
+def _as_parsed(agent: Any, policy: ast.Policy, warned: bool = False) -> ast.Policy:
+    """The file's policy as the program's parser keeps it: its warnings said (at every
+    read, cached or not) and, for cf-agent, the agent bundles a removed body hides
+    (cfpromise.schema.deprecations.skipped_bundles; cf-promises keeps every bundle)."""
+    if not policy.bodies:
+        return policy
+    if not warned:
+        _warn(policy)
+    from cfpromise.schema.deprecations import skipped_bundles
+    skipped = skipped_bundles(policy, getattr(agent, "parsing_as", "agent"))
+    if not skipped:
+        return policy
+    # (the validating cf-promises still sees them: cfpromise.agent.sequence.verified)
+    hidden = getattr(agent, "hidden_bundles", None)
+    if hidden is None:
+        hidden = agent.hidden_bundles = set()
+    hidden.update(b.name for i, b in enumerate(policy.bundles) if i in skipped)
+    return ast.evolve(policy, bundles=tuple(b for i, b in enumerate(policy.bundles)
+                                            if i not in skipped))
+
+
+def _warn(policy: ast.Policy) -> None:
+    """The parser's warnings of deprecated and removed language, at every read of the
+    file (cached or not), before its errors, as cf-promises and cf-agent print them."""
+    if not policy.bodies:
+        return
+    from cfpromise.schema import schema
+    from cfpromise.schema.deprecations import warnings
+    found = warnings(policy, schema())
+    if found:
+        report_errors(found)
 
 
 def _coord(path: str) -> Any:

@@ -62,9 +62,11 @@ def bundlesequence(agent: Any) -> list[tuple[str, list[Any]]]:
     return out or [("main", [])]       # an empty bundlesequence: cf-agent runs main
 
 
-def unverified(agent: Any) -> list[str]:
+def unverified(agent: Any, own: bool = False) -> list[str]:
     """The names of the policy's bundlesequence that VerifyBundleSequence refuses:
-    no bundle of any type, in any namespace, has that name (its namespace stripped)."""
+    no bundle of any type, in any namespace, has that name (its namespace stripped).
+    As cf-promises sees the policy, or (``own``) as the agent's own parser keeps it,
+    without the bundles a removed body hid (cfpromise.schema.deprecations)."""
     if agent.control_flag("ignore_missing_bundles"):
         return []
     seen = agent
@@ -72,6 +74,8 @@ def unverified(agent: Any) -> list[str]:
         from cfpromise.agent.promisesview import sequence_view
         seen = sequence_view(agent)
     names = {b.name for b in seen.policy.bundles}
+    if not own:
+        names |= getattr(agent, "hidden_bundles", None) or set()
     out = []
     for name, _ in bundlesequence(seen):
         if name not in names and name.partition(":")[2] not in names:
@@ -93,12 +97,15 @@ def verified(agent: Any) -> bool:
     if agent.options.bundlesequence:    # cf-agent validates with `cf-promises FILE -b ..`
         return True
     missing = unverified(agent)
+    from cfpromise.agent.augments import validating
+    validates = validating(agent)
+    if not missing and validates and getattr(agent, "hidden_bundles", None):
+        missing, validates = unverified(agent, own=True), False    # cf-agent's own load
     if not missing:
         return True
     say_unverified(missing)
     final = "Errors in promise bundles: could not verify bundlesequence"
-    from cfpromise.agent.augments import validating
-    if validating(agent):
+    if validates:
         print(f"   error: Fatal CFEngine error: {final}", file=sys.stderr)
         return False
     fatal = FatalError("")

@@ -64,6 +64,9 @@ CALLS: dict[str, tuple[str, str]] = {
     "classfiltercsv_missing": (f'classfiltercsv("{MISSING}", "true", 0)', "data"),
     "usemodule_missing": ('usemodule("nosuch_module_x", "")', "class"),
     "mergedata_scalar": ('mergedata("nosuch_var_x")', "data"),
+    # no argument at all: an error at the default level (found in soumyadipdm's my_test.cf)
+    "mergedata_no_args": ("mergedata()", "data"),
+    "mergedata_no_args_nested": ('mergedata(mergedata(), \'{ "a": 1 }\')', "data"),
     # more bad regular expressions: each function as cf-agent treats a pattern that
     # does not compile (an error and no match, the text whole, nothing said...)
     "grep_bad": ('grep("(", \'[ "a" ]\')', "slist"),

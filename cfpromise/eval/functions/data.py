@@ -88,8 +88,7 @@ def storejson(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 @builtin("mergedata")
 def mergedata(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     if not args:
-        raise FunctionError("mergedata needs at least one argument, a reference to a "
-                            "container variable")
+        raise messages.fail("data.mergedata_no_args")
     containers = []
     for arg in args:
         data = collect(ctx, arg)

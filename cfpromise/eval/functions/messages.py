@@ -50,6 +50,8 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
     "data.open_csv": ("verbose", "{fn}: cannot open the {kind} file '{path}' ({err})", None),
     "data.non_container": ("error", "{fn}: non-container from parsing {mode} file "
                            "'{path}'", None),
+    "data.mergedata_no_args": ("error", "mergedata needs at least one argument, a reference "
+                               "to a container variable", None),
     "data.parse_expression": ("error", "Error parsing {mode} expression '{text}': {err}", None),
     "data.expression_non_container": ("error", "Non-container from parsing {mode} expression "
                                       "'{text}'", None),

@@ -1,0 +1,200 @@
+"""The parser's warnings about language CFEngine deprecated or removed.
+
+cf-promises 3.21 (and cf-agent, which parses the policy itself) warns as it reads a
+file, whether or not the policy has errors, and goes on:
+
+* ``FILE:L:C: warning: Deprecated constraint 'LVAL' in body type 'TYPE' [-Wdeprecated]``
+  for an attribute the syntax tables mark deprecated (``skipverify`` in ``body server
+  control``, ``acl_directory_inherit`` and ``specify_inherit_aces`` in ``body acl``);
+* ``... warning: Removed constraint 'LVAL' in promise type 'TYPE' [-Wremoved]`` for one
+  marked removed (``host_licenses_paid`` in ``body common control``; 3.21 says "promise
+  type" of a body);
+* ``... warning: Removed body 'NAME' of type 'TYPE' [-Wremoved]`` for a body of a type
+  CFEngine removed (the knowledge and reporter control bodies: any body of those types).
+
+The position is just after the last character of what was read: the rval's (its closing
+quote, brace or parenthesis; a multi-line rval's last line; for a bare word, the ``;``
+the parser read after it) or the body's ``{``.  The
+source line and a caret follow, as for an error.  The statuses are the syntax tables'
+(``status`` in ``cf-promises -s json``); the removed body types are not in those tables
+(``cf-promises -s`` lists only living ones), so they are named here.  An attribute
+repeated in one body is warned of once here (the parser keeps only the last, as
+CFEngine's policy does), where cf-promises warns at each.
+"""
+from __future__ import annotations
+
+from cfpromise.syntax import ast
+from cfpromise.syntax.errors import Coord, Diagnostic
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cfpromise.schema import Schema
+
+# control body types 3.21's parser knows only to warn of (SYNTAX_STATUS_REMOVED)
+REMOVED_BODY_TYPES = frozenset({"knowledge", "reporter"})
+
+_MESSAGES = {
+    "deprecated": ("Deprecated constraint '{lval}' in body type '{type}'", "-Wdeprecated"),
+    "removed": ("Removed constraint '{lval}' in promise type '{type}'", "-Wremoved"),
+}
+
+
+def warnings(policy: ast.Policy, sch: Schema) -> list[Diagnostic]:
+    """The parser's deprecation warnings for ``policy``, in the order of the file."""
+    found: list[tuple[Coord, str]] = []
+    lines: dict[str, list[str] | None] = {}
+    for body in policy.bodies:
+        if body.type in REMOVED_BODY_TYPES:
+            at = _after_brace(body.coord, lines)
+            found.append((at, f"Removed body '{body.name}' of type '{body.type}' [-Wremoved]"))
+            continue
+        marked = _marked(sch, body.type)
+        if not marked:
+            continue
+        for c in body.constraints:
+            status = marked.get(c.lval)
+            if status is None:
+                continue
+            text, flag = _MESSAGES[status]
+            at = _after_rval(c, lines)
+            found.append((at, text.format(lval=c.lval, type=body.type) + f" [{flag}]"))
+    found.sort(key=lambda f: (f[0].line, f[0].col))
+    # (on a file's first line 3.21's parser has no source line to show: "(null)")
+    return [Diagnostic(coord, message, "warning", "(null)" if coord.line == 1 else None)
+            for coord, message in found]
+
+
+_MARKED: dict[tuple[int, str], dict[str, str]] = {}
+
+
+def _marked(sch: Schema, body_type: str) -> dict[str, str]:
+    """{lval: status} of ``body_type``'s deprecated and removed attributes (each type's
+    table read once, and only for the types a policy uses: start-up matters)."""
+    key = (id(sch), body_type)
+    if key not in _MARKED:
+        info = sch.raw["bodyTypes"].get(body_type) or {}
+        _MARKED[key] = {lval: a["status"] for lval, a in info.get("attributes", {}).items()
+                        if a.get("status") in _MESSAGES}
+    return _MARKED[key]
+
+
+def _text(file: str, lines: dict[str, list[str] | None]) -> list[str] | None:
+    if file not in lines:
+        try:
+            with open(file, encoding="utf-8", errors="surrogateescape") as fh:
+                lines[file] = fh.read().split("\n")
+        except OSError:
+            lines[file] = None
+    return lines[file]
+
+
+def _after_brace(coord: Coord, lines: dict[str, list[str] | None]) -> Coord:
+    """Just after the ``{`` opening the body declared at ``coord`` (comments skipped)."""
+    text = _text(coord.file, lines)
+    if text is None:
+        return coord
+    line, col = coord.line - 1, coord.col - 1
+    while line < len(text):
+        row = text[line]
+        while col < len(row):
+            ch = row[col]
+            if ch == "#":
+                break
+            if ch == "{":
+                return _coord(coord, line, col + 2)
+            col += 1
+        line, col = line + 1, 0
+    return coord
+
+
+def _after_rval(constraint: ast.Constraint, lines: dict[str, list[str] | None]) -> Coord:
+    """Just after the last character of the constraint's rval (its closing quote, brace or
+    parenthesis, or a bare word's last letter), read from the ``=>`` after its lval."""
+    coord = constraint.coord
+    text = _text(coord.file, lines)
+    if text is None or coord.line < 1:
+        return coord
+    line, col = coord.line - 1, coord.col - 1
+    while line < len(text) and "=>" not in text[line][col:]:
+        line, col = line + 1, 0
+    if line == len(text):
+        return coord
+    col = text[line].index("=>", col) + 2
+    depth, quote, started = 0, "", False
+    while line < len(text):
+        row = text[line]
+        while col < len(row):
+            ch = row[col]
+            if quote:
+                if ch == "\\":
+                    col += 1
+                elif ch == quote:
+                    quote = ""
+                    if depth == 0:
+                        return _coord(coord, line, col + 2)
+            elif ch in "\"'`":
+                quote, started = ch, True
+            elif ch in "({":
+                depth, started = depth + 1, True
+            elif ch in ")}":
+                depth -= 1
+                if depth == 0:
+                    return _coord(coord, line, col + 2)
+            elif depth == 0 and started and not (ch.isalnum() or ch in "_.:$@[]"):
+                return _after_next_token(coord, text, line, col)
+            elif depth == 0 and not started and not ch.isspace():
+                started = True
+            col += 1
+        if depth == 0 and started and not quote:
+            return _after_next_token(coord, text, line + 1, 0)
+        line, col = line + 1, 0
+    return coord
+
+
+def _after_next_token(coord: Coord, text: list[str], line: int, col: int) -> Coord:
+    """A bare word is reduced once the parser has read the token after it (the ``;``):
+    the position is just after that one."""
+    while line < len(text):
+        row = text[line]
+        while col < len(row) and row[col].isspace():
+            col += 1
+        if col < len(row):
+            return _coord(coord, line, col + 2)
+        line, col = line + 1, 0
+    return coord
+
+
+def _coord(coord: Coord, line: int, col: int) -> Coord:
+    return Coord(coord.file, line + 1, col, coord.cf and coord.cf + line + 1 - coord.line)
+
+
+# bundle types a program's parser installs after a removed body as ever (RelevantBundle:
+# common, and the edit bundles cf-agent runs)
+_RESET_BY = {"agent": frozenset({"common", "edit_line", "edit_xml"})}
+
+
+def skipped_bundles(policy: ast.Policy, parsing_as: str) -> set[int]:
+    """Indexes (in ``policy.bundles``) of the bundles 3.21's parser, reading as
+    ``parsing_as`` ("agent" for cf-agent, "common" for cf-promises), leaves out after a
+    removed body: a removed body sets its skip flag and leaves it set, the next normal
+    body's ``{`` or a common (or edit) bundle clears it, and a bundle of the program's own
+    type begun while it is set is not installed (its ``}`` clears the flag).  cf-agent
+    then finds no such bundle; cf-promises installs every bundle."""
+    reset_by = _RESET_BY.get(parsing_as)
+    if reset_by is None or not any(b.type in REMOVED_BODY_TYPES for b in policy.bodies):
+        return set()
+    blocks = sorted([((b.coord.line, b.coord.col), "body", b.type, -1)
+                     for b in policy.bodies]
+                    + [((b.coord.line, b.coord.col), "bundle", b.type, i)
+                       for i, b in enumerate(policy.bundles)])
+    skip, out = False, set()
+    for _, kind, type_, index in blocks:
+        if kind == "body":
+            skip = type_ in REMOVED_BODY_TYPES
+        elif type_ in reset_by:
+            skip = False
+        else:
+            if skip and type_ == parsing_as:
+                out.add(index)
+            skip = False
+    return out
