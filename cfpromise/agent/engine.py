@@ -377,7 +377,7 @@ class Agent(PromiseEvaluation, Recording):
         self.ctx.bundle_names = frozenset(b.name for b in self.policy.bundles)   # (CFE-1915)
         if bundles is None and expand:
             from cfpromise.agent.prelim import converge
-            converge(self)
+            converge(self, BundleRun)
             return
         ctx = self.ctx
         for bundle in self.policy.bundles if bundles is None else bundles:

@@ -363,8 +363,7 @@ class PromiseEvaluation:
                 promiser = ev.text(promise.promiser)
                 if self.trace is not None and run.types is None:
                     self.trace.waiting(run, promiser, handle, key, True)
-                # cf-agent 3.21 skips it without a word at the default level (its
-                # verbose line is the trace's); the reason goes to the run report
+                # silently at the default level, as cf-agent 3.21 (the run report has why)
                 reason = f"it depends on '{handle}', which was not kept ({outcome.value})"
                 run.done[key] = None
                 self.counts[Outcome.SKIPPED] = self.counts.get(Outcome.SKIPPED, 0) + 1

@@ -55,20 +55,21 @@ NOT_EXPANDED = ("server", "monitor")
 _EXCLUSIONS = frozenset({"if", "ifvarclass", "unless", "depends_on"})
 
 
-def converge(agent: Any) -> None:
+def converge(agent: Any, make_run: Any) -> None:
     """The walk (see the module), over the whole policy as loaded.  A built-in refusing
     a literal argument stops the run here as the load-time check's would
     (:class:`cfpromise.agent.precheck.RefusedArgument`: cf-agent's FatalError, exit 1)."""
     from cfpromise.eval.functions.api import FatalFunctionError
     try:
-        _converge(agent)
+        _converge(agent, make_run)
     except FatalFunctionError as exc:
         from cfpromise.agent.precheck import RefusedArgument
         raise RefusedArgument(str(exc)) from None
 
 
-def _converge(agent: Any) -> None:
-    from cfpromise.agent.engine import BundleRun
+def _converge(agent: Any, make_run: Any) -> None:
+    """(``make_run``: the engine's BundleRun, given so that this module need not import
+    the engine, which imports it.)"""
     ctx = agent.ctx
     custom = agent.custom_types
     for bundle in agent.policy.bundles:
@@ -76,7 +77,7 @@ def _converge(agent: Any) -> None:
         if ctx.injected:            # BundleResolve's first step, for every bundle
             ctx.remove_injected(bundle.namespace, bundle.name)
         frame = Frame(bundle.namespace, bundle.name, bundle)
-        run = BundleRun(bundle, frame, pass_no=0)
+        run = make_run(bundle, frame, pass_no=0)
         ctx.push(frame)
         try:
             for section in bundle.sections:

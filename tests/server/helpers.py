@@ -15,6 +15,9 @@ from cfpromise.net import protocol as P
 
 def make_workdir(path: str) -> keys.HostKey:
     os.makedirs(os.path.join(path, "ppkeys"), exist_ok=True)
+    # private, as cf-key makes them: an agent refuses a ppkeys others may read (3.21's
+    # "UNTRUSTED: Private key directory ... was not private!", cfpromise.agent.workdir)
+    os.chmod(os.path.join(path, "ppkeys"), 0o700)
     os.chmod(path, 0o700)
     return keys.create_key_pair(keys.private_key_path(path), keys.public_key_path(path))
 
