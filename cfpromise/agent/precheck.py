@@ -120,6 +120,20 @@ def _body_attribute(agent: Any, ptype: str, table: dict[str, Any], lval: str) ->
     """The type a constraint copied from a body is checked against (ConstraintCheckType):
     the classes promise type's attribute of that name, else the first of the promise
     type's own bodies that has it, else the promise type's own attribute; None: none."""
+    memo = _ATTRS.get(id(table))
+    if memo is None or memo[0] is not table:
+        memo = _ATTRS[id(table)] = (table, {})
+    found = memo[1].get(lval, _ATTRS)
+    if found is _ATTRS:
+        found = memo[1][lval] = _find_body_attribute(agent, table, lval)
+    return found
+
+
+# id(promise type's table) -> (table, {lval: _body_attribute's answer}); the schema is fixed
+_ATTRS: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+
+
+def _find_body_attribute(agent: Any, table: dict[str, Any], lval: str) -> Any:
     sch = agent.schema
     if lval in _CLASS_ATTRS:
         return sch.promise_types.get("classes", {}).get(lval)
@@ -247,6 +261,11 @@ def _literal_calls(rval: Any, out: list[ast.FnCall]) -> list[ast.FnCall]:
 
 
 def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) -> None:
+    ctx = agent.ctx
+    # (the guard first: the preliminary convergence has just looked at it)
+    facts = guard_info(agent.infos, promise)
+    if facts.guarded and not ctx.class_tree_holds(facts.guard):
+        return
     candidates = _candidates(agent, ptype, table, promise)
     bodies = _body_candidates(agent, ptype, table, promise)
     calls: list[ast.FnCall] = []
@@ -254,10 +273,6 @@ def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) 
         for c in promise.constraints:
             _literal_calls(c.rval, calls)
     if not candidates and not bodies and not calls:
-        return
-    ctx = agent.ctx
-    facts = guard_info(agent.infos, promise)
-    if facts.guarded and not ctx.class_tree_holds(facts.guard):
         return
     if promise.varclass is not None:
         exp = ctx.expander()

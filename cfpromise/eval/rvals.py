@@ -46,7 +46,7 @@ def refers_to(text: str, name: str) -> bool:
     """cf-agent's StringContainsVar: ``text`` holds ``$(name)``, ``${name}``,
     ``@(name)`` or ``@{name}`` (cf-agent refuses to store a variable whose value
     refers to itself so)."""
-    if "$" not in text and "@" not in text:
+    if name not in text or ("$" not in text and "@" not in text):
         return False
     return any(f"{sigil}{o}{name}{c}" in text for sigil in "$@" for o, c in ("()", "{}"))
 

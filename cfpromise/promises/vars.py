@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.yyerrors import check_value
+from cfpromise.fast.memo import lru_cache
 from cfpromise.promises.api import SelfReference
 from cfpromise.eval.rvals import UNRESOLVED, as_text, refers_to
 from cfpromise.promises.evaluators import Step, evaluator, promise_comment, promise_tags
@@ -139,6 +140,7 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 _WITHOUT_NAME_CHARS = dict.fromkeys(map(ord, _NAME_CHARS))     # for str.translate: deleted
 
 
+@lru_cache(maxsize=4096)       # (names repeat pass after pass: 2,200 asks on masterfiles)
 def legal_name(name: str) -> bool:
     """IsLegalVariableName's pattern (verify_vars.c), ``[a-zA-Z0-9_\\200-\\377.]+(\\[.+\\])*``
     matched in full: letters, digits, ``_``, ``.`` or any non-ASCII character, then
@@ -201,7 +203,10 @@ def _indexed_name(step: Step, name: str) -> str:
     them joins the next one (``x[a]b[c]`` is ``x[a][bc]``)."""
     at = name.index("[")
     lval, rest = name[:at], name[at:]
-    if rest.count("[") != rest.count("]"):
+    opened = rest.count("[")
+    if rest[-1] == "]" and rest.count("]") == opened and rest.count("][") == opened - 1:
+        return name         # (indices one after another, none nested: read as written)
+    if opened != rest.count("]"):
         step.log("error", "Broken variable expression, index brackets do not balance, "
                           f"in '{step.promiser}'")
         return lval
@@ -250,6 +255,11 @@ def _named_lists(step: Step, scope: str, type_: str, value: Any) -> Any:
     ev = step.ev
     if type_ in LIST_TYPES and isinstance(value, list):
         # (every list value comes here: only an item starting with "@" can name a list)
+        for item in value:
+            if isinstance(item, str) and item[:1] == "@":
+                break
+        else:
+            return value
         out: list[Any] = []
         for item in value:
             found = ev.named_list(item) if isinstance(item, str) and item[:1] == "@" else None
@@ -258,7 +268,10 @@ def _named_lists(step: Step, scope: str, type_: str, value: Any) -> Any:
             else:
                 out.extend(found)
         return out
-    found = ev.named_list(value) if type_ not in LIST_TYPES and type_ != "data" else None
+    if type_ in LIST_TYPES or type_ == "data" or not isinstance(value, str) \
+            or value[:1] != "@":
+        return value
+    found = ev.named_list(value)
     if found is None:
         return value
     shown = ",".join('"' + as_text(v) + '"' for v in found)
@@ -273,8 +286,12 @@ def _epimenides(step: Step, value: Any) -> None:
     its references are expanded (up to four times), can never converge; cf-agent says
     so and exits 1 (a silent "aaa...a$(x)" growing each pass otherwise)."""
     name = step.promiser
+    if isinstance(value, str) and "$" not in value and "@" not in value:
+        return              # (most values: nothing to expand, no reference to itself)
     for item in value if isinstance(value, list) else (value,):
         text = item
+        if isinstance(text, str) and "$" not in text and "@" not in text:
+            continue
         for _ in range(5):
             if refers_to(text, name):
                 raise SelfReference(
