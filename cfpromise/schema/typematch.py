@@ -53,10 +53,10 @@ def compiled_range(range_: str) -> re.Pattern[str] | None:
 def _references(text: str, broken: list[str] | None) -> bool:
     """IsCf3VarString: whether ``text`` holds a reference; a broken one is added to
     ``broken`` (the parser's error, said by the caller)."""
-    verdict = walk(text)
-    if verdict.broken and broken is not None:
+    references, is_broken = walk(text)
+    if is_broken and broken is not None:
         broken.append(text)
-    return verdict.references
+    return references
 
 
 def _int(text: str, logged: list[str]) -> int:

@@ -156,10 +156,10 @@ class _Checker:
         (IsNakedVar), or IsCf3VarString's verdict, whose broken reference is an error."""
         if naked(text):
             return True
-        verdict = walk(text)
-        if verdict.broken:
+        references, broken = walk(text)
+        if broken:
             self.error(coord, BROKEN.format(text))
-        return verdict.references
+        return references
 
     def guard(self, classes: str, coord: Coord) -> None:
         if classes != "any" and classes not in self.good_guards:

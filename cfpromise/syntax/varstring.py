@@ -25,22 +25,22 @@ all a value may be (IsNakedVar): ``${a $(b)}`` is one, ``$(a}`` is not.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    Verdict = tuple[bool, bool]
 
 BROKEN = "Broken variable syntax or bracket mismatch in string ({})"
 
-
-class Verdict(NamedTuple):
-    references: bool    # IsCf3VarString's result: the text holds a whole reference
-    broken: bool        # it said BROKEN (a reference left open)
-
-
-_NONE = Verdict(False, False)
+# (a plain pair, not a NamedTuple: typing imports re, which the start path never does)
+_NONE = (False, False)
+_WHOLE = (True, False)
 _MARKS = ("$(", "${", "@(", "@{")
 
 
 def walk(text: str) -> Verdict:
-    """Both verdicts of IsCf3VarString on ``text`` (see the module docstring)."""
+    """Both verdicts of IsCf3VarString on ``text`` (see the module docstring): whether
+    it holds a whole reference (its result), and whether it says :data:`BROKEN` (a
+    reference left open); never both."""
     start = -1
     for mark in _MARKS:
         at = text.find(mark)
@@ -60,18 +60,18 @@ def walk(text: str) -> Verdict:
         elif char == "/" and depth > 0:
             return _NONE
         if depth == 0 and left + right in ("()", "{}"):
-            return Verdict(True, False)     # whole: nothing after it changes the walk
-    return Verdict(False, depth != 0)
+            return _WHOLE           # whole: nothing after it changes the walk
+    return (False, depth != 0)
 
 
 def references(text: str) -> bool:
     """IsCf3VarString's result: ``text`` holds a whole ``$(...)``/``${...}``/``@(...)``."""
-    return walk(text).references
+    return walk(text)[0]
 
 
 def broken(text: str) -> bool:
     """Whether IsCf3VarString says :data:`BROKEN` of ``text``."""
-    return walk(text).broken
+    return walk(text)[1]
 
 
 _CLOSING = {"(": ")", "{": "}"}

@@ -22,10 +22,11 @@ no syntax error of its own first (the first pass's errors come first in PCRE too
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Callable
+
     from cfpromise.eval.functions.pcre import RegexError
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
