@@ -155,10 +155,10 @@ class References:
         p = self.p
         m = _SIGNED.match(p, start)
         end = m.end() if m else start
-        if end >= len(p) or p[end] != ")":
+        if m is None or end >= len(p) or p[end] != ")":
             self.i = end
             raise self.error("(?R or (?[+-]digits must be followed by )")
-        sign, number = m.group(1), int(m.group(2)) if m else 0
+        sign, number = m.group(1), int(m.group(2))
         self.i = end
         if number == 0:
             raise self.error("a numbered reference must not be zero" if sign else
