@@ -2,13 +2,14 @@
 
 cf-agent checks a vars promise's value after its first expansion -- so also a value
 read at run time: readfile(), execresult(), a file's lines -- with IsCf3VarString; a
-reference it leaves open (``a ${x``, ``$(a ${b)``; see :func:`dangling`) goes to the
-parser's error function, which prints ``FILE:1:1: error: Broken variable syntax or
-bracket mismatch in string (VALUE)`` on standard error, FILE being the policy file
-parsed last.  The parser counts its errors for the whole process: the thirteenth is
-followed by ``Too many errors`` and the process exits 1 there and then (no more
-promises, no --show-evaluated-* tables).  The value itself is then expanded once more
-(:mod:`cfpromise.eval.expand`: the open reference becomes ``${}``).
+reference it leaves open (``a ${x``, ``$(a ${b)``, not ``$(a) ${b``: the verdict of
+:mod:`cfpromise.syntax.varstring`) goes to the parser's error function, which prints
+``FILE:1:1: error: Broken variable syntax or bracket mismatch in string (VALUE)`` on
+standard error, FILE being the policy file parsed last.  The parser counts its errors
+for the whole process: the thirteenth is followed by ``Too many errors`` and the process
+exits 1 there and then (no more promises, no --show-evaluated-* tables).  The value
+itself is then expanded once more (:mod:`cfpromise.eval.expand`: the open reference
+becomes ``${}``).
 
 cf-agent checks each value more often than cf-lite evaluates it (its passes, its
 validating cf-promises' own), so the count in cf-lite runs behind: a policy that
@@ -19,6 +20,7 @@ from __future__ import annotations
 import sys
 
 from cfpromise.agent.abort import FatalError
+from cfpromise.syntax.varstring import BROKEN, broken
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,55 +35,10 @@ class TooManyErrors(FatalError):
     messages = ()
 
 
-def dangling(text: str) -> bool:
-    """IsCf3VarString's verdict of an open reference in ``text``: the brackets after the
-    first ``$(``/``${``/``@(``/``@{`` (of any kind, nested) do not close before the text
-    ends -- unless a whole reference came first, or a ``/`` inside the brackets shows a
-    shell's ``$(/bin/cmd ...`` rather than a variable."""
-    first = _first_mark(text)
-    if first < 0:
-        return False
-    # (the loop below ends with the brackets after the first mark open only when they
-    # are not as many closed as opened there: a balanced text needs no walk)
-    rest = text[first:]
-    if rest.count("(") + rest.count("{") == rest.count(")") + rest.count("}"):
-        return False
-    dollar = False
-    bracks = 0
-    left = right = ""
-    n = len(text)
-    for i, char in enumerate(text):
-        if char in "$@":
-            if i + 1 < n and text[i + 1] in "({":
-                dollar = True
-        elif char in "({":
-            if dollar:
-                left = char
-                bracks += 1
-        elif char in ")}":
-            if dollar:
-                bracks -= 1
-                right = char
-        if bracks > 0 and char == "/":
-            return False
-        if dollar and bracks == 0 and left + right in ("()", "{}"):
-            return False
-    return dollar and bracks != 0
-
-
-def _first_mark(text: str) -> int:
-    """Where the first ``$(``/``${``/``@(``/``@{`` of ``text`` is, -1 without one."""
-    found = -1
-    for mark in ("$(", "${", "@(", "@{"):
-        at = text.find(mark)
-        if at >= 0 and (found < 0 or at < found):
-            found = at
-    return found
-
-
 def check_value(agent: Any, value: Any) -> None:
     """Each string of a vars promise's value (a scalar, a list's items) that
-    :func:`dangling` says is open, said as the parser says it, and counted."""
+    IsCf3VarString says is left open (:func:`cfpromise.syntax.varstring.broken`),
+    said as the parser says it, and counted."""
     if isinstance(value, str):
         items: Any = (value,)
         joined = value
@@ -93,8 +50,8 @@ def check_value(agent: Any, value: Any) -> None:
     if "(" not in joined and "{" not in joined:     # no reference, open or not: most values
         return
     for item in items:
-        if isinstance(item, str) and dangling(item):
-            say(agent, f"Broken variable syntax or bracket mismatch in string ({item})")
+        if isinstance(item, str) and broken(item):
+            say(agent, BROKEN.format(item))
 
 
 def say(agent: Any, message: str) -> None:

@@ -234,7 +234,7 @@ def _open_variable(text: str, start: int, opening: str, out: list[str]) -> int:
     while nested < end:
         inner_end = _open_variable(text, nested + 2, text[nested + 1], out)
         if inner_end >= n:
-            return n
+            break           # (its own first close still ends it, or nothing does)
         end = text.find(closing, inner_end + 1)
         end = n if end < 0 else end
         nested = _dollar_paren(text, inner_end + 1, end)

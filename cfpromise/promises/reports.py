@@ -17,36 +17,7 @@ import os
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.yyerrors import check_value
 from cfpromise.promises.evaluators import Step, evaluator
-
-
-def is_var_string(text: str) -> bool:
-    """cf-agent's IsCf3VarString: ``text`` holds a ``$(...)``/``${...}``/``@(...)``
-    reference (whether left unresolved or brought in by a variable's value); a ``/``
-    inside the brackets, or brackets that do not close, make it not one."""
-    dollar = False
-    left = right = ""
-    bracks = found = 0
-    n = len(text)
-    for i, ch in enumerate(text):
-        if ch in "$@":
-            if i + 1 < n and text[i + 1] in "({":
-                dollar = True
-        elif ch in "({":
-            if dollar:
-                left = ch
-                bracks += 1
-        elif ch in ")}":
-            if dollar:
-                bracks -= 1
-                right = ch
-        if bracks > 0 and ch == "/":
-            return False
-        if dollar and bracks == 0 and (left, right) in (("(", ")"), ("{", "}")):
-            found += 1
-            dollar = False
-    if dollar and bracks != 0:
-        return False
-    return found != 0
+from cfpromise.syntax.varstring import references
 
 
 @evaluator("reports")
@@ -54,9 +25,14 @@ def evaluate(step: Step) -> Outcome | None:
     # cf-agent (VerifyReportPromise) waits for the last pass while the text to report
     # holds a variable reference -- an unresolved one, or one a variable's value brought
     # (its check says a reference left open as the parser would: cfpromise.agent.yyerrors)
+    # -- as IsCf3VarString says (cfpromise.syntax.varstring): not ``$(a/b)``, ``$(a}``,
+    # ``${a $(b)}``, which are printed at once, whatever left them unresolved
     check_value(step.agent, step.promiser)
-    if is_var_string(step.promiser) and not step.last:
-        return None
+    if references(step.promiser):
+        if not step.last:
+            return None
+    else:
+        step.ev.unresolved = False
     attributes = step.agent.attributes(step)
     if attributes is None:
         return None

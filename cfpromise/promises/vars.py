@@ -18,6 +18,7 @@ from cfpromise.promises.api import SelfReference
 from cfpromise.eval.rvals import UNRESOLVED, as_text, refers_to
 from cfpromise.promises.evaluators import Step, evaluator, promise_comment, promise_tags
 from cfpromise.syntax import ast
+from cfpromise.syntax.varstring import references
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,9 +102,11 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     if type_c.lval != "data":
         check_value(step.agent, value)      # (IsCf3VarString: a reference left open)
         value = _expanded_again(step, value)
-    if _unexpanded(step.promiser):
+    check_value(step.agent, step.promiser)      # (the name's, too, as IsCf3VarString says)
+    if references(step.promiser):
         # a name still holding a reference (keys from a list that is not defined):
-        # cf-agent makes no variable of it
+        # cf-agent makes no variable of it (``$(a/b)``, ``${a $(b)}`` are no reference:
+        # names that are not legal)
         return None if not step.last else Outcome.SKIPPED
     if type_c.lval in ("int", "real") and not isinstance(value, (list, dict)) \
             and _unexpanded(as_text(value)):
@@ -331,7 +334,9 @@ def _expanded_again(step: Step, value: Any) -> Any:
 
 
 def _unexpanded(text: str) -> bool:
-    """cf-agent's IsCf3VarString, near enough: a ``$(``/``${`` reference is left."""
+    """A ``$(``/``${`` is left: no number can be read from the value (IntFromString), and
+    cf-agent expands the value once more (also where IsCf3VarString says no reference,
+    ``$(a/b) ${}``: its "Empty variable reference close mismatch" shows it)."""
     return "$(" in text or "${" in text
 
 

@@ -5,7 +5,9 @@ Used by :mod:`cfpromise.agent.precheck` for the values only known once expanded 
 parameters, variables).  :func:`type_match` gives what cf-agent logs on the way (the
 integer and real parsers' and the mode parser's own errors) and the error that stops the
 run, in cf-agent's words, or None; a value still holding a reference is never an error
-(cf-agent cannot check an unexpanded value).  What each type checks:
+(cf-agent cannot check an unexpanded value: a string, an int, a real or a range holds
+one when IsCf3VarString says so, :mod:`cfpromise.syntax.varstring`, whose broken
+references are collected for the caller to say).  What each type checks:
 
 * ``string`` (and each item of an ``slist``): ``mode``/``search_mode`` must parse as a
   mode; then the range must match the whole value (an empty range is anything), else
@@ -20,7 +22,8 @@ run, in cf-agent's words, or None; a value still holding a reference is never an
 from __future__ import annotations
 
 from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
-from cfpromise.schema.values import ValueError_, is_unexpanded, parse_int, parse_real
+from cfpromise.schema.values import ValueError_, parse_int, parse_real
+from cfpromise.syntax.varstring import naked, walk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,9 +50,13 @@ def compiled_range(range_: str) -> re.Pattern[str] | None:
             return None
 
 
-def _naked(text: str) -> bool:
-    """IsNakedVar: the whole value is one reference."""
-    return len(text) > 3 and text[0] in "$@" and text[1] in "({" and text[-1] in ")}"
+def _references(text: str, broken: list[str] | None) -> bool:
+    """IsCf3VarString: whether ``text`` holds a reference; a broken one is added to
+    ``broken`` (the parser's error, said by the caller)."""
+    references, is_broken = walk(text)
+    if is_broken and broken is not None:
+        broken.append(text)
+    return references
 
 
 def _int(text: str, logged: list[str]) -> int:
@@ -57,8 +64,12 @@ def _int(text: str, logged: list[str]) -> int:
     try:
         return parse_int(text)
     except ValueError_ as exc:
-        if "$" not in text:     # (cf-agent is silent about a value that may converge)
-            logged.append(str(exc))
+        message = str(exc)
+        # (quiet where a '$' may yet converge: no number and a '$' anywhere, or a '$'
+        # right after the number)
+        if not (message.startswith("Failed to parse") and "$" in text
+                or message.startswith("Anomalous ending '$")):
+            logged.append(message)
         return _NOINT
 
 
@@ -98,8 +109,9 @@ def _real_bounds(range_: str | None) -> tuple[float, float]:
         return float("-inf"), float("inf")
 
 
-def _string(lval: str, text: str, range_: str | None, logged: list[str]) -> str | None:
-    if not range_ or _naked(text):
+def _string(lval: str, text: str, range_: str | None, logged: list[str],
+            broken: list[str] | None) -> str | None:
+    if not range_ or naked(text):
         return None
     if lval in ("mode", "search_mode"):
         from cfpromise.promises.files.modes import parse_mode
@@ -108,7 +120,7 @@ def _string(lval: str, text: str, range_: str | None, logged: list[str]) -> str 
     pattern = compiled_range(range_)
     if range_ == text or pattern is None or pattern.fullmatch(text):
         return None
-    if is_unexpanded(text):
+    if _references(text, broken):
         return None
     if text == "":
         return "Empty scalar value is out of range"
@@ -118,11 +130,11 @@ def _string(lval: str, text: str, range_: str | None, logged: list[str]) -> str 
 
 
 def _scalar(lval: str, text: str, kind: str, range_: str | None,
-            logged: list[str]) -> str | None:
+            logged: list[str], broken: list[str] | None) -> str | None:
     if kind == "string":
-        return _string(lval, text, range_, logged)
+        return _string(lval, text, range_, logged, broken)
     if kind == "int":
-        if is_unexpanded(text):
+        if _references(text, broken):
             return None
         value = _int(text, logged)
         if value == _NOINT:
@@ -132,14 +144,14 @@ def _scalar(lval: str, text: str, kind: str, range_: str | None,
     if kind == "real":
         if text == "inf":
             return "Keyword 'inf' has an integer value, cannot be used as real"
-        if is_unexpanded(text):
+        if _references(text, broken):
             return None
         real = _real(text, logged)
         low, high = _real_bounds(range_)
         return "Real value is out of range" if real is None or not low <= real <= high \
             else None
     if kind == "option":
-        if _naked(text):
+        if naked(text):
             return None
         return None if text in (range_ or "").split(",") else "Selection is out of bounds"
     if kind == "context":
@@ -149,18 +161,19 @@ def _scalar(lval: str, text: str, kind: str, range_: str | None,
         return None if range_ == text or pattern is None or pattern.fullmatch(text) \
             else "Context string is invalid/out of range"
     if kind in ("irange", "rrange"):
-        return _range(text, kind, range_, logged)
+        return _range(text, kind, range_, logged, broken)
     return None
 
 
-def _range(text: str, kind: str, range_: str | None, logged: list[str]) -> str | None:
+def _range(text: str, kind: str, range_: str | None, logged: list[str],
+           broken: list[str] | None) -> str | None:
     if text[:1] in ("[", "("):
         return "Real range specification should not be enclosed in brackets - just 'a,b'"
     if kind == "rrange" and text == "inf":
         return "Keyword 'inf' has an integer value, cannot be used as real"
-    if is_unexpanded(text):
+    if _references(text, broken):
         return None
-    parts = [p for p in text.split(",") if p != ""]     # SplitString keeps no empty item
+    parts = _split(text)
     if len(parts) != 2:
         return "Range format specifier should be of form 'a,b'' but got multiple items"
     if kind == "irange":
@@ -177,10 +190,32 @@ def _range(text: str, kind: str, range_: str | None, logged: list[str]) -> str |
     return None
 
 
-def type_match(lval: str, value: object, kind: str,
-               range_: str | None) -> tuple[list[str], str | None]:
+def _split(text: str, sep: str = ",") -> list[str]:
+    """SplitString: the items between unescaped separators (``\\,`` is a comma, ``\\\\``
+    a backslash), empty ones kept ("1,2," is three)."""
+    items: list[str] = []
+    item: list[str] = []
+    at, n = 0, len(text)
+    while at < n:
+        char = text[at]
+        if char == "\\" and at + 1 < n and text[at + 1] in ("\\", sep):
+            at += 1
+            item.append(text[at])
+        elif char == sep:
+            items.append("".join(item))
+            item = []
+        else:
+            item.append(char)
+        at += 1
+    items.append("".join(item))
+    return items
+
+
+def type_match(lval: str, value: object, kind: str, range_: str | None,
+               broken: list[str] | None = None) -> tuple[list[str], str | None]:
     """(messages cf-agent logs on the way, the type error or None) for ``value`` (a
-    string or a list of strings) given to an attribute of type ``kind``."""
+    string or a list of strings) given to an attribute of type ``kind``; the texts whose
+    reference IsCf3VarString finds broken on the way are added to ``broken``."""
     logged: list[str] = []
     if isinstance(value, list):
         item_kind = _LISTS.get(kind)
@@ -188,10 +223,10 @@ def type_match(lval: str, value: object, kind: str,
             return logged, "Attempted to give a list to a non-list type"
         for item in value:
             if isinstance(item, str):
-                error = _scalar(lval, item, item_kind, range_, logged)
+                error = _scalar(lval, item, item_kind, range_, logged, broken)
                 if error is not None:
                     return logged, error
         return logged, None
     if not isinstance(value, str) or kind in _LISTS:
         return logged, None
-    return logged, _scalar(lval, value, kind, range_, logged)
+    return logged, _scalar(lval, value, kind, range_, logged, broken)

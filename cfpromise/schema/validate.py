@@ -20,6 +20,7 @@ from cfpromise.schema.typematch import compiled_range, type_match
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
 from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError
+from cfpromise.syntax.varstring import BROKEN, naked, walk
 
 # lvals whose function-call-looking rval is a parameterised bundle, not a function.
 BUNDLE_CALL_LVALS = frozenset({"bundlesequence", "edit_line", "edit_xml", "usebundle",
@@ -35,7 +36,14 @@ _COMPATIBLE = {("string", "slist"), ("string", "context"), ("context", "string")
                ("string", "bundle"), ("string", "body"), ("int", "string"), ("real", "string")}
 ABSPATH_RANGE = '"?(/.*)'
 # the number types a literal is checked as (a list's items as its item type)
-_NUMBER_KINDS = {"int": "int", "ilist": "int", "real": "real", "rlist": "real"}
+_NUMBER_KINDS = {"int": "int", "ilist": "int", "real": "real", "rlist": "real",
+                 "irange": "irange", "rrange": "rrange"}
+# the types whose literal cf-promises asks IsCf3VarString about (CheckParseString, -Int,
+# -Real, -IntRange, -RealRange; cfpromise.syntax.varstring): a reference is not checked,
+# a broken one is an error of its own before the type's; the others (and a mode, parsed
+# first) are left unchecked when they hold anything like a reference
+_WALKED = frozenset({"string", "slist", *_NUMBER_KINDS})
+_MODES = ("mode", "search_mode")
 
 
 
@@ -66,7 +74,8 @@ class _Checker:
                                       "identifier")
                     return
             text = rval.value
-            if ("$" in text or "@" in text) and is_unexpanded(text):
+            if ("$" in text or "@" in text) and is_unexpanded(text) \
+                    and (want not in _WALKED or attr.name in _MODES):
                 return
             if want == "string" or want == "slist":
                 range_ = attr.range
@@ -98,17 +107,20 @@ class _Checker:
                            "Function does not return the required type")
 
     def literal(self, text: str, attr: Attribute, coord: Coord) -> None:
-        if is_unexpanded(text):
+        number = _NUMBER_KINDS.get(attr.type)
+        if number is None and is_unexpanded(text):
             return
         if attr.type in ("string", "slist"):
             self.string_in_range(text, attr, coord)
             return
-        number = _NUMBER_KINDS.get(attr.type)
         if number is not None:
             # cf-promises' CheckConstraintTypeMatch: the parser's own words first
             # ("Failed to parse integer number: x", a plain log line), then its verdict
             # at the value ("Cannot parse value as integer", "Real value is out of range")
-            logged, error = type_match(attr.name, text, number, attr.range)
+            broken: list[str] = []
+            logged, error = type_match(attr.name, text, number, attr.range, broken)
+            for item in broken:
+                self.error(coord, BROKEN.format(item))
             if error is not None:
                 for message in logged:
                     self.errors.append(Diagnostic(Coord(coord.file, 0, 0), message))
@@ -127,15 +139,27 @@ class _Checker:
         if not range_ or range_ == ".*":
             return
         if range_ == ABSPATH_RANGE:
-            if not (text.startswith("/") or text.startswith('"/')):
+            if not (text.startswith("/") or text.startswith('"/')) \
+                    and not self.references(text, coord):
                 self.error(coord, "Filename is not an absolute path")
             return
         pattern = compiled_range(range_)
-        if pattern is not None and not pattern.fullmatch(text):
-            if attr.name in ("mode", "search_mode"):
+        if pattern is not None and not pattern.fullmatch(text) \
+                and (attr.name in _MODES or not self.references(text, coord)):
+            if attr.name in _MODES:
                 self.error(coord, f"Invalid mode string ({text})")
             else:
                 self.error(coord, "Scalar value is out of range")
+
+    def references(self, text: str, coord: Coord) -> bool:
+        """CheckParseString's question of a string out of its range: one reference
+        (IsNakedVar), or IsCf3VarString's verdict, whose broken reference is an error."""
+        if naked(text):
+            return True
+        references, broken = walk(text)
+        if broken:
+            self.error(coord, BROKEN.format(text))
+        return references
 
     def guard(self, classes: str, coord: Coord) -> None:
         if classes != "any" and classes not in self.good_guards:
@@ -179,6 +203,7 @@ class _Checker:
 
     def custom_section(self, section: ast.PromiseSection) -> None:
         for promise in section.promises:
+            self.empty_promiser(promise)
             for c in promise.constraints:
                 self.condition_literal(c)
             c = promise.get("ifvarclass")
@@ -188,6 +213,7 @@ class _Checker:
 
     def promise(self, b: ast.Bundle, ptype: str, attrs_: dict[str, Attribute],
                 promise: ast.Promise) -> None:
+        self.empty_promiser(promise)
         if ptype in ("vars", "classes"):
             self.promiser_name(ptype, promise)
         var_type: str | None = None
@@ -203,6 +229,11 @@ class _Checker:
                                         f"{var_type}, tried to redefine with {c.lval}")
                 var_type = c.lval
             self.constraint(c, attr)
+
+    def empty_promiser(self, promise: ast.Promise) -> None:
+        """PromiseCheck: a promiser that is an empty reference and nothing else."""
+        if promise.promiser in ("$()", "${}"):
+            self.error(promise.coord, "Empty variable reference")
 
     def promiser_name(self, ptype: str, promise: ast.Promise) -> None:
         """VarsParseTreeCheck and ClassesParseTreeCheck (mod_common.c): the promiser as

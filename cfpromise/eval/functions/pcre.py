@@ -17,7 +17,9 @@ differently (one pass over the pattern, keeping a stack of open groups):
 * POSIX classes ``[[:alpha:]]`` and negated ``[[:^digit:]]`` become byte ranges;
 * ``\\z`` -> ``\\Z`` and PCRE's ``\\Z`` (end, or before a final newline) ->
   ``(?=\\n?\\Z)``; ``\\h \\H \\v \\V \\R \\N \\e \\cX \\x{..} \\o{..} \\Q..\\E``;
-* ``(?<name>..)``, ``(?'name'..)``, ``\\k<name>``, ``\\g{N}``, ``\\g{-N}``;
+* ``(?<name>..)``, ``(?'name'..)``; references to groups (``\\N``, ``\\g{N}``,
+  ``\\g{-N}``, ``\\k<name>``, ``(?P=name)``, conditions) with PCRE's reading and
+  its errors at its offsets: :mod:`cfpromise.eval.functions.pcrerefs`;
 * an inline option ``(?i)`` anywhere (Python only allows it at the start)
   becomes a scoped group ``(?i:...)`` running to the end of the enclosing
   group, reopened after each ``|`` of that group, which is PCRE's scope;
@@ -34,6 +36,7 @@ from __future__ import annotations
 import re
 
 from cfpromise.eval.functions.api import FunctionError
+from cfpromise.eval.functions.pcrerefs import References, Refs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,7 +91,7 @@ def _hex_escape(code: int, pattern: str) -> str:
     return f"\\x{code:02x}"
 
 
-class _Translator:
+class _Translator(References):
     def __init__(self, pattern: str, extended: bool) -> None:
         self.p = pattern
         self.i = 0
@@ -96,7 +99,7 @@ class _Translator:
         self.extended = extended
         # per open group: inline-option scopes opened at that level
         self.frames: list[list[str]] = [[]]
-        self.groups = 0             # capturing groups seen so far (for \g{-N})
+        self.refs = Refs(pattern, lambda what, at: regex_error(what, pattern, at))
 
     def error(self, what: str) -> RegexError:
         at_end = "at end of pattern" in what or "missing terminator" in what
@@ -113,7 +116,10 @@ class _Translator:
             elif ch == "(":
                 self.open_group()
             elif ch == ")":
-                scopes = self.frames.pop() if len(self.frames) > 1 else []
+                scopes = []
+                if len(self.frames) > 1:
+                    scopes = self.frames.pop()
+                    self.refs.close()
                 self.out.append(")" * len(scopes) + ")")
                 self.i += 1
             elif ch == "|":
@@ -140,13 +146,14 @@ class _Translator:
                 self.i += 1
         for scopes in reversed(self.frames):
             self.out.append(")" * len(scopes))
+        self.deferred = self.refs.finish(self.out)
         return "".join(self.out)
 
     # -- groups -----------------------------------------------------------------
     def open_group(self) -> None:
         p, i = self.p, self.i
         if not p.startswith("(?", i) and not p.startswith("(*", i):
-            self.groups += 1
+            self.refs.open(True)
             self.frames.append([])
             self.out.append("(")
             self.i += 1
@@ -171,7 +178,7 @@ class _Translator:
             end = p.find(">", start)
             if end < 0:
                 raise self.error("syntax error in subpattern name (missing terminator)")
-            self.groups += 1
+            self.refs.open(True, p[start:end], end)
             self.frames.append([])
             self.out.append(f"(?P<{p[start:end]}>")
             self.i = end + 1
@@ -180,13 +187,19 @@ class _Translator:
             end = p.find("'", i + 3)
             if end < 0:
                 raise self.error("syntax error in subpattern name (missing terminator)")
-            self.groups += 1
+            self.refs.open(True, p[i + 3:end], end)
             self.frames.append([])
             self.out.append(f"(?P<{p[i + 3:end]}>")
             self.i = end + 1
             return
-        if rest.startswith(("P=", "P>", "&", "R", "|")) or (rest[:1].isdigit()) \
-                or rest.startswith(("+", "-")) and rest[1:2].isdigit():
+        if rest.startswith(("P=", "P>", "&")):
+            self.by_name("name" if rest.startswith("P=") else "recurse",
+                          i + (4 if rest.startswith("P") else 3), ")")
+            return
+        if rest[:1].isdigit() or rest.startswith(("+", "-")) and rest[1:2].isdigit():
+            self.recursion(i + 2)
+            return
+        if rest.startswith(("R", "|")):
             raise self.error("recursion, subroutine calls and branch reset are not supported")
         if rest.startswith("("):         # conditional group
             close = p.find(")", i + 3)
@@ -194,22 +207,17 @@ class _Translator:
                 self.i = len(p)
                 raise self.error("assertion expected after (?( or (?(?C)" if i + 3 == len(p)
                                  else "malformed number or name after (?(")
-            cond = p[i + 3:close]
-            if cond.startswith(("<", "'")):
-                cond = cond[1:-1]
-            self.frames.append([])
-            self.out.append(f"(?({cond})")
-            self.i = close + 1
+            self.condition(i + 3, close)
             return
         flags = re.match(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?:", p[i:])
         if flags:
             self.check_flags(flags.group(1) + (flags.group(2) or ""))
-        self.frames.append([])
         if rest.startswith("#"):
             end = p.find(")", i)
-            self.frames.pop()
             self.i = len(p) if end < 0 else end + 1
             return
+        self.frames.append([])
+        self.refs.open(False)
         # (?: (?= (?! (?<= (?<! (?> and (?flags:  -- same in Python
         m2 = re.match(r"\(\?(?:[:=!>]|<=|<!|[a-zA-Z]*(?:-[a-zA-Z]*)?:)", p[i:])
         if not m2:
@@ -269,26 +277,12 @@ class _Translator:
             pass
         elif c in "gk" and not in_class:
             self.backref(c)
+        elif c in "123456789" and not in_class:
+            self.digits(i + 1)
         elif c in "GKXCpP" and not in_class or c in "pP":
             raise self.error(f"\\{c} is not supported")
         else:
             self.out.append("\\" + c)
-
-    def backref(self, c: str) -> None:
-        p = self.p
-        m = re.match(r"\{(-?\d+)\}|(-?\d+)|\{([A-Za-z_]\w*)\}|<([A-Za-z_]\w*)>|'([A-Za-z_]\w*)'",
-                     p[self.i:])
-        if not m:
-            raise self.error(f"a numbered reference must not be zero after \\{c}")
-        self.i += m.end()
-        number = m.group(1) or m.group(2)
-        if number is not None:
-            n = int(number)
-            if n < 0:
-                n = self.groups + 1 + n
-            self.out.append(f"(?:\\{n})")
-        else:
-            self.out.append(f"(?P={m.group(3) or m.group(4) or m.group(5)})")
 
     # -- classes --------------------------------------------------------------------
     def char_class(self) -> None:
@@ -330,10 +324,27 @@ class _Translator:
 
 
 def translate(pattern: str, extended: bool = False) -> str:
-    """The Python ``re`` spelling of the PCRE ``pattern`` (see module docs)."""
+    """The Python ``re`` spelling of the PCRE ``pattern`` (see module docs); RegexError
+    when PCRE refuses a reference in it and ``re`` finds no syntax error of its own
+    (which comes first: the caller's compile says it)."""
+    text, deferred = translated(pattern, extended)
+    if deferred is not None:
+        try:
+            re.compile(text.encode("utf-8", "surrogateescape"), re.X if extended else 0)
+        except (re.error, OverflowError, ValueError):
+            return text
+        raise deferred
+    return text
+
+
+def translated(pattern: str, extended: bool = False) -> tuple[str, RegexError | None]:
+    """:func:`translate`'s spelling, and the error PCRE gives of the pattern's
+    references unless ``re`` finds a syntax error first (:mod:`.pcrerefs`)."""
     if not any(c in pattern for c in "\\[({}|#"):
-        return pattern
-    return _Translator(pattern, extended).run()
+        return pattern, None
+    translator = _Translator(pattern, extended)
+    text = translator.run()
+    return text, translator.deferred
 
 
 _COMPILED: dict[tuple[str, str], re.Pattern[bytes]] = {}
@@ -358,8 +369,11 @@ def _compile_regex(pattern: str, flags: str) -> re.Pattern[bytes]:
     for f in flags:
         pyflags |= {"i": re.I, "m": re.M, "s": re.S, "x": re.X}[f]
     try:
-        text = translate(pattern, "x" in flags)
-        return re.compile(text.encode("utf-8", "surrogateescape"), pyflags)
+        text, deferred = translated(pattern, "x" in flags)
+        compiled = re.compile(text.encode("utf-8", "surrogateescape"), pyflags)
+        if deferred is not None:
+            raise deferred
+        return compiled
     except RegexError:
         raise
     except re.error as exc:

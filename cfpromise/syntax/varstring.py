@@ -1,0 +1,95 @@
+"""cf-agent 3.21's IsCf3VarString, as one walk giving both of its verdicts.
+
+cf-agent asks one function two questions of a text: does it hold a variable reference
+(a report waits for the last pass, a vars promise whose name holds one makes nothing,
+an int or a range that holds one is not checked), and is a reference left open (the
+parser's "Broken variable syntax or bracket mismatch in string (TEXT)", at parse time
+against the constraint's position, at run time at ``FILE:1:1``).  cf-lite asked them of
+two walks (the run-time error's in cfpromise.agent.yyerrors, the report's in
+cfpromise.promises.reports) and of a plain ``"$(" in text`` at parse time; they are
+answered here, once, so that every place decides alike.
+
+The walk, as cf-agent's: a ``$``/``@`` followed by ``(``/``{`` starts counting
+brackets, of both kinds alike; a ``/`` while a bracket is open (``$(/bin/cat f)``, a
+shell's) makes the text no reference and nothing broken.  When the count is back at
+nought and the last opening and the last closing bracket are of one kind, a reference is
+whole.  Its state then never changes again -- the next ``$(`` counts as whole at once,
+brackets after it are not counted -- so ``$(a) ${b`` is a reference and nothing is
+broken, while ``$(a} ${b`` (no whole reference first) is broken.  Broken: a reference
+started and its brackets not closed at the end (``$(a``, ``${a $(b)``, ``$(a ${b)``);
+brackets closed but mismatched (``$(a}``, ``${a $(b)}``) are neither broken nor a
+reference.
+
+:func:`naked` is the question cf-agent asks before it, where one whole reference is
+all a value may be (IsNakedVar): ``${a $(b)}`` is one, ``$(a}`` is not.
+"""
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    Verdict = tuple[bool, bool]
+
+BROKEN = "Broken variable syntax or bracket mismatch in string ({})"
+
+# (a plain pair, not a NamedTuple: typing imports re, which the start path never does)
+_NONE = (False, False)
+_WHOLE = (True, False)
+_MARKS = ("$(", "${", "@(", "@{")
+
+
+def walk(text: str) -> Verdict:
+    """Both verdicts of IsCf3VarString on ``text`` (see the module docstring): whether
+    it holds a whole reference (its result), and whether it says :data:`BROKEN` (a
+    reference left open); never both."""
+    start = -1
+    for mark in _MARKS:
+        at = text.find(mark)
+        if at >= 0 and (start < 0 or at < start):
+            start = at
+    if start < 0:
+        return _NONE        # (most texts: nothing is counted before the first mark)
+    depth = 0
+    left = right = ""
+    for char in text[start + 1:]:
+        if char in "({":
+            left = char
+            depth += 1
+        elif char in ")}":
+            depth -= 1
+            right = char
+        elif char == "/" and depth > 0:
+            return _NONE
+        if depth == 0 and left + right in ("()", "{}"):
+            return _WHOLE           # whole: nothing after it changes the walk
+    return (False, depth != 0)
+
+
+def references(text: str) -> bool:
+    """IsCf3VarString's result: ``text`` holds a whole ``$(...)``/``${...}``/``@(...)``."""
+    return walk(text)[0]
+
+
+def broken(text: str) -> bool:
+    """Whether IsCf3VarString says :data:`BROKEN` of ``text``."""
+    return walk(text)[1]
+
+
+_CLOSING = {"(": ")", "{": "}"}
+
+
+def naked(text: str, marks: str = "$@") -> bool:
+    """IsNakedVar: ``text`` is one reference and nothing else -- a mark of ``marks``, a
+    bracket, the matching bracket last, and no bracket count back at nought before it
+    (of both kinds alike: ``${a $(b)}`` is one, ``$(a)$(b)`` and ``$(a}`` are not)."""
+    if len(text) < 3 or text[0] not in marks or text[-1] != _CLOSING.get(text[1]):
+        return False
+    depth = 0
+    last = len(text) - 1
+    for at, char in enumerate(text):
+        if char in "({":
+            depth += 1
+        elif char in ")}":
+            depth -= 1
+            if depth == 0 and at != last:
+                return False
+    return depth == 0
