@@ -44,7 +44,10 @@ def check_value(agent: Any, value: Any) -> None:
         joined = value
     elif isinstance(value, list):
         items = value
-        joined = "\n".join(item for item in value if isinstance(item, str))
+        try:
+            joined = "\n".join(value)      # (one C pass over a list of strings)
+        except TypeError:
+            joined = "\n".join(item for item in value if isinstance(item, str))
     else:
         return
     if "(" not in joined and "{" not in joined:     # no reference, open or not: most values

@@ -37,15 +37,21 @@ _WHOLE = (True, False)
 _MARKS = ("$(", "${", "@(", "@{")
 
 
-def walk(text: str) -> Verdict:
-    """Both verdicts of IsCf3VarString on ``text`` (see the module docstring): whether
-    it holds a whole reference (its result), and whether it says :data:`BROKEN` (a
-    reference left open); never both."""
+def _first_mark(text: str) -> int:
+    """Where the walk starts counting: the first ``$(``/``${``/``@(``/``@{``, -1: none."""
     start = -1
     for mark in _MARKS:
         at = text.find(mark)
         if at >= 0 and (start < 0 or at < start):
             start = at
+    return start
+
+
+def walk(text: str) -> Verdict:
+    """Both verdicts of IsCf3VarString on ``text`` (see the module docstring): whether
+    it holds a whole reference (its result), and whether it says :data:`BROKEN` (a
+    reference left open); never both."""
+    start = _first_mark(text)
     if start < 0:
         return _NONE        # (most texts: nothing is counted before the first mark)
     depth = 0
@@ -66,11 +72,23 @@ def walk(text: str) -> Verdict:
 
 def references(text: str) -> bool:
     """IsCf3VarString's result: ``text`` holds a whole ``$(...)``/``${...}``/``@(...)``."""
+    if "$" not in text and "@" not in text:
+        return False        # (every vars promise's name asks: most hold neither)
     return walk(text)[0]
 
 
 def broken(text: str) -> bool:
     """Whether IsCf3VarString says :data:`BROKEN` of ``text``."""
+    if "$" not in text and "@" not in text:
+        return False
+    start = _first_mark(text)
+    if start < 0:
+        return False
+    # the walk counts every bracket after the first mark; when as many close as open
+    # there, it cannot end with one open (most values read at run time: no walk)
+    rest = text[start:]
+    if rest.count("(") + rest.count("{") == rest.count(")") + rest.count("}"):
+        return False
     return walk(text)[1]
 
 
