@@ -64,6 +64,7 @@ def install_facts(agent: Any) -> None:
         agent.out.log("warning", warning)
     ctx = agent.ctx
     ctx.class_table.update(facts.classes)
+    ctx.class_changes += 1
     for scope, table in (("sys", facts.sys_vars), ("const", facts.const_vars),
                          ("def", facts.def_vars), ("mon", facts.mon_vars)):
         for name, (type_, value, tags) in table.items():

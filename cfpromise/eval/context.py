@@ -109,6 +109,10 @@ class EvalContext:
         # bumped by every class defined anew (or with other tags) or undefined: the
         # engine's fixed-point test (cfpromise.agent.settle) compares it
         self.class_changes = 0
+        # class_tree_holds' verdicts while class_changes stays as it was:
+        # (id(tree), namespace) -> (tree, verdict)
+        self._holds: dict[tuple[int, str], tuple[Any, bool]] = {}
+        self._holds_at = 0
 
     # -- frames ----------------------------------------------------------------
     @property
@@ -199,8 +203,26 @@ class EvalContext:
         return classexpr.evaluate(tree, self.class_defined)
 
     def class_tree_holds(self, tree: classexpr.Tree | None) -> bool:
-        """:meth:`eval_class_expr` of an expression already read by :func:`class_tree`."""
-        return tree is not None and classexpr.evaluate(tree, self.class_defined)
+        """:meth:`eval_class_expr` of an expression already read by :func:`class_tree`.
+        A promise's guard is asked again and again (each pass, the load-time walks) while
+        no class changes: the verdict is kept until one does (only in a frame that sees
+        no bundle-scoped class, the common case)."""
+        if tree is None:
+            return False
+        frame = self.frames[-1]
+        if frame.local_classes or frame.inherits is not None:
+            return classexpr.evaluate(tree, self.class_defined)
+        holds = self._holds
+        if self._holds_at != self.class_changes:
+            holds.clear()
+            self._holds_at = self.class_changes
+        key = (id(tree), frame.namespace)
+        found = holds.get(key)
+        if found is not None and found[0] is tree:
+            return found[1]
+        verdict = classexpr.evaluate(tree, self.class_defined)
+        holds[key] = (tree, verdict)
+        return verdict
 
     def classes_items(self) -> Iterable[tuple[str, tuple[str, ...]]]:
         seen: set[str] = set()
