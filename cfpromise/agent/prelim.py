@@ -10,8 +10,9 @@ classes promise, no report printed, but every function the promise's attributes 
 called, with what that does -- its error printed, ``execresult()``'s command run (and
 its result cached for the run), ``usemodule()``'s module run and its classes and
 variables defined, ``readstringarray()``'s array defined.  Then vars and meta promises
-are evaluated (VerifyVarPromise).  cf-agent 3.21 keeps no ``server`` or ``monitor``
-bundle in its policy: none of those is expanded.  A common bundle's vars and classes
+are evaluated (VerifyVarPromise).  cf-agent 3.21's policy holds no ``server``,
+``monitor``, ``runagent``... bundle (:mod:`cfpromise.agent.leftout`): none of those is
+walked or evaluated.  A common bundle's vars and classes
 promises are left out (:data:`LOADED`).  What a promise's expansion calls, as
 found by running cf-agent over many shapes (tests/differential/prelim.py):
 
@@ -49,8 +50,6 @@ if TYPE_CHECKING:
 # rounds, cfpromise.agent.loading): expanding them again calls the same functions with
 # the same arguments (said once, cached), and cost 2.8% of a masterfiles run
 LOADED = ("vars", "classes")
-# bundle types cf-agent's policy does not hold (its parser keeps only what cf-agent runs)
-NOT_EXPANDED = ("server", "monitor")
 # evaluated before the other attributes (``with`` is, and again in its place)
 _EXCLUSIONS = frozenset({"if", "ifvarclass", "unless", "depends_on"})
 
@@ -73,7 +72,6 @@ def _converge(agent: Any, make_run: Any) -> None:
     ctx = agent.ctx
     custom = agent.custom_types
     for bundle in agent.policy.bundles:
-        expanded = bundle.type not in NOT_EXPANDED
         if ctx.injected:            # BundleResolve's first step, for every bundle
             ctx.remove_injected(bundle.namespace, bundle.name)
         frame = Frame(bundle.namespace, bundle.name, bundle)
@@ -91,7 +89,7 @@ def _converge(agent: Any, make_run: Any) -> None:
                 for promise in section.promises:
                     if evaluated:       # (its attributes too: Agent.eval_promise)
                         agent.eval_promise(run, ptype, promise)
-                    elif expanded:
+                    else:
                         expand(agent, run, ptype, promise)
         finally:
             ctx.pop()

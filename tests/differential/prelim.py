@@ -67,6 +67,7 @@ SHAPES: dict[str, tuple[str, str, str]] = {
                             'bundle edit_line e_N(x) { insert_lines: "$(x)"; }'),
     "commands_args": ("commands", '"/bin/true" args => S;', ""),
     "vars_comment": ("vars", '"v_N" string => "x", comment => S;', ""),
+    "vars_value": ("vars", '"v_N" string => S;', ""),
 }
 
 # place -> where the shape's promise goes; the types it may hold there
@@ -77,7 +78,13 @@ PLACES: dict[str, tuple[str, ...]] = {
     "param": ("classes", "reports", "vars", "files"),
     "edit_line": ("classes", "reports", "vars"),
     "common": ("classes", "reports", "vars"),
+    # bundles cf-agent's parser leaves out (the cf-promises it validates with keeps them)
+    "server": ("classes", "reports", "vars"),
+    "monitor": ("classes", "reports", "vars"),
+    "runagent": ("classes", "reports", "vars"),
 }
+# places whose bundle main names: its report of the vars promise's variable
+LEFT_OUT = ("server", "monitor", "runagent")
 
 # guard -> the class guard written before the shape's promise
 GUARDS = {"none": "", "hard": "cfengine::", "false": "nosuch_guard::", "common": "gk::",
@@ -114,8 +121,11 @@ def policy(parts: list[tuple[str, str, str, str]]) -> str:
             continue
         name = {"called": f"sub_{ident}", "uncalled": f"nc_{ident}",
                 "param": f"par_{ident}(x)", "edit_line": f"el_{ident}(x)",
-                "common": f"com_{ident}"}[place]
-        btype = {"edit_line": "edit_line", "common": "common"}.get(place, "agent")
+                "common": f"com_{ident}"}.get(place, f"{place}_{ident}")
+        btype = {"edit_line": "edit_line", "common": "common",
+                 **{p: p for p in LEFT_OUT}}.get(place, "agent")
+        if place in LEFT_OUT and ptype == "vars":
+            main["reports"].append(f'    "v {ident} $({name}.v_{ident})";')
         if place == "called":
             called.append(f'    "call {ident}" usebundle => sub_{ident};')
         sections = ["  vars:", *lists]
@@ -169,7 +179,7 @@ def _cases() -> list[tuple[str, list[tuple[str, str, str, str]]]]:
     for name, kind in (("mixed_error", "error"), ("mixed_exec", "exec")):
         parts = [(shape, place, "none", kind) for shape in SHAPES for place in PLACES
                  if _valid(shape, place, "none") and place in ("uncalled", "main", "called",
-                                                                 "edit_line")
+                                                                 "edit_line", *LEFT_OUT)
                  and place not in RUN_DIFFERS.get(shape, ())]
         out.append((name, parts[::3]))
         out.append((name + "2", parts[1::3]))
