@@ -60,6 +60,17 @@ SHAPES: dict[str, tuple[str, str, str]] = {
                                'body classes c_N { promise_kept => { S }; }'),
     "methods_usebundle_arg": ("methods", '"m N" usebundle => u_N(S);',
                               'bundle agent u_N(x) { reports: "u N $(x)"; }'),
+    # a bundle argument that is a call giving no scalar: the parameter stays undefined
+    "methods_usebundle_list": ("methods", '"m N" usebundle => u_N(splitstring(S, ",", 5));',
+                               'bundle agent u_N(x) { reports: "u N $(x)"; }'),
+    "methods_usebundle_data": ("methods",
+                               '"m N" usebundle => u_N(parsejson(concat("[", S, "]")));',
+                               'bundle agent u_N(x) { reports: "u N $(x)"; }'),
+    "methods_usebundle_unresolved": ("methods",
+                                     '"m N" usebundle => u_N(concat(S, "$(nosuch_N)"));',
+                                     'bundle agent u_N(x) { reports: "u N $(x)"; }'),
+    "methods_usebundle_second": ("methods", '"m N" usebundle => u_N("a", S);',
+                                 'bundle agent u_N(a, x) { reports: "u N $(a) $(x)"; }'),
     "methods_comment": ("methods", '"m N" usebundle => w_N, comment => S;',
                         'bundle agent w_N { reports: "w N"; }'),
     "files_comment": ("files", '"/nonexistent/prelim-dir-N/f" comment => S;', ""),
@@ -187,14 +198,9 @@ def _cases() -> list[tuple[str, list[tuple[str, str, str, str]]]]:
 
 
 # where the run that follows differs, for reasons outside this family (the preliminary
-# convergence's lines, before them, agree)
-RUN_DIFFERS = {"methods_usebundle_arg": RUN}
-_WHY = {
-    "methods_usebundle_arg": "a bundle called with an argument whose call failed: cf-agent "
-                             "says \"Only functions returning scalars can be used as "
-                             "arguments\" and leaves the parameter undefined ($(x) as "
-                             "written), cf-lite binds it to the empty string",
-}
+# convergence's lines, before them, agree): shape -> places, and why
+RUN_DIFFERS: dict[str, tuple[str, ...]] = {}
+_WHY: dict[str, str] = {}
 CASES = [(name, policy(parts)) for name, parts in _cases()]
 EXPECTED_DIFFERENCES = {name: _WHY[shape] for name, parts in _cases() if len(parts) == 1
                         for shape, place, _, kind in parts
