@@ -60,6 +60,42 @@ class BodyError(Exception):
 class InheritanceError(BodyError):
     """A broken inherit_from chain or a bad attribute value: fatal for the run, as in cf-agent."""
 
+    def fatal(self) -> Any:
+        """The run's end: an inheritance loop's message alone (cf-agent exits at once,
+        exit 1, no "Fatal CFEngine error" line), else cf-agent's FatalError."""
+        from cfpromise.agent.abort import FatalError
+        fatal = FatalError(str(self))
+        if str(self).startswith(APPEND_PARENTS):
+            fatal.final = ""
+        return fatal
+
+
+# cf-agent 3.21's EvalContextAppendBodyParentsAndArgs: an inherit_from chain deeper than
+# this (a loop) aborts the run, as does a body inheriting from itself
+MAX_INHERITANCE_DEPTH = 30
+APPEND_PARENTS = "EvalContextAppendBodyParentsAndArgs: "
+
+
+def inheritance_loop(find: Callable[[str, str, str], Any], body_type: str, name: str,
+                     namespace: str) -> str | None:
+    """cf-agent's message when the body ``name`` (of type ``body_type``) inherits, through
+    its inherit_from chain as written, from itself or from a loop; else None.  The
+    referenced body is at depth 1; the body named is the one past the deepest allowed."""
+    body = find(name, body_type, namespace)
+    depth = 1
+    while body is not None:
+        parent = BodyResolver._parent_name(body)
+        if parent is None or "$" in parent or "@" in parent:
+            return None
+        if parent == body.name:
+            return f"{APPEND_PARENTS}self body inheritance in {body.name}->{parent}, aborting"
+        body = find(parent, body_type, body.namespace)
+        depth += 1
+        if body is not None and depth > MAX_INHERITANCE_DEPTH:
+            return (f"{APPEND_PARENTS}body inheritance chain depth {depth} in body {body.name} "
+                    "is too much, aborting")
+    return None
+
 
 def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]] | None:
     """(name, argument values) of a body or bundle reference."""
@@ -198,11 +234,13 @@ class BodyResolver:
         if len(body.args) != len(args):
             raise BodyError(f"Body {name} of type {body_type} takes {len(body.args)} argument(s), "
                             f"{len(args)} given")
-        if depth > 20:
-            raise BodyError(f"Body {name} of type {body_type}: inherit_from loop")
+        if depth >= MAX_INHERITANCE_DEPTH:
+            raise InheritanceError(f"{APPEND_PARENTS}body inheritance chain depth {depth + 1} "
+                                   f"in body {name} is too much, aborting")
         parent_of = self._parent_name(body)
         if parent_of is not None and parent_of == name:
-            raise InheritanceError(f"self body inheritance in {name}->{name}, aborting")
+            raise InheritanceError(f"{APPEND_PARENTS}self body inheritance in {name}->{name}, "
+                                   "aborting")
         params = dict(zip(body.args, args))
         evaluator = RvalEvaluator(_ParamContext(self.ctx, params, body.namespace), bindings)
         result: dict[str, Any] = {}

@@ -427,7 +427,7 @@ class PromiseEvaluation:
             return body_container(self.resolver, c.lval, c.rval, step.ev,
                                   step.run.bundle.namespace, step.bindings)
         except InheritanceError as exc:
-            raise FatalError(str(exc)) from None
+            raise exc.fatal() from None
         except BodyError as exc:
             self.out.log("error", f"{exc} (in {step.where()})")
             return None
@@ -474,7 +474,7 @@ class PromiseEvaluation:
                 unparsed_ints(self.out, body_type, values)
             return values
         except InheritanceError as exc:
-            raise FatalError(str(exc)) from None
+            raise exc.fatal() from None
         except BodyError as exc:
             self.out.log("error", f"{exc} (in {step.where()})")
             return {}

@@ -36,7 +36,7 @@ once per promise (:class:`Plan`, kept in its PromiseInfo): a promise that calls 
 from __future__ import annotations
 
 from cfpromise.agent import apparent
-from cfpromise.agent.bodies import BodyError, body_reference
+from cfpromise.agent.bodies import BodyError, InheritanceError, body_reference, inheritance_loop
 from cfpromise.agent.promiseinfo import guard_info, quoted_guard
 from cfpromise.eval.context import Frame
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, with_value
@@ -99,13 +99,15 @@ class Plan:
     """What expanding one promise may call (see the module); :func:`plan` gives None
     when it calls nothing."""
 
-    __slots__ = ("body_args", "promisee", "steps")
+    __slots__ = ("body_args", "promisee", "steps", "loop")
 
     def __init__(self, body_args: tuple[ast.Constraint, ...], promisee: ast.Rval | None,
-                 steps: tuple[tuple[ast.Constraint, bool], ...]) -> None:
+                 steps: tuple[tuple[ast.Constraint, bool], ...], loop: str | None = None
+                 ) -> None:
         self.body_args = body_args      # body references with calls in their arguments
         self.promisee = promisee        # the promisee, when it calls
         self.steps = steps              # (constraint, whether it names a body), in order
+        self.loop = loop                # a body it names inherits in a loop: the abort
 
 
 def plan(agent: Any, ptype: str, promise: ast.Promise) -> Plan | None:
@@ -115,6 +117,7 @@ def plan(agent: Any, ptype: str, promise: ast.Promise) -> Plan | None:
     body_args: list[ast.Constraint] = []
     steps: list[tuple[ast.Constraint, bool]] = []
     conditions = False
+    loop = None
     for c in promise.constraints:
         lval = c.lval
         if lval in _EXCLUSIONS:
@@ -125,6 +128,7 @@ def plan(agent: Any, ptype: str, promise: ast.Promise) -> Plan | None:
         if kind == "bundle":
             continue                        # ExpandBundleReference: nothing is called
         if kind == "body":
+            loop = loop or _loop(agent, c.rval, lval, namespace)
             if type(c.rval) is ast.FnCall and any(_calls(a) for a in c.rval.args):
                 body_args.append(c)
                 steps.append((c, True))
@@ -135,9 +139,19 @@ def plan(agent: Any, ptype: str, promise: ast.Promise) -> Plan | None:
     promisee = promise.promisee
     if promisee is not None and not _calls(promisee):
         promisee = None
-    if not (steps or promisee is not None or conditions):
+    if not (steps or promisee is not None or conditions or loop):
         return None
-    return Plan(tuple(body_args), promisee, tuple(steps))
+    return Plan(tuple(body_args), promisee, tuple(steps), loop)
+
+
+def _loop(agent: Any, rval: ast.Rval, body_type: str, namespace: str) -> str | None:
+    """cf-agent's abort when the body ``rval`` names inherits in a loop (DeRefCopyPromise's
+    EvalContextAppendBodyParentsAndArgs, at the expansion of any promise naming it)."""
+    name = rval.name if type(rval) is ast.FnCall else \
+        rval.value if type(rval) is ast.Scalar else ""      # type: ignore[union-attr]
+    if not name or "$" in name or "@" in name:
+        return None
+    return inheritance_loop(agent.resolver.find, body_type, name, namespace)
 
 
 def _calls(rval: ast.Rval) -> bool:
@@ -196,6 +210,8 @@ def expand(agent: Any, run: Any, ptype: str, promise: ast.Promise) -> None:
         found = facts.prelim = plan(agent, ptype, promise) or False
     if found is False:
         return
+    if found.loop is not None:
+        raise InheritanceError(found.loop).fatal()
     if not facts.complete:
         facts.finish()
     iterated_guard = False

@@ -81,6 +81,37 @@ SHAPES: dict[str, tuple[str, str, str]] = {
     "vars_value": ("vars", '"v_N" string => S;', ""),
 }
 
+# shapes naming a body whose inherit_from chain loops (cf-agent's walk aborts, exit 1)
+LOOPS: dict[str, tuple[str, str, str]] = {
+    "loop_self": ("reports", '"r N" classes => a_N;',
+                  'body classes a_N { inherit_from => a_N; }'),
+    "loop_pair": ("reports", '"r N" classes => a_N;',
+                  'body classes a_N { inherit_from => b_N; }\n'
+                  'body classes b_N { inherit_from => a_N; }'),
+    "loop_triple": ("reports", '"r N" classes => a_N;',
+                    'body classes a_N { inherit_from => b_N; }\n'
+                    'body classes b_N { inherit_from => c_N; }\n'
+                    'body classes c_N { inherit_from => a_N; }'),
+    "loop_entry": ("reports", '"r N" classes => p_N;',
+                   'body classes p_N { inherit_from => a_N; }\n'
+                   'body classes a_N { inherit_from => b_N; promise_kept => { "k" }; }\n'
+                   'body classes b_N { inherit_from => a_N; }'),
+    "loop_entry_self": ("reports", '"r N" classes => p_N;',
+                        'body classes p_N { inherit_from => a_N; }\n'
+                        'body classes a_N { inherit_from => a_N; }'),
+    "loop_args": ("reports", '"r N" classes => a_N("x");',
+                  'body classes a_N(v) { inherit_from => b_N("$(v)"); }\n'
+                  'body classes b_N(v) { inherit_from => a_N("$(v)"); }'),
+    "loop_files": ("files", '"/nonexistent/prelim-dir-N/f" perms => a_N;',
+                   'body perms a_N { inherit_from => b_N; mode => "600"; }\n'
+                   'body perms b_N { inherit_from => a_N; }'),
+}
+
+
+def _shape(shape: str) -> tuple[str, str, str]:
+    return SHAPES[shape] if shape in SHAPES else LOOPS[shape]
+
+
 # place -> where the shape's promise goes; the types it may hold there
 PLACES: dict[str, tuple[str, ...]] = {
     "main": ("classes", "reports", "methods", "vars"),
@@ -103,7 +134,7 @@ GUARDS = {"none": "", "hard": "cfengine::", "false": "nosuch_guard::", "common":
 
 
 def _promise(shape: str, kind: str, ident: str) -> tuple[str, str, str]:
-    ptype, text, extra = SHAPES[shape]
+    ptype, text, extra = _shape(shape)
     string, cls = (c.replace("CALL", ident) for c in CALLS[kind])
     iterated = string.replace(ident, f"{ident}-$(l_{ident})")
     text = text.replace("S_L", iterated).replace("S", string).replace("C", cls)
@@ -163,7 +194,7 @@ RUN = ("main", "called")
 
 
 def _valid(shape: str, place: str, guard: str) -> bool:
-    ptype = SHAPES[shape][0]
+    ptype = _shape(shape)[0]
     if ptype not in PLACES[place] or (shape in NOT_RUN and place in RUN):
         return False
     if guard == "agent" and place not in ("main", "called"):
@@ -194,6 +225,12 @@ def _cases() -> list[tuple[str, list[tuple[str, str, str, str]]]]:
                  and place not in RUN_DIFFERS.get(shape, ())]
         out.append((name, parts[::3]))
         out.append((name + "2", parts[1::3]))
+    # body inheritance loops, met or not by the walk
+    for shape in LOOPS:
+        for place in PLACES:
+            for guard in ("none", "false", "hard"):
+                if _valid(shape, place, guard) and (guard == "none" or place == "uncalled"):
+                    out.append((f"{shape}-{place}-{guard}", [(shape, place, guard, "error")]))
     return out
 
 
@@ -208,7 +245,10 @@ EXPECTED_DIFFERENCES = {name: _WHY[shape] for name, parts in _cases() if len(par
 NAMES = [name for name, _ in CASES]
 # the cases whose marks must agree one by one (see the module)
 EXACT = {name for name, parts in _cases()
-         if all(SHAPES[s][0] != "vars" and p != "common" for s, p, _, _ in parts)}
+         if all(_shape(s)[0] != "vars" and p != "common" for s, p, _, _ in parts)}
+# the cases cf-agent aborts (a loop its walk meets: exit 1)
+ABORTS = {name for name, parts in _cases()
+          if any(s in LOOPS and g != "false" and p not in LEFT_OUT for s, p, g, _ in parts)}
 
 _NOISE = re.compile(r"^\s*(?:info|verbose|debug):")
 
