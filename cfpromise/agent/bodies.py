@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import UNRESOLVED, DataArray, RvalEvaluator, parameter_value
+from cfpromise.eval.rvals import UNRESOLVED, DataArray, RvalEvaluator, Unbound, parameter_value
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.syntax import ast
 
@@ -60,6 +60,42 @@ class BodyError(Exception):
 class InheritanceError(BodyError):
     """A broken inherit_from chain or a bad attribute value: fatal for the run, as in cf-agent."""
 
+    def fatal(self) -> Any:
+        """The run's end: an inheritance loop's message alone (cf-agent exits at once,
+        exit 1, no "Fatal CFEngine error" line), else cf-agent's FatalError."""
+        from cfpromise.agent.abort import FatalError
+        fatal = FatalError(str(self))
+        if str(self).startswith(APPEND_PARENTS):
+            fatal.final = ""
+        return fatal
+
+
+# cf-agent 3.21's EvalContextAppendBodyParentsAndArgs: an inherit_from chain deeper than
+# this (a loop) aborts the run, as does a body inheriting from itself
+MAX_INHERITANCE_DEPTH = 30
+APPEND_PARENTS = "EvalContextAppendBodyParentsAndArgs: "
+
+
+def inheritance_loop(find: Callable[[str, str, str], Any], body_type: str, name: str,
+                     namespace: str) -> str | None:
+    """cf-agent's message when the body ``name`` (of type ``body_type``) inherits, through
+    its inherit_from chain as written, from itself or from a loop; else None.  The
+    referenced body is at depth 1; the body named is the one past the deepest allowed."""
+    body = find(name, body_type, namespace)
+    depth = 1
+    while body is not None:
+        parent = BodyResolver._parent_name(body)
+        if parent is None or "$" in parent or "@" in parent:
+            return None
+        if parent == body.name:
+            return f"{APPEND_PARENTS}self body inheritance in {body.name}->{parent}, aborting"
+        body = find(parent, body_type, body.namespace)
+        depth += 1
+        if body is not None and depth > MAX_INHERITANCE_DEPTH:
+            return (f"{APPEND_PARENTS}body inheritance chain depth {depth} in body {body.name} "
+                    "is too much, aborting")
+    return None
+
 
 def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]] | None:
     """(name, argument values) of a body or bundle reference."""
@@ -70,6 +106,47 @@ def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]]
         args = [evaluator.value(a, want_list=True) for a in rval.args]
         return name, [a if a is not UNRESOLVED else "" for a in args]
     return None
+
+
+NOT_SCALAR = "Only functions returning scalars can be used as arguments"
+
+
+def bundle_reference(rval: ast.Rval, evaluator: RvalEvaluator
+                     ) -> tuple[str, list[Any], int] | None:
+    """:func:`reference` for a bundle call, with the number of its arguments that are
+    function calls giving no scalar (failed, not made, a list or a container): those are
+    :class:`Unbound` (cf-agent's :data:`NOT_SCALAR` error, said by the caller), and do
+    not make the promise wait."""
+    if not isinstance(rval, ast.FnCall):
+        ref = reference(rval, evaluator)
+        return None if ref is None else (ref[0], ref[1], 0)
+    name = evaluator.text(rval.name)
+    args: list[Any] = []
+    refused = 0
+    for a in rval.args:
+        before = evaluator.unresolved
+        value = evaluator.value(a, want_list=True)
+        if type(a) is ast.FnCall and (value is UNRESOLVED or isinstance(value, (list, dict))):
+            evaluator.unresolved = before
+            refused += 1
+            args.append(Unbound())
+            continue
+        args.append(value if value is not UNRESOLVED else "")
+    return name, args, refused
+
+
+def bundle_call(log: Callable[[str, str], None], rval: ast.Rval, evaluator: RvalEvaluator
+                ) -> Any:
+    """The BundleCall a bundle attribute (``usebundle``, ``edit_line``...) makes, its
+    arguments as :func:`bundle_reference` and :func:`list_parameters` give them."""
+    ref = bundle_reference(rval, evaluator)
+    if ref is None:
+        return None
+    name, args, _ = ref
+    if isinstance(rval, ast.FnCall) and args:
+        args = list_parameters(log, evaluator, rval, name.rpartition(":")[2], args)
+    from cfpromise.promises.api import BundleCall
+    return BundleCall(name, tuple(args))
 
 
 def list_parameters(log: Callable[[str, str], None], evaluator: RvalEvaluator,
@@ -157,11 +234,13 @@ class BodyResolver:
         if len(body.args) != len(args):
             raise BodyError(f"Body {name} of type {body_type} takes {len(body.args)} argument(s), "
                             f"{len(args)} given")
-        if depth > 20:
-            raise BodyError(f"Body {name} of type {body_type}: inherit_from loop")
+        if depth >= MAX_INHERITANCE_DEPTH:
+            raise InheritanceError(f"{APPEND_PARENTS}body inheritance chain depth {depth + 1} "
+                                   f"in body {name} is too much, aborting")
         parent_of = self._parent_name(body)
         if parent_of is not None and parent_of == name:
-            raise InheritanceError(f"self body inheritance in {name}->{name}, aborting")
+            raise InheritanceError(f"{APPEND_PARENTS}self body inheritance in {name}->{name}, "
+                                   "aborting")
         params = dict(zip(body.args, args))
         evaluator = RvalEvaluator(_ParamContext(self.ctx, params, body.namespace), bindings)
         result: dict[str, Any] = {}

@@ -64,7 +64,7 @@ from cfpromise.agent.recording import Recording
 from cfpromise.eval.context import EvalContext, Frame
 from cfpromise.eval.expand import NeedIteration
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import parameter_value, self_reference
+from cfpromise.eval.rvals import Unbound, parameter_value, self_reference
 from cfpromise.promises.evaluators import Step
 from cfpromise.schema import schema
 from cfpromise.syntax import ast
@@ -253,6 +253,9 @@ class Agent(PromiseEvaluation, Recording):
         saved = {param: ctx.vars.get(bundle.namespace, bundle.name, param)
                  for param in bundle.args}
         for param, value in zip(bundle.args, args):
+            if type(value) is Unbound:          # (undefined for the call)
+                ctx.vars.remove(bundle.namespace, bundle.name, param)
+                continue
             type_, value = parameter_value(value)
             refused = self_reference(f"{bundle.namespace}:{bundle.name}.{param}", param, value)
             if refused is not None:                 # cf-agent does not bind it

@@ -22,7 +22,7 @@ import time
 from cfpromise.agent import apparent
 from cfpromise.agent.abort import FatalError
 from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError, body_reference,
-                                     list_parameters, reference, unparsed_ints)
+                                     bundle_call, unparsed_ints)
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.prelim import call_more
@@ -34,7 +34,7 @@ from cfpromise.eval.expand import combinations, iteration_errors
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
                                   with_value)
-from cfpromise.promises.api import (AGAIN, BEFORE_LOCK, THIS_ATTRIBUTES, BundleCall, PromiseRun,
+from cfpromise.promises.api import (AGAIN, BEFORE_LOCK, THIS_ATTRIBUTES, PromiseRun,
                                    handler_for)
 from cfpromise.promises.evaluators import Step, load as _load_evaluators
 from cfpromise.schema.values import ValueError_, runtime_check
@@ -395,14 +395,9 @@ class PromiseEvaluation:
                 if value is None:
                     return None
             elif kind == "bundle":
-                ref = reference(c.rval, ev)
-                if ref is None:
+                value = bundle_call(self.out.log, c.rval, ev)
+                if value is None:
                     continue
-                args = ref[1]
-                if isinstance(c.rval, ast.FnCall) and args:
-                    args = list_parameters(self.out.log, ev, c.rval,
-                                           ref[0].rpartition(":")[2], args)
-                value = BundleCall(ref[0], tuple(args))
             else:
                 before = ev.unresolved      # a comment never waits (cf-agent keeps the call)
                 value = ev.value(c.rval, want_list=attr.is_list if attr is not None else custom)
@@ -432,7 +427,7 @@ class PromiseEvaluation:
             return body_container(self.resolver, c.lval, c.rval, step.ev,
                                   step.run.bundle.namespace, step.bindings)
         except InheritanceError as exc:
-            raise FatalError(str(exc)) from None
+            raise exc.fatal() from None
         except BodyError as exc:
             self.out.log("error", f"{exc} (in {step.where()})")
             return None
@@ -479,7 +474,7 @@ class PromiseEvaluation:
                 unparsed_ints(self.out, body_type, values)
             return values
         except InheritanceError as exc:
-            raise FatalError(str(exc)) from None
+            raise exc.fatal() from None
         except BodyError as exc:
             self.out.log("error", f"{exc} (in {step.where()})")
             return {}

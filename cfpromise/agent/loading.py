@@ -15,11 +15,11 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments, lockwarn
+from cfpromise.agent import augments, leftout, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
-from cfpromise.agent.sequence import bundlesequence, check_found, verified
+from cfpromise.agent.sequence import bundlesequence, check_found, check_own, verified
 from cfpromise.agent.workdir import check_workdir, prepare_workdir  # (prepare_workdir: others')
 from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
@@ -189,7 +189,7 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 for bundle in policy.bundles:
                     if bundle.type == "common":
                         agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
-                agent.pre_evaluate_vars(policy.bundles)
+                leftout.pre_evaluate(agent, policy)     # (those cf-agent leaves out too)
             file_control(agent, policy)
             for rval in _guarded_inputs(agent, policy):
                 items = rval.items if isinstance(rval, ast.List) else (rval,)
@@ -510,6 +510,7 @@ def _run(agent: Any) -> int:
         elif agent.ctx.injected:        # BundleResolve's first step (CFE-1915)
             agent.ctx.remove_injected(bundle.namespace, bundle.name)
     agent.preliminary_convergence()     # every promise expanded, vars evaluated
+    check_own(agent)                    # its bundlesequence, in its own policy
     from cfpromise.agent.precheck import check_policy
     check_policy(agent)                 # cf-agent's type check of every promise at load
     # body agent control's inform/verbose take effect now, once the policy is loaded

@@ -87,14 +87,17 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
 
 def _as_parsed(agent: Any, policy: ast.Policy, warned: bool = False) -> ast.Policy:
     """The file's policy as the program's parser keeps it: its warnings said (at every
-    read, cached or not) and, for cf-agent, the agent bundles a removed body hides
-    (cfpromise.schema.deprecations.skipped_bundles; cf-promises keeps every bundle)."""
-    if not policy.bodies:
-        return policy
-    if not warned:
-        _warn(policy)
-    from cfpromise.schema.deprecations import skipped_bundles
-    skipped = skipped_bundles(policy, getattr(agent, "parsing_as", "agent"))
+    read, cached or not) and, for cf-agent, without the bundles of types it does not
+    install and the agent bundles a removed body hides
+    (cfpromise.schema.deprecations.irrelevant_bundles, skipped_bundles; cf-promises keeps
+    every bundle)."""
+    from cfpromise.schema.deprecations import irrelevant_bundles, skipped_bundles
+    parsing_as = getattr(agent, "parsing_as", "agent")
+    skipped = irrelevant_bundles(policy, parsing_as)
+    if policy.bodies:
+        if not warned:
+            _warn(policy)
+        skipped |= skipped_bundles(policy, parsing_as)
     if not skipped:
         return policy
     # (the validating cf-promises still sees them: cfpromise.agent.sequence.verified)
@@ -102,8 +105,11 @@ def _as_parsed(agent: Any, policy: ast.Policy, warned: bool = False) -> ast.Poli
     if hidden is None:
         hidden = agent.hidden_bundles = set()
     hidden.update(b.name for i, b in enumerate(policy.bundles) if i in skipped)
-    return ast.evolve(policy, bundles=tuple(b for i, b in enumerate(policy.bundles)
+    kept = ast.evolve(policy, bundles=tuple(b for i, b in enumerate(policy.bundles)
                                             if i not in skipped))
+    from cfpromise.agent.leftout import remember
+    remember(agent, policy, kept)
+    return kept
 
 
 def _warn(policy: ast.Policy) -> None:

@@ -10,8 +10,9 @@ classes promise, no report printed, but every function the promise's attributes 
 called, with what that does -- its error printed, ``execresult()``'s command run (and
 its result cached for the run), ``usemodule()``'s module run and its classes and
 variables defined, ``readstringarray()``'s array defined.  Then vars and meta promises
-are evaluated (VerifyVarPromise).  cf-agent 3.21 keeps no ``server`` or ``monitor``
-bundle in its policy: none of those is expanded.  A common bundle's vars and classes
+are evaluated (VerifyVarPromise).  cf-agent 3.21's policy holds no ``server``,
+``monitor``, ``runagent``... bundle (:mod:`cfpromise.agent.leftout`): none of those is
+walked or evaluated.  A common bundle's vars and classes
 promises are left out (:data:`LOADED`).  What a promise's expansion calls, as
 found by running cf-agent over many shapes (tests/differential/prelim.py):
 
@@ -35,7 +36,7 @@ once per promise (:class:`Plan`, kept in its PromiseInfo): a promise that calls 
 from __future__ import annotations
 
 from cfpromise.agent import apparent
-from cfpromise.agent.bodies import BodyError, body_reference
+from cfpromise.agent.bodies import BodyError, InheritanceError, body_reference, inheritance_loop
 from cfpromise.agent.promiseinfo import guard_info, quoted_guard
 from cfpromise.eval.context import Frame
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, with_value
@@ -49,8 +50,6 @@ if TYPE_CHECKING:
 # rounds, cfpromise.agent.loading): expanding them again calls the same functions with
 # the same arguments (said once, cached), and cost 2.8% of a masterfiles run
 LOADED = ("vars", "classes")
-# bundle types cf-agent's policy does not hold (its parser keeps only what cf-agent runs)
-NOT_EXPANDED = ("server", "monitor")
 # evaluated before the other attributes (``with`` is, and again in its place)
 _EXCLUSIONS = frozenset({"if", "ifvarclass", "unless", "depends_on"})
 
@@ -73,7 +72,6 @@ def _converge(agent: Any, make_run: Any) -> None:
     ctx = agent.ctx
     custom = agent.custom_types
     for bundle in agent.policy.bundles:
-        expanded = bundle.type not in NOT_EXPANDED
         if ctx.injected:            # BundleResolve's first step, for every bundle
             ctx.remove_injected(bundle.namespace, bundle.name)
         frame = Frame(bundle.namespace, bundle.name, bundle)
@@ -91,7 +89,7 @@ def _converge(agent: Any, make_run: Any) -> None:
                 for promise in section.promises:
                     if evaluated:       # (its attributes too: Agent.eval_promise)
                         agent.eval_promise(run, ptype, promise)
-                    elif expanded:
+                    else:
                         expand(agent, run, ptype, promise)
         finally:
             ctx.pop()
@@ -101,13 +99,15 @@ class Plan:
     """What expanding one promise may call (see the module); :func:`plan` gives None
     when it calls nothing."""
 
-    __slots__ = ("body_args", "promisee", "steps")
+    __slots__ = ("body_args", "promisee", "steps", "loop")
 
     def __init__(self, body_args: tuple[ast.Constraint, ...], promisee: ast.Rval | None,
-                 steps: tuple[tuple[ast.Constraint, bool], ...]) -> None:
+                 steps: tuple[tuple[ast.Constraint, bool], ...], loop: str | None = None
+                 ) -> None:
         self.body_args = body_args      # body references with calls in their arguments
         self.promisee = promisee        # the promisee, when it calls
         self.steps = steps              # (constraint, whether it names a body), in order
+        self.loop = loop                # a body it names inherits in a loop: the abort
 
 
 def plan(agent: Any, ptype: str, promise: ast.Promise) -> Plan | None:
@@ -117,6 +117,7 @@ def plan(agent: Any, ptype: str, promise: ast.Promise) -> Plan | None:
     body_args: list[ast.Constraint] = []
     steps: list[tuple[ast.Constraint, bool]] = []
     conditions = False
+    loop = None
     for c in promise.constraints:
         lval = c.lval
         if lval in _EXCLUSIONS:
@@ -127,6 +128,7 @@ def plan(agent: Any, ptype: str, promise: ast.Promise) -> Plan | None:
         if kind == "bundle":
             continue                        # ExpandBundleReference: nothing is called
         if kind == "body":
+            loop = loop or _loop(agent, c.rval, lval, namespace)
             if type(c.rval) is ast.FnCall and any(_calls(a) for a in c.rval.args):
                 body_args.append(c)
                 steps.append((c, True))
@@ -137,9 +139,19 @@ def plan(agent: Any, ptype: str, promise: ast.Promise) -> Plan | None:
     promisee = promise.promisee
     if promisee is not None and not _calls(promisee):
         promisee = None
-    if not (steps or promisee is not None or conditions):
+    if not (steps or promisee is not None or conditions or loop):
         return None
-    return Plan(tuple(body_args), promisee, tuple(steps))
+    return Plan(tuple(body_args), promisee, tuple(steps), loop)
+
+
+def _loop(agent: Any, rval: ast.Rval, body_type: str, namespace: str) -> str | None:
+    """cf-agent's abort when the body ``rval`` names inherits in a loop (DeRefCopyPromise's
+    EvalContextAppendBodyParentsAndArgs, at the expansion of any promise naming it)."""
+    name = rval.name if type(rval) is ast.FnCall else \
+        rval.value if type(rval) is ast.Scalar else ""      # type: ignore[union-attr]
+    if not name or "$" in name or "@" in name:
+        return None
+    return inheritance_loop(agent.resolver.find, body_type, name, namespace)
 
 
 def _calls(rval: ast.Rval) -> bool:
@@ -198,6 +210,8 @@ def expand(agent: Any, run: Any, ptype: str, promise: ast.Promise) -> None:
         found = facts.prelim = plan(agent, ptype, promise) or False
     if found is False:
         return
+    if found.loop is not None:
+        raise InheritanceError(found.loop).fatal()
     if not facts.complete:
         facts.finish()
     iterated_guard = False

@@ -91,25 +91,35 @@ def say_unverified(names: list[str]) -> None:
 
 
 def verified(agent: Any) -> bool:
-    """The load-time check: False (said as the validating cf-promises says it) when the
-    policy fails validation for its bundlesequence; fatal when the agent does not
-    validate (cf-agent's own LoadPolicy)."""
+    """The validating cf-promises' check: False (said as it says it) when the policy fails
+    validation for its bundlesequence.  cf-agent's own check of its policy follows the
+    preliminary walk (:func:`check_own`)."""
     if agent.options.bundlesequence:    # cf-agent validates with `cf-promises FILE -b ..`
         return True
-    missing = unverified(agent)
     from cfpromise.agent.augments import validating
-    validates = validating(agent)
-    if not missing and validates and getattr(agent, "hidden_bundles", None):
-        missing, validates = unverified(agent, own=True), False    # cf-agent's own load
+    if not validating(agent):
+        return True
+    missing = unverified(agent)
     if not missing:
         return True
     say_unverified(missing)
-    final = "Errors in promise bundles: could not verify bundlesequence"
-    if validates:
-        print(f"   error: Fatal CFEngine error: {final}", file=sys.stderr)
-        return False
+    print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
+          "bundlesequence", file=sys.stderr)
+    return False
+
+
+def check_own(agent: Any) -> None:
+    """cf-agent's own load-time check, once its preliminary walk is done: fatal when a
+    name of the bundlesequence is not in its policy (which holds no bundle of a type it
+    does not run, nor one a removed body hid: cfpromise.agent.leftout)."""
+    if agent.options.bundlesequence:
+        return
+    missing = unverified(agent, own=True)
+    if not missing:
+        return
+    say_unverified(missing)
     fatal = FatalError("")
-    fatal.final = final
+    fatal.final = "Errors in promise bundles: could not verify bundlesequence"
     raise fatal
 
 

@@ -31,6 +31,12 @@ UNRESOLVED = object()
 
 
 
+class Unbound(str):
+    """A bundle argument that leaves its parameter undefined: a function call that failed,
+    could not be made or returned a list or container (cf-agent 3.21: "Only functions
+    returning scalars can be used as arguments"; ``$(x)`` in the bundle stays as written)."""
+
+
 def parameter_value(value: Any) -> tuple[str, Any]:
     """(variable type, value) of a bundle or body parameter bound to ``value``."""
     if isinstance(value, DataArray):

@@ -53,6 +53,7 @@ def _agent(path: str, workdir: str, out: Output, define: list[str]) -> Any:
     prepare_workdir(workdir)
     agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
                                ignore_locks=True, level="notice"), out)
+    agent.parsing_as = "monitor"     # its parser keeps its own bundles (policyfile)
     if not PLAIN:               # CF_LITE_PLAIN: no policy cache
         agent.policy_cache = PolicyCache(os.path.join(workdir, "state", "policy_cache"))
     install_facts(agent)

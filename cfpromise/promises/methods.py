@@ -12,7 +12,7 @@ bundle (``service_bundle``, ``home_bundle``).
 """
 from __future__ import annotations
 
-from cfpromise.agent.bodies import list_parameters, reference
+from cfpromise.agent.bodies import NOT_SCALAR, bundle_reference, list_parameters
 from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.evaluators import Step, evaluator
 from cfpromise.syntax import ast
@@ -27,14 +27,15 @@ def evaluate(step: Step) -> Outcome | None:
     agent = step.agent
     ev = step.ev
     use = step.promise.get("usebundle")
+    refused = 0
     if use is None:
         name, args = step.promiser, []
     else:
         before = ev.unresolved
-        ref = reference(use.rval, ev)
+        ref = bundle_reference(use.rval, ev)
         if ref is None:
             return Outcome.FAILED
-        name, args = ref
+        name, args, refused = ref
         if ev.unresolved and not before:
             args = _expanded_again(step, args)
     named = "$(" not in name and "${" not in name
@@ -71,6 +72,8 @@ def evaluate(step: Step) -> Outcome | None:
     if len(bundle.args) == len(args) and isinstance(use.rval if use is not None else None,
                                                     ast.FnCall):
         args = list_parameters(step.log, step.ev, use.rval, bundle.name, args)
+    for _ in range(refused):        # (those parameters stay undefined: rvals.Unbound)
+        step.log("error", NOT_SCALAR)
     if warn_only or (args and len(bundle.args) != len(args)):
         outcome, sub = agent.call_bundle(bundle, args, inherit=None, warn_only=warn_only,
                                          where=step.where(), written=name)

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 SCALAR_TYPES = frozenset({"string", "int", "real", "option", "context", "irange", "rrange"})
+# bundle types 3.21's parser accepts that its syntax description does not list (the
+# components' types without bundles of their own): they hold the promise types a common
+# bundle holds
+COMMON_LIKE_BUNDLE_TYPES = ("runagent", "executor", "hub", "knowledge", "keygenerator")
 
 
 @record
@@ -53,6 +57,8 @@ class Schema:
         self._data_lvals = data_lvals
         self.bundle_types: dict[str, frozenset[str]] = {
             name: frozenset(info["promiseTypes"]) for name, info in raw["bundleTypes"].items()}
+        for name in COMMON_LIKE_BUNDLE_TYPES:
+            self.bundle_types.setdefault(name, self.bundle_types["common"])
         self.promise_types: dict[str, dict[str, Attribute]] = Lazy(raw["promiseTypes"], _attributes)
         self.body_types: dict[str, dict[str, Attribute]] = Lazy(raw["bodyTypes"], _attributes)
         self.functions: dict[str, FunctionSig] = Lazy(raw["functions"], _function)

@@ -171,6 +171,20 @@ def _coord(coord: Coord, line: int, col: int) -> Coord:
 # bundle types a program's parser installs after a removed body as ever (RelevantBundle:
 # common, and the edit bundles cf-agent runs)
 _RESET_BY = {"agent": frozenset({"common", "edit_line", "edit_xml"})}
+# bundle types a program's parser installs at all (RelevantBundle: its own type, and those
+# above); cf-agent leaves out a server, monitor, runagent... bundle: none of its promises is
+# evaluated, no function they call is called, bundlesmatching() does not find it
+# (cf-promises, parsing as "common", installs every bundle)
+RELEVANT = {"agent": frozenset({"agent"}) | _RESET_BY["agent"]}
+
+
+def irrelevant_bundles(policy: ast.Policy, parsing_as: str) -> set[int]:
+    """Indexes (in ``policy.bundles``) of the bundles of a type the parser reading as
+    ``parsing_as`` does not install (:data:`RELEVANT`)."""
+    kept = RELEVANT.get(parsing_as)
+    if kept is None:
+        return set()
+    return {i for i, b in enumerate(policy.bundles) if b.type not in kept}
 
 
 def skipped_bundles(policy: ast.Policy, parsing_as: str) -> set[int]:

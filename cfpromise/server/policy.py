@@ -185,6 +185,7 @@ def load_server_policy(path: str, workdir: str, out: Any = None,
     agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
                                ignore_locks=True),
                   out or Output("critical", stream=io.StringIO()))
+    agent.parsing_as = "server"     # its parser keeps its own bundles (policyfile)
     install_facts(agent)
     access = ServerAccess()
     token = _BUILDING.set(access)

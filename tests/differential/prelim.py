@@ -60,6 +60,17 @@ SHAPES: dict[str, tuple[str, str, str]] = {
                                'body classes c_N { promise_kept => { S }; }'),
     "methods_usebundle_arg": ("methods", '"m N" usebundle => u_N(S);',
                               'bundle agent u_N(x) { reports: "u N $(x)"; }'),
+    # a bundle argument that is a call giving no scalar: the parameter stays undefined
+    "methods_usebundle_list": ("methods", '"m N" usebundle => u_N(splitstring(S, ",", 5));',
+                               'bundle agent u_N(x) { reports: "u N $(x)"; }'),
+    "methods_usebundle_data": ("methods",
+                               '"m N" usebundle => u_N(parsejson(concat("[", S, "]")));',
+                               'bundle agent u_N(x) { reports: "u N $(x)"; }'),
+    "methods_usebundle_unresolved": ("methods",
+                                     '"m N" usebundle => u_N(concat(S, "$(nosuch_N)"));',
+                                     'bundle agent u_N(x) { reports: "u N $(x)"; }'),
+    "methods_usebundle_second": ("methods", '"m N" usebundle => u_N("a", S);',
+                                 'bundle agent u_N(a, x) { reports: "u N $(a) $(x)"; }'),
     "methods_comment": ("methods", '"m N" usebundle => w_N, comment => S;',
                         'bundle agent w_N { reports: "w N"; }'),
     "files_comment": ("files", '"/nonexistent/prelim-dir-N/f" comment => S;', ""),
@@ -67,7 +78,39 @@ SHAPES: dict[str, tuple[str, str, str]] = {
                             'bundle edit_line e_N(x) { insert_lines: "$(x)"; }'),
     "commands_args": ("commands", '"/bin/true" args => S;', ""),
     "vars_comment": ("vars", '"v_N" string => "x", comment => S;', ""),
+    "vars_value": ("vars", '"v_N" string => S;', ""),
 }
+
+# shapes naming a body whose inherit_from chain loops (cf-agent's walk aborts, exit 1)
+LOOPS: dict[str, tuple[str, str, str]] = {
+    "loop_self": ("reports", '"r N" classes => a_N;',
+                  'body classes a_N { inherit_from => a_N; }'),
+    "loop_pair": ("reports", '"r N" classes => a_N;',
+                  'body classes a_N { inherit_from => b_N; }\n'
+                  'body classes b_N { inherit_from => a_N; }'),
+    "loop_triple": ("reports", '"r N" classes => a_N;',
+                    'body classes a_N { inherit_from => b_N; }\n'
+                    'body classes b_N { inherit_from => c_N; }\n'
+                    'body classes c_N { inherit_from => a_N; }'),
+    "loop_entry": ("reports", '"r N" classes => p_N;',
+                   'body classes p_N { inherit_from => a_N; }\n'
+                   'body classes a_N { inherit_from => b_N; promise_kept => { "k" }; }\n'
+                   'body classes b_N { inherit_from => a_N; }'),
+    "loop_entry_self": ("reports", '"r N" classes => p_N;',
+                        'body classes p_N { inherit_from => a_N; }\n'
+                        'body classes a_N { inherit_from => a_N; }'),
+    "loop_args": ("reports", '"r N" classes => a_N("x");',
+                  'body classes a_N(v) { inherit_from => b_N("$(v)"); }\n'
+                  'body classes b_N(v) { inherit_from => a_N("$(v)"); }'),
+    "loop_files": ("files", '"/nonexistent/prelim-dir-N/f" perms => a_N;',
+                   'body perms a_N { inherit_from => b_N; mode => "600"; }\n'
+                   'body perms b_N { inherit_from => a_N; }'),
+}
+
+
+def _shape(shape: str) -> tuple[str, str, str]:
+    return SHAPES[shape] if shape in SHAPES else LOOPS[shape]
+
 
 # place -> where the shape's promise goes; the types it may hold there
 PLACES: dict[str, tuple[str, ...]] = {
@@ -77,7 +120,13 @@ PLACES: dict[str, tuple[str, ...]] = {
     "param": ("classes", "reports", "vars", "files"),
     "edit_line": ("classes", "reports", "vars"),
     "common": ("classes", "reports", "vars"),
+    # bundles cf-agent's parser leaves out (the cf-promises it validates with keeps them)
+    "server": ("classes", "reports", "vars"),
+    "monitor": ("classes", "reports", "vars"),
+    "runagent": ("classes", "reports", "vars"),
 }
+# places whose bundle main names: its report of the vars promise's variable
+LEFT_OUT = ("server", "monitor", "runagent")
 
 # guard -> the class guard written before the shape's promise
 GUARDS = {"none": "", "hard": "cfengine::", "false": "nosuch_guard::", "common": "gk::",
@@ -85,7 +134,7 @@ GUARDS = {"none": "", "hard": "cfengine::", "false": "nosuch_guard::", "common":
 
 
 def _promise(shape: str, kind: str, ident: str) -> tuple[str, str, str]:
-    ptype, text, extra = SHAPES[shape]
+    ptype, text, extra = _shape(shape)
     string, cls = (c.replace("CALL", ident) for c in CALLS[kind])
     iterated = string.replace(ident, f"{ident}-$(l_{ident})")
     text = text.replace("S_L", iterated).replace("S", string).replace("C", cls)
@@ -114,8 +163,11 @@ def policy(parts: list[tuple[str, str, str, str]]) -> str:
             continue
         name = {"called": f"sub_{ident}", "uncalled": f"nc_{ident}",
                 "param": f"par_{ident}(x)", "edit_line": f"el_{ident}(x)",
-                "common": f"com_{ident}"}[place]
-        btype = {"edit_line": "edit_line", "common": "common"}.get(place, "agent")
+                "common": f"com_{ident}"}.get(place, f"{place}_{ident}")
+        btype = {"edit_line": "edit_line", "common": "common",
+                 **{p: p for p in LEFT_OUT}}.get(place, "agent")
+        if place in LEFT_OUT and ptype == "vars":
+            main["reports"].append(f'    "v {ident} $({name}.v_{ident})";')
         if place == "called":
             called.append(f'    "call {ident}" usebundle => sub_{ident};')
         sections = ["  vars:", *lists]
@@ -142,7 +194,7 @@ RUN = ("main", "called")
 
 
 def _valid(shape: str, place: str, guard: str) -> bool:
-    ptype = SHAPES[shape][0]
+    ptype = _shape(shape)[0]
     if ptype not in PLACES[place] or (shape in NOT_RUN and place in RUN):
         return False
     if guard == "agent" and place not in ("main", "called"):
@@ -169,22 +221,23 @@ def _cases() -> list[tuple[str, list[tuple[str, str, str, str]]]]:
     for name, kind in (("mixed_error", "error"), ("mixed_exec", "exec")):
         parts = [(shape, place, "none", kind) for shape in SHAPES for place in PLACES
                  if _valid(shape, place, "none") and place in ("uncalled", "main", "called",
-                                                                 "edit_line")
+                                                                 "edit_line", *LEFT_OUT)
                  and place not in RUN_DIFFERS.get(shape, ())]
         out.append((name, parts[::3]))
         out.append((name + "2", parts[1::3]))
+    # body inheritance loops, met or not by the walk
+    for shape in LOOPS:
+        for place in PLACES:
+            for guard in ("none", "false", "hard"):
+                if _valid(shape, place, guard) and (guard == "none" or place == "uncalled"):
+                    out.append((f"{shape}-{place}-{guard}", [(shape, place, guard, "error")]))
     return out
 
 
 # where the run that follows differs, for reasons outside this family (the preliminary
-# convergence's lines, before them, agree)
-RUN_DIFFERS = {"methods_usebundle_arg": RUN}
-_WHY = {
-    "methods_usebundle_arg": "a bundle called with an argument whose call failed: cf-agent "
-                             "says \"Only functions returning scalars can be used as "
-                             "arguments\" and leaves the parameter undefined ($(x) as "
-                             "written), cf-lite binds it to the empty string",
-}
+# convergence's lines, before them, agree): shape -> places, and why
+RUN_DIFFERS: dict[str, tuple[str, ...]] = {}
+_WHY: dict[str, str] = {}
 CASES = [(name, policy(parts)) for name, parts in _cases()]
 EXPECTED_DIFFERENCES = {name: _WHY[shape] for name, parts in _cases() if len(parts) == 1
                         for shape, place, _, kind in parts
@@ -192,7 +245,10 @@ EXPECTED_DIFFERENCES = {name: _WHY[shape] for name, parts in _cases() if len(par
 NAMES = [name for name, _ in CASES]
 # the cases whose marks must agree one by one (see the module)
 EXACT = {name for name, parts in _cases()
-         if all(SHAPES[s][0] != "vars" and p != "common" for s, p, _, _ in parts)}
+         if all(_shape(s)[0] != "vars" and p != "common" for s, p, _, _ in parts)}
+# the cases cf-agent aborts (a loop its walk meets: exit 1)
+ABORTS = {name for name, parts in _cases()
+          if any(s in LOOPS and g != "false" and p not in LEFT_OUT for s, p, g, _ in parts)}
 
 _NOISE = re.compile(r"^\s*(?:info|verbose|debug):")
 

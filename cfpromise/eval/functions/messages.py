@@ -185,6 +185,7 @@ class Sink:
         self.promises_lines: list[tuple[str, str]] = []
         self.agent_lines: list[tuple[str, str]] = []
         self.seen: set[str] = set()
+        self.promises_only = False
 
     @classmethod
     def install(cls, ctx: Any, validating: bool, as_common: bool) -> Sink:
@@ -193,7 +194,10 @@ class Sink:
         return sink
 
     def say(self, level: str, agent_text: str, common_text: str) -> None:
-        if self.as_common:
+        if self.promises_only:      # a bundle only cf-promises has (cfpromise.agent.leftout)
+            if self.loading and self.validating:
+                self.promises_lines.append((level, common_text))
+        elif self.as_common:
             self._once(level, common_text)
         elif self.loading:
             if self.validating:
