@@ -132,7 +132,8 @@ def _coord(path: str) -> Any:
 def report_errors(diags: list[Diagnostic]) -> None:
     cache: dict[str, str] = {}
     for d in diags:
-        if d.source_line is None and d.coord.line > 0 and os.path.isfile(d.coord.file):
+        if d.source_line is None and d.coord.line > 0 and not d.bare \
+                and os.path.isfile(d.coord.file):
             text = cache.setdefault(d.coord.file, open(d.coord.file, encoding="utf-8",
                                                        errors="replace").read())
             d = Diagnostic(d.coord, d.message, d.severity, source_line_of(text, d.coord.line))

@@ -74,7 +74,7 @@ OPTIONS = Options((
 def _report(diagnostics: list[Diagnostic]) -> None:
     sources: dict[str, list[str] | None] = {}
     for d in diagnostics:
-        if d.source_line is None and d.coord.line > 0:
+        if d.source_line is None and d.coord.line > 0 and not d.bare:
             if d.coord.file not in sources:
                 try:
                     with open(d.coord.file, encoding="utf-8", errors="replace") as fh:

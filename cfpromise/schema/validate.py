@@ -52,6 +52,9 @@ class _Checker:
         self.schema = sch
         self.entry = entry          # the file given with -f: its __main__ bundle is main
         self.errors: list[Diagnostic] = []
+        # what the checks on the parsed policy find: said only when the parser found nothing
+        self.late: list[Diagnostic] = []
+        self._anywhere: frozenset[str] | None = None
         self.handles: set[tuple[str, str]] = set()
         self.good_guards: set[str] = set()
 
@@ -220,8 +223,14 @@ class _Checker:
         for c in promise.constraints:
             attr = attrs_.get(c.lval)
             if attr is None:
-                self.error(c.coord, f"Unknown attribute '{c.lval}' for promise type '{ptype}' "
-                                    f"in bundle with type '{b.type}'")
+                if c.lval in self.anywhere():
+                    # (at the line where the rval ends, as the parser left the constraint)
+                    at = Coord(c.coord.file, c.line or c.coord.line, 0)
+                    self.late.append(Diagnostic(at, f"Promise type {ptype} "
+                                                f"has unknown attribute {c.lval}", bare=True))
+                else:
+                    self.error(_after_lval(c), f"Unknown attribute '{c.lval}' for promise type "
+                                               f"'{ptype}' in bundle with type '{b.type}'")
                 continue
             if ptype == "vars" and c.lval in VAR_TYPES:
                 if var_type is not None:
@@ -234,6 +243,18 @@ class _Checker:
         """PromiseCheck: a promiser that is an empty reference and nothing else."""
         if promise.promiser in ("$()", "${}"):
             self.error(promise.coord, "Empty variable reference")
+
+    def anywhere(self) -> frozenset[str]:
+        """The attributes cf-promises' parser lets any promise type have: those of the
+        promise types every bundle type has (the common bundle's: vars, classes, meta,
+        defaults, reports).  Its check of the parsed policy then refuses the ones the
+        promise's own type has not ("Promise type files has unknown attribute string")."""
+        if self._anywhere is None:
+            types = self.schema.promise_types
+            self._anywhere = frozenset(
+                lval for ptype in self.schema.bundle_types.get("common", ())
+                for lval in types.get(ptype, {}))
+        return self._anywhere
 
     def promiser_name(self, ptype: str, promise: ast.Promise) -> None:
         """VarsParseTreeCheck and ClassesParseTreeCheck (mod_common.c): the promiser as
@@ -273,9 +294,16 @@ class _Checker:
             self.guard(c.classes, c.coord)
             attr = attrs_.get(c.lval)
             if attr is None:
-                self.error(c.coord, f"Unknown attribute '{c.lval}' for 'body {body.type} {body.name}'")
+                self.error(_after_lval(c),
+                           f"Unknown attribute '{c.lval}' for 'body {body.type} {body.name}'")
                 continue
             self.constraint(c, attr)
+
+
+def _after_lval(c: ast.Constraint):
+    """Where cf-promises places an unknown attribute: its parser reports it as the lval
+    token ends (one past its last character), before any blank, comment or ``=>``."""
+    return c.coord._replace(col=c.coord.col + len(c.lval))
 
 
 _RESERVED_VARIABLES = frozenset({"promiser", "handle", "promise_filename", "promise_dirname",
@@ -322,7 +350,7 @@ def diagnostics(policy: ast.Policy, sch: Schema | None = None,
     checker.errors += duplicates(policy.bodies, "body")
     for body in policy.bodies:
         checker.body(body)
-    return checker.errors
+    return checker.errors or checker.late
 
 
 def validate(policy: ast.Policy, sch: Schema | None = None, entry: bool = False) -> None:

@@ -56,6 +56,9 @@ class Diagnostic:
     message: str
     severity: str = "error"
     source_line: str | None = None
+    # a check made on the parsed policy (cf-promises' PolicyCheck), not by its parser:
+    # it names the line only (column 0) and shows no source line
+    bare: bool = False
 
     def render(self) -> str:
         text = f"{self.coord}: {self.severity}: {self.message}"

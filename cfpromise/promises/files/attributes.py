@@ -273,9 +273,11 @@ class FileAttrs:
 
     @property
     def no_action(self) -> bool:
-        """AttrHasNoAction."""
+        """AttrHasNoAction: an acl body is an action only with aces (cf-agent looks at its
+        entries alone: no aces, or only default aces, is no action)."""
         return not (self.transformer or self.rename or self.delete or self.copy or self.create
-                    or self.touch or self.link or self.perms or self.changes or self.acl
+                    or self.touch or self.link or self.perms or self.changes
+                    or (self.acl and self.acl.get("aces"))
                     or self.haveedit or self.content is not None)
 
 

@@ -89,7 +89,7 @@ def move_obstruction(fr: FileRun, path: str) -> bool:
     except OSError:
         return True
     if not fr.a.move_obstructions:
-        fr.fail(f"Object '{path}' exists and is obstructing our promise")
+        fr.fail(f"Object '{path}' is obstructing promise")
         return False
     if fr.warn_only:
         fr.should(f"Should move obstructing object '{path}'")
@@ -202,7 +202,7 @@ def verify_link(fr: FileRun, destination: str, source: str,
     if current is None:
         if fr.warn_only:
             if os.path.lexists(destination) and not fr.a.move_obstructions:
-                fr.fail(f"Object '{destination}' exists and is obstructing our promise")
+                fr.fail(f"Object '{destination}' is obstructing promise")
                 return
             fr.should(f"Should create link '{destination}'")
             return
