@@ -24,6 +24,38 @@ def remember(agent: Any, parsed: ast.Policy, kept: ast.Policy) -> None:
     files[id(kept)] = (kept, parsed.bundles)
 
 
+def every_bundle(agent: Any, policy: ast.Policy) -> tuple[ast.Bundle, ...]:
+    """``policy``'s bundles as cf-promises has them: those cf-agent left out too."""
+    found = getattr(agent, "left_out_files", {}).get(id(policy))
+    return found[1] if found is not None and found[0] is policy else policy.bundles
+
+
+def in_file_order(agent: Any, bundles: Any) -> list[ast.Bundle]:
+    """The policy's ``bundles`` with those cf-agent left out in their places, file by
+    file (cf-promises' whole-policy round, :mod:`cfpromise.agent.lockwarn`)."""
+    files = getattr(agent, "left_out_files", {})
+    if not files:
+        return list(bundles)
+    home = {id(b): parsed for kept, parsed in files.values() for b in kept.bundles}
+    out: list[ast.Bundle] = []
+    done: set[int] = set()
+    for bundle in bundles:
+        parsed = home.get(id(bundle))
+        if parsed is None:
+            out.append(bundle)
+        elif id(parsed) not in done:
+            done.add(id(parsed))
+            out.extend(parsed)
+    return out
+
+
+def evaluate_for_cf_promises(agent: Any, bundle: ast.Bundle) -> None:
+    """A left-out ``bundle``'s vars, for what cf-promises says of them only."""
+    sink = getattr(agent.ctx, "fn_messages", None)
+    if sink is not None:
+        _as_cf_promises(agent, sink, bundle)
+
+
 def pre_evaluate(agent: Any, policy: ast.Policy) -> None:
     """The vars of the bundles of ``policy`` that are not common, in policy order
     (engine's pre_evaluate_vars), with those the agent left out when it validates."""

@@ -246,9 +246,11 @@ def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
         if bundle.type == "common":
             rounds.load_bundle(bundle, lambda b=bundle: agent.run_bundle(
                 b, [], types=LOAD_EVALUATION))
-    for bundle in policy.bundles:
+    kept = {id(b) for b in policy.bundles}
+    for bundle in leftout.every_bundle(agent, policy):     # (cf-promises has them all)
         if bundle.type != "common":
-            rounds.load_bundle(bundle, lambda b=bundle: agent.pre_evaluate_vars((b,)))
+            rounds.load_bundle(bundle, lambda b=bundle: agent.pre_evaluate_vars((b,))
+                               if id(b) in kept else leftout.evaluate_for_cf_promises(agent, b))
 
 
 def evaluated_policy(path: str, workdir: str) -> ast.Policy:

@@ -210,7 +210,8 @@ class Rounds:
 
     def whole(self) -> None:
         """The last round, the whole policy once every file is read."""
-        bundles = self.agent.policy.bundles
+        from cfpromise.agent.leftout import in_file_order
+        bundles = in_file_order(self.agent, self.agent.policy.bundles)
         for bundle in bundles:
             if bundle.type == "common":
                 self._bundle(bundle, ("vars", "classes", "vars"))
@@ -327,7 +328,8 @@ def named(agent: Any, included: ast.Policy, naming: str) -> None:
 def for_file(agent: Any, policy: ast.Policy) -> Rounds | None:
     """The agent's Rounds when the file just read may warn (made on first need), else
     None: the file loads as usual."""
-    if not candidates(agent, policy.bundles):
+    from cfpromise.agent.leftout import every_bundle
+    if not candidates(agent, every_bundle(agent, policy)):
         return None
     rounds = getattr(agent, "lock_rounds", None)
     if rounds is None:

@@ -541,6 +541,14 @@ _LOCKING = {
                  '  "v_$(p)" string => "x", action => elapsed("5");\ninsert_lines:\n  "x";\n}\n',
     "server": 'bundle agent main {\nreports:\n  "r";\n}\nbundle server srv {\nvars:\n'
               '  "v" string => "x", action => elapsed("5");\n}\n',
+    # bundles cf-agent's parser leaves out (cfpromise.agent.leftout): the cf-promises
+    # it validates with still warns of them, in their places among the others
+    "monitor": 'bundle agent main {\nreports:\n  "r";\n}\nbundle monitor monb {\nvars:\n'
+               '  "v" string => "x", action => elapsed("5");\n}\n',
+    "server_between": 'bundle agent main {\nvars:\n  "a" string => "x", action => elapsed("5");\n'
+                      'reports:\n  "r";\n}\nbundle server srv {\nvars:\n'
+                      '  "s" string => "x", action => elapsed("5");\n}\nbundle agent z {\nvars:\n'
+                      '  "b" string => "x", action => elapsed("5");\n}\n',
     "meta_defaults": 'bundle agent main {\nmeta:\n  "m" string => "x", action => elapsed("5");\ndefaults:\n'
                      '  "d" string => "x", action => elapsed("5");\nreports:\n  "r";\n}\n',
     "common_classes": 'bundle common g {\nclasses:\n  "gc" expression => "any", action => elapsed("5");\n'
