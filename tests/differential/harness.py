@@ -37,6 +37,18 @@ def check_policy(policy: Path) -> None:
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+def validate_both(policy: Path, root: Path) -> tuple[subprocess.CompletedProcess[str],
+                                                      subprocess.CompletedProcess[str]]:
+    """(cf-promises', cf-lite-promises') validation of ``policy``, each with a work
+    directory of its own under ``root``."""
+    ref = subprocess.run(["cf-promises", "-f", str(policy)], capture_output=True, text=True,
+                         timeout=60,
+                         env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(root / "r")))
+    lite = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-f", str(policy),
+                           "-w", str(root / "l")], capture_output=True, text=True, timeout=60)
+    return ref, lite
+
+
 def reference_workdir(root: Path, name: str = "ref-workdir") -> Path:
     """cf-agent's work directory for a run, its bin/ holding the programs cf-lite finds
     beside itself (loading.OWN_PROGRAMS), as an installed CFEngine's does: cf-agent

@@ -208,11 +208,7 @@ UNKNOWN_CALLS = {
 def test_unknown_function_where_cf_promises_says(tmp_path: Path, name: str) -> None:
     policy = harness.write_policy(tmp_path / "p.cf", (
         f'bundle agent main\n{{\n  vars:\n    "x" {UNKNOWN_CALLS[name]}\n}}\n'))
-    ref = subprocess.run(["cf-promises", "-f", str(policy)], capture_output=True, text=True,
-                         timeout=60,
-                         env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(tmp_path / "r")))
-    lite = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-f", str(policy),
-                           "-w", str(tmp_path / "l")], capture_output=True, text=True, timeout=60)
+    ref, lite = harness.validate_both(policy, tmp_path)
     said = [line for line in (ref.stdout + ref.stderr).splitlines() if "Unknown function" in line]
     ours = [line for line in (lite.stdout + lite.stderr).splitlines() if "Unknown function" in line]
     assert said and ours == said

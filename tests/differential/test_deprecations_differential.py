@@ -3,9 +3,6 @@ parser's warnings as cf-promises 3.21 prints them, and the agent bundles cf-agen
 parser leaves out after a removed body."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,11 +18,7 @@ results, test_same_run_as_cf_agent = agentmisc.observed_tests(deprecations)
 @pytest.mark.parametrize("name", sorted(deprecations.VALIDATIONS))
 def test_same_validation_as_cf_promises(tmp_path: Path, name: str) -> None:
     policy = harness.write_policy(tmp_path / "p.cf", deprecations.VALIDATIONS[name])
-    ref = subprocess.run(["cf-promises", "-f", str(policy)], capture_output=True, text=True,
-                         timeout=60,
-                         env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(tmp_path / "r")))
-    lite = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-f", str(policy),
-                           "-w", str(tmp_path / "l")], capture_output=True, text=True, timeout=60)
+    ref, lite = harness.validate_both(policy, tmp_path)
     assert lite.returncode == ref.returncode, lite.stdout + lite.stderr
     assert _warnings(lite.stderr) == _warnings(ref.stderr)
 

@@ -2,9 +2,6 @@
 under cf-agent 3.21 and cf-lite-agent, and checked by cf-promises and cf-lite-promises."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,11 +17,6 @@ results, test_same_run_as_cf_agent = agentmisc.observed_tests(injection)
 def test_same_check_as_cf_promises(tmp_path: Path, name: str) -> None:
     policy = harness.write_policy(tmp_path / "p.cf", 'body common control { bundlesequence '
                                   '=> { "main" }; }\n' + injection.SHAPES[name])
-    ref = subprocess.run(["cf-promises", "-f", str(policy)], capture_output=True, text=True,
-                         timeout=60,
-                         env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(tmp_path / "r")))
-    lite = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-f", str(policy),
-                           "-w", str(tmp_path / "l")], capture_output=True, text=True,
-                          timeout=60)
+    ref, lite = harness.validate_both(policy, tmp_path)
     assert (lite.returncode, sorted(set((lite.stdout + lite.stderr).splitlines()))) == \
         (ref.returncode, sorted(set((ref.stdout + ref.stderr).splitlines())))

@@ -2,9 +2,6 @@
 reports them: exit code, message, source line and caret column."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,11 +16,7 @@ results, test_same_run_as_cf_agent = agentmisc.observed_tests(unknownattrs)
 @pytest.mark.parametrize("name", unknownattrs.VALIDATION_NAMES)
 def test_same_errors_as_cf_promises(tmp_path: Path, name: str) -> None:
     policy = harness.write_policy(tmp_path / "p.cf", unknownattrs.VALIDATIONS[name])
-    ref = subprocess.run(["cf-promises", "-f", str(policy)], capture_output=True, text=True,
-                         timeout=60,
-                         env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(tmp_path / "r")))
-    lite = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-f", str(policy),
-                           "-w", str(tmp_path / "l")], capture_output=True, text=True, timeout=60)
+    ref, lite = harness.validate_both(policy, tmp_path)
     assert lite.returncode == ref.returncode, lite.stdout + lite.stderr
     assert _errors(lite.stdout + lite.stderr) == _errors(ref.stdout + ref.stderr)
 
