@@ -48,7 +48,6 @@ to end (set-up, loading, the bundlesequence, the failsafe) is
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from cfpromise.agent import settle
@@ -424,7 +423,8 @@ class Agent(PromiseEvaluation, Recording):
         # (RlistWrite of no list: " {}")
         formal = list_text(list(bundle.args)) or " {}"
         actual = list_text([str(a) for a in args])
-        print(f"Formal = {formal}, Actual = {actual}", file=sys.stderr)
+        from cfpromise.agent.output import diagnose     # (after the line above)
+        diagnose(f"Formal = {formal}, Actual = {actual}")
         fatal = FatalError("")
         fatal.final = "Augment scope, formal and actual parameter mismatch is fatal"
         raise fatal

@@ -39,6 +39,8 @@ import os
 import sys
 from typing import Any, Callable
 
+from cfpromise.agent.output import say
+
 BUILTIN_FAILSAFE = r'''# cf-lite's built-in failsafe/bootstrap policy (written by cf-lite-agent when the
 # policy fails validation and inputs/failsafe.cf is missing, and by --bootstrap).
 body agent control
@@ -182,7 +184,7 @@ def interactive() -> bool:
 
 
 def _error(text: str) -> None:
-    print(f"   error: {text}", file=sys.stderr)
+    say("error", text)
 
 
 def _ensure(path: str) -> bool:
@@ -231,7 +233,7 @@ def fall_back(agent: Any, run: Callable[[Any], int]) -> int:
         _error("Error reading CFEngine policy. Exiting...")
         return EXIT_FATAL
     _error(f"CFEngine failsafe.cf: {inputs} {path}")
-    sys.stderr.flush()
+    sys.stdout.flush()
     _mark_release(inputs)
     from cfpromise.agent.validated import ValidationTagger
     options = agent.options.evolve(file=path, bundlesequence=None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cfpromise.agent.output import say
 from cfpromise.agent.plan import build_plan, render
 
 
@@ -29,11 +30,11 @@ def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None,
         loading.load(agent)
     except PolicyError as exc:
         loading.report_errors(exc.diagnostics)
-        print("   error: There are syntax errors in policy files", file=sys.stderr)
+        say("error", "There are syntax errors in policy files")
         return loading.EXIT_FATAL
     except loading.LoadError as exc:
         loading.report_errors(exc.diagnostics)
-        print("   error: Policy failed validation", file=sys.stderr)
+        say("error", "Policy failed validation")
         return loading.EXIT_FATAL
     for item in agent.options.bundlesequence or ():
         for name in item.split(","):        # -b names load from the bundle path as in a run
@@ -46,7 +47,7 @@ def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None,
         try:
             plan = restrict_plan(plan, agent.policy, only)
         except NothingSelected as exc:
-            print(f"   error: {exc}", file=sys.stderr)
+            say("error", str(exc))
             return loading.EXIT_FATAL
     (stream or sys.stdout).write(render(plan, fmt))
     return loading.EXIT_OK

@@ -17,6 +17,7 @@ from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments, leftout, lockwarn
 from cfpromise.agent.order import LOAD_EVALUATION
+from cfpromise.agent.output import say
 from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.sequence import bundlesequence, check_found, check_own, verified
@@ -471,16 +472,16 @@ def _run(agent: Any) -> int:
         if not augments.validating(agent):
             raise
         for message in exc.messages:        # what the validating cf-promises says
-            print(f"   error: {message}", file=sys.stderr)
-        print("   error: Policy failed validation", file=sys.stderr)
+            say("error", message)
+        say("error", "Policy failed validation")
         return failsafe(agent)
     except FatalFunctionError as exc:
         # a literal argument a built-in refuses, met while the policy's variables are
         # evaluated: the validating cf-promises evaluates them too, and exits there
         if not augments.validating(agent):
             raise
-        print(f"   error: Fatal CFEngine error: {exc}", file=sys.stderr)
-        print("   error: Policy failed validation", file=sys.stderr)
+        say("error", f"Fatal CFEngine error: {exc}")
+        say("error", "Policy failed validation")
         return failsafe(agent)
     except (PolicyError, LoadError) as exc:
         report_errors(exc.diagnostics)
@@ -489,8 +490,8 @@ def _run(agent: Any) -> int:
         # cf-agent shows what the cf-promises it validates with says of a file's errors,
         # then its own verdict on that cf-promises
         if getattr(exc, "parse_time", True):
-            print("   error: There are syntax errors in policy files", file=sys.stderr)
-        print("   error: Policy failed validation", file=sys.stderr)
+            say("error", "There are syntax errors in policy files")
+        say("error", "Policy failed validation")
         return failsafe(agent)
     control_bodies(agent)
     if agent.options.simulate:
@@ -502,7 +503,7 @@ def _run(agent: Any) -> int:
         agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")
     sequence = bundlesequence(agent)
     if not verified(agent):
-        print("   error: Policy failed validation", file=sys.stderr)
+        say("error", "Policy failed validation")
         return failsafe(agent)
     for observer in agent.observers:
         observer.run_started(agent)

@@ -1,5 +1,13 @@
 """Agent output in cf-agent's format: ``R:`` reports and levelled log lines.
 
+Which stream: cf-agent's logger writes every level on standard output; only the
+parser's diagnostics (``FILE:LINE:COL: error: ...`` with the source line and caret
+under it) go to standard error, as cf-promises writes them, and cf-agent passes its
+validating cf-promises' standard error through.  :func:`say` is a log line printed
+before (or without) an agent's :class:`Output`, :func:`diagnose` a parser diagnostic:
+it flushes standard output first, so the two streams interleave in printing order
+when they go to one file.
+
 Levels, lowest first: debug, verbose, info, notice, warning, error.  The
 default shows notice and above (as cf-agent), ``-I`` adds info, ``-v``
 verbose, ``-d`` debug.  Lines go to stdout like cf-agent's, with cf-agent's
@@ -69,3 +77,16 @@ class Output:
 
     def flush(self) -> None:
         self.stream.flush()
+
+
+def say(level: str, message: str) -> None:
+    """A log line with no agent's :class:`Output` at hand (loading, validation verdicts,
+    the failsafe): on standard output, as cf-agent's logger writes every level."""
+    sys.stdout.write(PREFIX[level] + message + "\n")
+
+
+def diagnose(text: str) -> None:
+    """A parser diagnostic, on standard error after what standard output holds."""
+    sys.stdout.flush()
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 
 from cfpromise.fast.policycache import content_digest
 from cfpromise.syntax import ast
@@ -130,11 +129,23 @@ def _coord(path: str) -> Any:
 
 
 def report_errors(diags: list[Diagnostic]) -> None:
-    cache: dict[str, str] = {}
+    """Print diagnostics as cf-promises does: one with a place in the policy with its
+    source line, on standard error; one without, as a log line (cfpromise.agent.output)."""
+    from cfpromise.agent.output import diagnose, say
+    cache: dict[str, str | None] = {}
     for d in diags:
-        if d.source_line is None and d.coord.line > 0 and not d.bare \
-                and os.path.isfile(d.coord.file):
-            text = cache.setdefault(d.coord.file, open(d.coord.file, encoding="utf-8",
-                                                       errors="replace").read())
-            d = Diagnostic(d.coord, d.message, d.severity, source_line_of(text, d.coord.line))
-        print(d.render() if d.coord.line > 0 else f"   error: {d.message}", file=sys.stderr)
+        if d.source_line is None and d.coord.line > 0 and not d.bare:
+            if d.coord.file not in cache:
+                try:
+                    with open(d.coord.file, encoding="utf-8", errors="replace") as fh:
+                        cache[d.coord.file] = fh.read()
+                except OSError:
+                    cache[d.coord.file] = None
+            text = cache[d.coord.file]
+            if text is not None:
+                d = Diagnostic(d.coord, d.message, d.severity,
+                               source_line_of(text, d.coord.line))
+        if d.coord.line > 0:
+            diagnose(d.render())
+        else:
+            say(d.severity if d.severity in ("error", "warning") else "error", d.message)

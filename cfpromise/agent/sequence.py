@@ -16,9 +16,9 @@ only in another namespace passes validation but is not run.
 """
 from __future__ import annotations
 
-import sys
 
 from cfpromise.agent.abort import FatalError
+from cfpromise.agent.output import say
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
 from cfpromise.syntax import ast
 
@@ -86,8 +86,7 @@ def unverified(agent: Any, own: bool = False) -> list[str]:
 def say_unverified(names: list[str]) -> None:
     """What cf-promises says of them (its Fatal error follows)."""
     for name in names:
-        print(f"   error: Bundle '{name}' listed in the bundlesequence is not a defined bundle",
-              file=sys.stderr)
+        say("error", f"Bundle '{name}' listed in the bundlesequence is not a defined bundle")
 
 
 def verified(agent: Any) -> bool:
@@ -103,8 +102,8 @@ def verified(agent: Any) -> bool:
     if not missing:
         return True
     say_unverified(missing)
-    print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
-          "bundlesequence", file=sys.stderr)
+    say("error", "Fatal CFEngine error: Errors in promise bundles: could not verify "
+        "bundlesequence")
     return False
 
 

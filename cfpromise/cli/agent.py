@@ -22,6 +22,7 @@ import sys
 
 from cfpromise.fast import oneshot
 from cfpromise.cli.options import Options
+from cfpromise.agent.output import say
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -193,14 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     agent = Agent(options, out)
     only = [n for item in args.only or () for n in item.split(",") if n]
     if args.only is not None and not only:
-        print("   error: --only names no handle or meta tag", file=sys.stderr)
+        say("error", "--only names no handle or meta tag")
         return 1
     from cfpromise.agent.inputfile import entry_problem
     problem = entry_problem(args.file, options.file, agent=True, option=option)
     try:
         if args.graph:
             if problem is not None:
-                print(f"   error: {problem}", file=sys.stderr)
+                say("error", problem)
                 return 1
             from cfpromise.agent.graph import agent_graph
             return agent_graph(agent, args.graph, only=only)
@@ -221,9 +222,9 @@ def main(argv: list[str] | None = None) -> int:
                 agent.observers.append(SpoolWriter(recorder, workdir))
         from cfpromise.agent.loading import failsafe, run_agent
         if problem is not None:     # cf-agent's GenericAgentCheckPolicy: to the failsafe
-            print(f"   error: {problem}", file=sys.stderr)
+            say("error", problem)
             if problem.startswith("Can't parse"):
-                print("   error: Policy failed validation", file=sys.stderr)
+                say("error", "Policy failed validation")
             return failsafe(agent)
         code = run_agent(agent)
         if args.bootstrap:

@@ -24,6 +24,7 @@ import sys
 
 from cfpromise.fast import oneshot
 from cfpromise.cli.options import Options
+from cfpromise.agent.output import say
 from cfpromise.syntax.errors import Diagnostic, PolicyError
 
 TYPE_CHECKING = False
@@ -72,21 +73,8 @@ OPTIONS = Options((
 
 
 def _report(diagnostics: list[Diagnostic]) -> None:
-    sources: dict[str, list[str] | None] = {}
-    for d in diagnostics:
-        if d.source_line is None and d.coord.line > 0 and not d.bare:
-            if d.coord.file not in sources:
-                try:
-                    with open(d.coord.file, encoding="utf-8", errors="replace") as fh:
-                        sources[d.coord.file] = fh.read().split("\n")
-                except OSError:
-                    sources[d.coord.file] = None
-            lines = sources[d.coord.file]
-            if lines is not None and d.coord.line <= len(lines):
-                d = Diagnostic(d.coord, d.message, d.severity, lines[d.coord.line - 1])
-        # (a message with no place in the policy is a plain log line, as cf-promises has it)
-        print(d.render() if d.coord.line > 0 else f"   {d.severity}: {d.message}",
-              file=sys.stderr)
+    from cfpromise.agent.policyfile import report_errors
+    report_errors(diagnostics)
 
 
 def _output(args: Any) -> Any:
@@ -136,21 +124,21 @@ def main(argv: list[str] | None = None) -> int:
         # (the host data is read first: def.json's errors come before these)
         problem = entry_problem(args.file, path, agent=False, option=option)
         if problem is not None:
-            print(f"   error: {problem}", file=sys.stderr)
+            say("error", problem)
             return EXIT_ERROR
     except PolicyError as exc:
         _report(exc.diagnostics)
-        print("   error: There are syntax errors in policy files", file=sys.stderr)
+        say("error", "There are syntax errors in policy files")
         return EXIT_ERROR
     except LoadError as exc:
         _report(exc.diagnostics)
         if exc.parse_time:       # cf-promises says no more of a whole-policy check's errors
-            print("   error: There are syntax errors in policy files", file=sys.stderr)
+            say("error", "There are syntax errors in policy files")
         return EXIT_ERROR
     except TooManyErrors:                   # (said already: cfpromise.agent.yyerrors)
         return EXIT_ERROR
     except FatalFunctionError as exc:       # a built-in's fatal error while evaluating
-        print(f"   error: Fatal CFEngine error: {exc}", file=sys.stderr)
+        say("error", f"Fatal CFEngine error: {exc}")
         return EXIT_ERROR
     policy = agent.policy
     if args.full:
@@ -158,8 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         missing = unverified(agent)
         if missing:
             say_unverified(missing)
-            print("   error: Fatal CFEngine error: Errors in promise bundles: could not verify "
-                  "bundlesequence", file=sys.stderr)
+            say("error", "Fatal CFEngine error: Errors in promise bundles: could not verify "
+                "bundlesequence")
             return EXIT_ERROR
     if args.lint:
         from cfpromise.schema.check import lint_diagnostics
@@ -175,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         from cfpromise.agent.validated import tag_release_directory
         if not tag_release_directory(args.tag_release, write_validated=True, write_release=True,
                                      log=agent.out.log):
-            print("   error: The given directory could not be tagged, sorry.", file=sys.stderr)
+            say("error", "The given directory could not be tagged, sorry.")
             return EXIT_ERROR
     if args.show_classes is not None or args.show_vars is not None:
         agent.out.stream = sys.stdout

@@ -157,21 +157,21 @@ def test_bad_policy_reports_the_position_then_fails_safe(tmp_path: Path, policy:
     proc = agent(tmp_path, policy)
     assert proc.returncode == 6
     assert message in proc.stderr
-    assert "so going to failsafe" in proc.stderr
+    assert "so going to failsafe" in proc.stdout
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
 def test_group_writable_policy_is_refused(tmp_path: Path) -> None:
     proc = agent(tmp_path, 'bundle agent main { reports: "x"; }', mode=0o664)
     assert proc.returncode == 1
-    assert "is writable by others (security exception)" in proc.stderr
+    assert "is writable by others (security exception)" in proc.stdout     # a log line
 
 
 def test_missing_bundle_in_sequence_fails_validation(tmp_path: Path) -> None:
     proc = agent(tmp_path, 'body common control { bundlesequence => { "nope" }; }\n'
                            'bundle agent main { reports: "x"; }')
-    assert proc.returncode == 6 and "so going to failsafe" in proc.stderr     # as cf-agent
-    assert "Bundle 'nope' listed in the bundlesequence is not a defined bundle" in proc.stderr
+    assert proc.returncode == 6 and "so going to failsafe" in proc.stdout     # as cf-agent
+    assert "Bundle 'nope' listed in the bundlesequence is not a defined bundle" in proc.stdout
 
 
 def test_persistent_classes_outlive_the_run(tmp_path: Path) -> None:

@@ -64,18 +64,21 @@ def reference_workdir(root: Path, name: str = "ref-workdir") -> Path:
     return wd
 
 
-def run_reference(policy: Path, args: Iterable[str], workdir: Path,
-                  timeout: int = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["cf-agent", "-K", *args, "-f", str(policy)], capture_output=True,
+def run_reference(policy: Path, args: Iterable[str], workdir: Path, timeout: int = 300,
+                  merge: bool = False) -> subprocess.CompletedProcess[str]:
+    """cf-agent's run (``merge``: standard error into standard output, as in one file)."""
+    return subprocess.run(["cf-agent", "-K", *args, "-f", str(policy)], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if merge else subprocess.PIPE,
                           text=True, errors="surrogateescape", timeout=timeout,
                           env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(workdir)))
 
 
-def run_lite(policy: Path, args: Iterable[str], workdir: Path,
-             timeout: int = 300) -> subprocess.CompletedProcess[str]:
+def run_lite(policy: Path, args: Iterable[str], workdir: Path, timeout: int = 300,
+             merge: bool = False) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "CFENGINE_TEST_OVERRIDE_WORKDIR"}
     return subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-K", *args, "-f",
-                           str(policy), "-w", str(workdir)], capture_output=True, text=True,
+                           str(policy), "-w", str(workdir)], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if merge else subprocess.PIPE, text=True,
                           errors="surrogateescape", timeout=timeout, env=env)
 
 
@@ -97,14 +100,16 @@ def run_both(root: Path, policy: Path, args: Iterable[str] = (), *,
 Run = subprocess.CompletedProcess
 
 
-def run_many(jobs: list[tuple[str, Path, list[str]]], root: Path
+def run_many(jobs: list[tuple[str, Path, list[str]]], root: Path, merge: bool = False
              ) -> dict[str, tuple[Run[str], Run[str]]]:
-    """Run independent (name, policy, args) jobs under both agents, two processes at a time."""
+    """Run independent (name, policy, args) jobs under both agents, two processes at a time
+    (``merge``: each with its standard error in its standard output)."""
     def one(job: tuple[str, Path, list[str]], which: str) -> subprocess.CompletedProcess[str]:
         name, policy, args = job
         if which == "ref":
-            return run_reference(policy, args, reference_workdir(root, f"ref-workdir-{name}"))
-        return run_lite(policy, args, root / f"lite-workdir-{name}")
+            return run_reference(policy, args, reference_workdir(root, f"ref-workdir-{name}"),
+                                 merge=merge)
+        return run_lite(policy, args, root / f"lite-workdir-{name}", merge=merge)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         refs = [pool.submit(one, job, "ref") for job in jobs]

@@ -55,7 +55,7 @@ def test_agent_runs_from_the_cache_and_sees_edits(tmp_path: Path) -> None:
 
 def test_a_policy_with_errors_is_not_kept(tmp_path: Path) -> None:
     proc = agent(tmp_path, "bundle agent main\n{\n  reports:\n      \"x\" nosuch => \"y\";\n}\n")
-    assert "so going to failsafe" in proc.stderr
+    assert "so going to failsafe" in proc.stdout
     cache = PolicyCache(str(tmp_path / "wd" / "state" / "policy_cache"), str(tmp_path / "wd"),
                         lambda level, message: None)
     assert not os.path.exists(cache._file(str(tmp_path / "p.cf"), True))   # the failsafe's only

@@ -113,4 +113,4 @@ def test_naming_nothing_is_an_error_with_close_matches(tmp_path: Path) -> None:
     assert "no promise has the handle or meta tag 'web_cnf' (close matches: web_conf" in text
     assert made(tmp_path) == set()
     proc = agent(tmp_path, policy(tmp_path), "--only", "web_cnf", "--graph")
-    assert proc.returncode == 1 and "close matches: web_conf" in proc.stderr
+    assert proc.returncode == 1 and "close matches: web_conf" in proc.stdout

@@ -165,7 +165,8 @@ def test_promises_cli_graph_refuses_a_broken_policy(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     path = write_policy(tmp_path, "bundle agent main { reports: \"x\" }")
     assert promises_main(["--graph", "-f", str(path)]) == 1
-    assert capsys.readouterr().out == ""
+    # no graph: only the verdict, a log line on standard output (as cf-promises')
+    assert capsys.readouterr().out == "   error: There are syntax errors in policy files\n"
 
 
 def test_agent_graph_prints_the_plan_and_runs_nothing(tmp_path: Path) -> None:
