@@ -1110,9 +1110,9 @@ def _is_error(line: str) -> bool:
 def observe(stdout: str, stderr: str, returncode: int, workdir: str,
             name: str = "") -> tuple[int, bool, list[str], list[str]]:
     """The exit code, whether validation failed, the output lines in order and the error
-    lines as a sorted list: cf-agent writes everything on standard output, cf-lite the
-    errors of loading on standard error, so error lines are compared as a set; after a
-    failed validation only what came before it counts (the failsafe follows)."""
+    lines as a sorted list (which stream and in what order each line comes is
+    :mod:`streams`' business); after a failed validation only what came before it counts
+    (the failsafe follows)."""
     out, out_failed = _lines(stdout, workdir)
     err, err_failed = _lines(stderr, workdir)
     if name.startswith("fresh_calls_"):
