@@ -263,7 +263,7 @@ class Autoloader:
                     break
                 added += more
         except (PolicyError, policyfile.LoadError) as exc:
-            policyfile.report_errors(exc.diagnostics)
+            policyfile.report_errors(exc.diagnostics, agent.options.start_dir)
             agent.out.log("error", f"Could not autoload {want.describe()}")
             return False
         for new in added:

@@ -29,11 +29,11 @@ def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None,
     try:
         loading.load(agent)
     except PolicyError as exc:
-        loading.report_errors(exc.diagnostics)
+        loading.report_errors(exc.diagnostics, agent.options.start_dir)
         say("error", "There are syntax errors in policy files")
         return loading.EXIT_FATAL
     except loading.LoadError as exc:
-        loading.report_errors(exc.diagnostics)
+        loading.report_errors(exc.diagnostics, agent.options.start_dir)
         say("error", "Policy failed validation")
         return loading.EXIT_FATAL
     for item in agent.options.bundlesequence or ():

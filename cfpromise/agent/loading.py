@@ -484,7 +484,7 @@ def _run(agent: Any) -> int:
         say("error", "Policy failed validation")
         return failsafe(agent)
     except (PolicyError, LoadError) as exc:
-        report_errors(exc.diagnostics)
+        report_errors(exc.diagnostics, agent.options.start_dir)
         if getattr(exc, "fatal", False):
             return EXIT_FATAL
         # cf-agent shows what the cf-promises it validates with says of a file's errors,

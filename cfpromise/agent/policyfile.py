@@ -76,7 +76,7 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
     if entry:
         policy = as_entry(policy)
     problems = diagnostics(policy, entry=entry)
-    _warn(policy)
+    _warn(policy, agent)
     if problems:
         raise LoadError(problems, parse_time=True)
     if cache is not None:
@@ -95,7 +95,7 @@ def _as_parsed(agent: Any, policy: ast.Policy, warned: bool = False) -> ast.Poli
     skipped = irrelevant_bundles(policy, parsing_as)
     if policy.bodies:
         if not warned:
-            _warn(policy)
+            _warn(policy, agent)
         skipped |= skipped_bundles(policy, parsing_as)
     if not skipped:
         return policy
@@ -111,7 +111,7 @@ def _as_parsed(agent: Any, policy: ast.Policy, warned: bool = False) -> ast.Poli
     return kept
 
 
-def _warn(policy: ast.Policy) -> None:
+def _warn(policy: ast.Policy, agent: Any) -> None:
     """The parser's warnings of deprecated and removed language, at every read of the
     file (cached or not), before its errors, as cf-promises and cf-agent print them."""
     if not policy.bodies:
@@ -120,7 +120,7 @@ def _warn(policy: ast.Policy) -> None:
     from cfpromise.schema.deprecations import warnings
     found = warnings(policy, schema())
     if found:
-        report_errors(found)
+        report_errors(found, getattr(agent.options, "start_dir", ""))
 
 
 def _coord(path: str) -> Any:
@@ -128,9 +128,11 @@ def _coord(path: str) -> Any:
     return Coord(path, 0, 0)
 
 
-def report_errors(diags: list[Diagnostic]) -> None:
+def report_errors(diags: list[Diagnostic], start_dir: str = "") -> None:
     """Print diagnostics as cf-promises does: one with a place in the policy with its
-    source line, on standard error; one without, as a log line (cfpromise.agent.output)."""
+    source line, on standard error; one without, as a log line (cfpromise.agent.output).
+    ``start_dir``: an agent's, whose files are named as given (promises.api.shown_path),
+    as the cf-promises cf-agent validates with names them."""
     from cfpromise.agent.output import diagnose, say
     cache: dict[str, str | None] = {}
     for d in diags:
@@ -146,6 +148,11 @@ def report_errors(diags: list[Diagnostic]) -> None:
                 d = Diagnostic(d.coord, d.message, d.severity,
                                source_line_of(text, d.coord.line))
         if d.coord.line > 0:
+            if start_dir:
+                from cfpromise.promises.api import shown_path
+                shown = shown_path(d.coord.file, start_dir)
+                if shown != d.coord.file:
+                    d = d._replace(coord=d.coord._replace(file=shown))
             diagnose(d.render())
         else:
             say(d.severity if d.severity in ("error", "warning") else "error", d.message)

@@ -32,6 +32,9 @@ vars:
 }}
 """
 _INC = 'bundle agent inc {{ reports: "{label} inc=$(this.promise_filename)"; }}\n'
+# an input with an error the validating cf-promises names by file and line (as it was
+# given: ./inc.cf beside -f ./p.cf), then the failsafe
+_INC_BROKEN = 'bundle agent inc {{ reports: "{label}" nosuch => "x"; }}\n'
 
 # name -> (files in WORKDIR/inputs, files in the working directory, -f argument)
 _SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
@@ -65,10 +68,16 @@ _SHAPES: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
     "arg_dot": (("p.cf",), ("p.cf",), "ARG:./p.cf"),
 }
 
-CASES: list[tuple[str, tuple[str, ...], tuple[str, ...], str, str]] = [
-    (f"{program}_{name}", inputs, cwd, given, program)
+# the shapes whose input has an error, for both programs
+_BROKEN = ("bare_both", "sub_inputs_only", "sub_dotdot", "dot_both", "dot_sub_cwd",
+           "dotdot_cwd", "absolute", "arg_dot")
+
+CASES: list[tuple[str, tuple[str, ...], tuple[str, ...], str, str, bool]] = [
+    (f"{program}_{name}", inputs, cwd, given, program, False)
     for program in ("agent", "promises")
-    for name, (inputs, cwd, given) in _SHAPES.items()]
+    for name, (inputs, cwd, given) in _SHAPES.items()] + [
+    (f"{program}_broken_{name}", *_SHAPES[name], program, True)
+    for program in ("agent", "promises") for name in _BROKEN]
 NAMES = [c[0] for c in CASES]
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
@@ -84,12 +93,13 @@ EXPECTED_DIFFERENCES = {
 }
 
 
-def tree(files: tuple[str, ...], label: str) -> dict[str, str]:
-    """The entry files ``files`` (relative paths) with an inc.cf beside each, labelled."""
+def tree(files: tuple[str, ...], label: str, broken: bool = False) -> dict[str, str]:
+    """The entry files ``files`` (relative paths) with an inc.cf beside each, labelled
+    (``broken``: inc.cf has an error)."""
     out: dict[str, str] = {}
     for rel in files:
         where = f"{label}:{rel}"
         out[rel] = _ENTRY.format(label=where)
         out[rel.rpartition("/")[0] + ("/" if "/" in rel else "") + "inc.cf"] = \
-            _INC.format(label=where)
+            (_INC_BROKEN if broken else _INC).format(label=where)
     return out

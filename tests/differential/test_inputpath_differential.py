@@ -35,17 +35,17 @@ def _observe(run: subprocess.CompletedProcess[str], workdir: Path, cwd: Path) ->
 
 
 def _run(root: Path, case: tuple) -> tuple:
-    name, inputs, here, given, program = case
+    name, inputs, here, given, program, broken = case
     cwd = root / name / "cwd"
     cwd.mkdir(parents=True)
-    _write(cwd, inputpath.tree(here, "CWD"))
+    _write(cwd, inputpath.tree(here, "CWD", broken))
     given = given.replace("CWD/", f"{cwd}/")
     named = [given[4:]] if given.startswith("ARG:") else ["-f", given]
     ref_wd = harness.reference_workdir(root, f"ref-workdir-{name}")
     lite_wd = root / f"lite-workdir-{name}"
     for wd in (ref_wd, lite_wd):
         (wd / "inputs").mkdir(parents=True, exist_ok=True)
-        _write(wd / "inputs", inputpath.tree(inputs, "INPUTS"))
+        _write(wd / "inputs", inputpath.tree(inputs, "INPUTS", broken))
     args = ["-K"] if program == "agent" else [_SHOW]
     ref = subprocess.run([f"cf-{program}", *args, *named], cwd=cwd, capture_output=True,
                          text=True, timeout=300,
