@@ -3,7 +3,6 @@ on, and in their order when both streams go to one file (:mod:`streams`)."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
