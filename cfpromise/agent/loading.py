@@ -116,7 +116,8 @@ def load(agent: Any) -> None:
 
 def _load(agent: Any) -> None:
     entry = agent.options.file
-    base = os.path.dirname(entry)
+    from cfpromise.promises.api import inputs_directory
+    base = inputs_directory(entry)
     first = _read(agent, entry, entry=True)
     agent.add_policy(first)
     control_bodies(agent)         # ignore_missing_inputs is needed while loading

@@ -180,8 +180,16 @@ def main(argv: list[str] | None = None) -> int:
         from cfpromise.net.bootstrap import bootstrap_options
         if not bootstrap_options(args, workdir, level):
             return 1
+    file = resolve_file(args.file, workdir, option)
+    from cfpromise.agent.inputfile import is_relative
+    if args.file and not os.path.isabs(args.file) and (is_relative(args.file) or not option):
+        # from the working directory: named as written, its inputs beside it as written
+        from cfpromise.promises.api import name_as_given
+        head = args.file.rpartition("/")[0]
+        base = file[:len(file) - len(args.file)] + (head or ".")
+        name_as_given(file, args.file, base)
     options = AgentOptions(
-        file=resolve_file(args.file, workdir, option), bundlesequence=args.bundlesequence,
+        file=file, bundlesequence=args.bundlesequence,
         define=args.define, negate=args.negate,
         ignore_locks=args.no_lock or args.dry_run or bool(args.simulate),
         dry_run=args.dry_run or bool(args.simulate), simulate=args.simulate, level=level,

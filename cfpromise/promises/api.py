@@ -192,11 +192,39 @@ if TYPE_CHECKING:
                        keep_arrays: bool = False) -> Any: ...
 
 
+# The entry file the command line named from the working directory (-f ./p.cf, -f .p.cf,
+# the argument p.cf): (its absolute path, as written) and (the directory its inputs are
+# read from, with a slash, as cf-agent names it): set once by name_as_given.
+_GIVEN: list[tuple[str, str]] = []
+
+
+def name_as_given(path: str, given: str, base: str) -> None:
+    """cf-agent's messages name the entry ``path`` as ``given`` and a file under its
+    inputs' directory ``base`` from the given path's directory (``.`` for none)."""
+    _GIVEN[:] = [(path, given), (base.rstrip("/") + "/",
+                                 (given.rpartition("/")[0] or ".") + "/")]
+
+
+def inputs_directory(entry: str) -> str:
+    """Where ``entry``'s relative inputs are: the directory of the path as the command
+    line wrote it (so the argument ``p.cf``'s input is ``$CWD/./inc.cf``, as in cf-agent)."""
+    if _GIVEN and _GIVEN[0][0] == entry:
+        return _GIVEN[1][0].rstrip("/")
+    return entry.rpartition("/")[0] or "."      # (cf-promises' "p.cf": "./inc.cf")
+
+
 def shown_path(filename: str, start_dir: str) -> str:
     """A policy file as cf-agent names it in its messages: the path as it was given, so
     ``-f ./x.cf`` (which cf-lite keeps as ``$CWD/./x.cf``, the run's start directory
-    then the path given) is ``./x.cf``, and an input beside it ``./lib/y.cf``;
+    then the path given) is ``./x.cf``, and an input beside it ``./lib/y.cf``; the
+    argument ``p.cf`` is ``p.cf`` (:func:`name_as_given`);
     ``$(this.promise_filename)`` stays whole in both."""
+    if _GIVEN:
+        (entry, given), (base, shown) = _GIVEN
+        if filename == entry:
+            return given
+        if filename.startswith(base):
+            return shown + filename[len(base):]
     if start_dir and filename.startswith(start_dir):
         rest = filename[len(start_dir.rstrip("/")) + 1:]
         if rest.startswith(("./", "../")):
