@@ -15,7 +15,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments, leftout, lockwarn
+from cfpromise.agent import augments, leftout, lockwarn, policyfile
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import SelfReference
@@ -116,8 +116,7 @@ def load(agent: Any) -> None:
 
 def _load(agent: Any) -> None:
     entry = agent.options.file
-    from cfpromise.promises.api import inputs_directory
-    base = inputs_directory(entry)
+    base = policyfile.inputs_directory(entry)
     first = _read(agent, entry, entry=True)
     agent.add_policy(first)
     control_bodies(agent)         # ignore_missing_inputs is needed while loading
@@ -484,7 +483,8 @@ def _run(agent: Any) -> int:
         say("error", f"Fatal CFEngine error: {exc}")
         say("error", "Policy failed validation")
         return failsafe(agent)
-    except (PolicyError, LoadError) as exc:
+    except (PolicyError, LoadError) as refused:
+        exc = policyfile.validated_first(agent, refused)    # (an insecure file: validity)
         report_errors(exc.diagnostics, agent.options.start_dir)
         if getattr(exc, "fatal", False):
             return EXIT_FATAL

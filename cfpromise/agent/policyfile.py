@@ -12,6 +12,7 @@ import os
 import stat
 
 from cfpromise.fast.policycache import content_digest
+from cfpromise.promises.api import inputs_directory
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, source_line_of
 
@@ -156,3 +157,24 @@ def report_errors(diags: list[Diagnostic], start_dir: str = "") -> None:
             diagnose(d.render())
         else:
             say(d.severity if d.severity in ("error", "warning") else "error", d.message)
+
+
+def validated_first(agent: Any, exc: Exception) -> Exception:
+    """A policy refused as insecure: cf-agent's validating cf-promises reads files others
+    may write, so a policy it finds invalid goes to the failsafe (which may fetch a good
+    one) rather than stopping at the security exception.  cf-lite parses and checks each
+    file for that verdict, evaluating nothing of a file another user may have written:
+    the errors as a LoadError (not fatal), or ``exc`` when there are none."""
+    if not getattr(exc, "fatal", False):
+        return exc
+    from cfpromise.agent.augments import validating
+    if not validating(agent):
+        return exc
+    from cfpromise.syntax.errors import PolicyError
+    from cfpromise.syntax.loader import load
+    try:
+        found = load(agent.options.file, ignore_missing=True, first_errors=True,
+                     base=inputs_directory(agent.options.file)).errors
+    except PolicyError as error:
+        found = error.diagnostics
+    return LoadError(found, parse_time=True) if found else exc

@@ -65,13 +65,17 @@ def literal_inputs(rval: ast.Rval, directory: str, filename: str) -> list[str] |
 
 
 def resolve_path(name: str, directory: str) -> str:
-    return name if os.path.isabs(name) else os.path.normpath(os.path.join(directory, name))
+    """As cf-agent joins them, without normalising (an input of ``./p.cf`` is ``./x.cf``)."""
+    return name if os.path.isabs(name) else os.path.join(directory, name)
 
 
 def load(entry: str, expand: Expander = literal_inputs, validate: bool = True,
-         ignore_missing: bool = False) -> LoadedPolicy:
-    """Parse ``entry`` and its inputs; syntax errors raise PolicyError at once,
-    validation problems and missing inputs are collected in ``errors``."""
+         ignore_missing: bool = False, base: str = "", first_errors: bool = False
+         ) -> LoadedPolicy:
+    """Parse ``entry`` and its inputs (relative ones from ``base``, by default the entry's
+    directory); syntax errors raise PolicyError at once, validation problems and missing
+    inputs are collected in ``errors`` (``first_errors``: those of the first file that
+    has any, whose inputs cf-promises then does not read)."""
     from cfpromise.syntax.parser import parse_file   # not imported by a cached agent run
     entry_policy = parse_file(entry)
     result = LoadedPolicy(entry_policy, entry_policy, [entry], [], [])
@@ -79,8 +83,8 @@ def load(entry: str, expand: Expander = literal_inputs, validate: bool = True,
         result.errors += diagnostics(entry_policy, entry=True)
     seen = {os.path.realpath(entry)}
     queue = [(entry, entry_policy)]
-    base = os.path.dirname(os.path.abspath(entry))     # relative inputs: the entry's directory
-    while queue:
+    base = base or os.path.dirname(os.path.abspath(entry))   # relative inputs: the entry's
+    while queue and not (first_errors and result.errors):
         filename, policy = queue.pop(0)
         directory = os.path.dirname(os.path.abspath(filename))   # for $(this.promise_dirname)
         for rval in input_rvals(policy):
@@ -102,6 +106,8 @@ def load(entry: str, expand: Expander = literal_inputs, validate: bool = True,
                 included = parse_file(path)
                 if validate:
                     result.errors += diagnostics(included)
+                    if first_errors and result.errors:
+                        break
                 result.policy = result.policy.merged(included)
                 result.files.append(path)
                 queue.append((path, included))
