@@ -26,6 +26,10 @@ from __future__ import annotations
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
 # PolicyCheckBundle's reserved names: the special variable contexts
 RESERVED_BUNDLE_NAMES = frozenset({"sys", "const", "mon", "edit", "match", "this"})
 # ValidateCustomPromise: common attributes custom promises refuse -> the message's tail
@@ -73,7 +77,7 @@ def sections_in_check_order(bundle: ast.Bundle,
 
 
 def duplicate_handles(policy: ast.Policy, builtin: frozenset[str] | dict,
-                      unexpanded) -> list[Diagnostic]:
+                      unexpanded: Callable[[str], bool]) -> list[Diagnostic]:
     """PolicyCheckDuplicateHandles: a literal handle already used by a promise of the
     same class guard (compared with the first promise that used it only)."""
     first: dict[str, ast.Promise] = {}

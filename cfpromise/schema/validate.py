@@ -8,6 +8,12 @@
   menu options, class expressions);
 * a vars promise has a single type.
 
+These are the parser's errors (file:line:col at the parser's position, with the source
+line), said in the order of the file; the check cf-promises makes of a file only once
+it parsed without error is :mod:`cfpromise.schema.partial` (reserved bundle names,
+promisers, a vars promise's second type, handles...), collected here in its order and
+said only when the parser found nothing.
+
 Promise types the schema does not know are custom promise types and are left
 to the custom promise checks.  The full ``-c`` check (undefined bodies and
 bundles, argument counts, duplicate handles) is :mod:`cfpromise.schema.check`.

@@ -139,6 +139,12 @@ for kind, (body, lval, shapes) in _BODY_VALUES.items():
             f"\nbody {body}\n{{\n  {lval} => {value};\n}}\n" + _MAIN)
         VALIDATIONS[f"value_body_{kind}_{shape}_guarded"] = (
             f"\nbody {body}\n{{\n  any::\n    {lval} => {value};\n}}\n" + _MAIN)
+_CONDITIONS = {"dot": '"a."', "bar": '"x|" # c\n    ', "paren": '"(a"', "double_dot": '"a.."',
+               "multi_line": '"a\n   |"', "multi_line_ok": '"a\n   .b"', "call": 'concat("a.")',
+               "spaced": "'a.'   "}
+for (shape, value), lval in product(_CONDITIONS.items(), ("if", "unless", "ifvarclass")):
+    VALIDATIONS[f"value_condition_{lval}_{shape}"] = (
+        f"\nbundle agent main\n{{\n  reports:\n    \"r\" {lval} => {value};\n}}\n")
 VALIDATIONS["value_several_in_file_order"] = (
     "\nbundle agent main\n{\n  vars:\n    \"a\" slist => \"x\";\n}\n"
     "body perms p\n{\n  mode => { \"1\" };\n}\nbundle agent b\n{\n  files:\n"
@@ -261,4 +267,37 @@ for name, second in {"unknown": '  nosuch2 => "1";\n', "value": '  mode => { "1"
 VALIDATIONS["skip_body_then_bundle"] = (
     "\nbody perms p\n{\n  nosuch => \"1\";\n}\nbundle agent main\n{\n  vars:\n"
     '    "z" slist => "a";\n}\n')
+# the check's other errors (file:line:0, its order): promisers, promise types, handles,
+# custom promises' common attributes, control bodies' arguments, list conditions
+_CUSTOM = 'promise agent foo { path => "/bin/true"; interpreter => "/bin/sh"; }\n'
+_CHECKS = {
+    "numerical_vars": '  vars:\n    "123"\n      string => "x";\n',
+    "numerical_classes": '  classes:\n    "0" expression => "any";\n',
+    "invalid_name": '  vars:\n    "a.b.c" string => "x";\n    "this" string => "x";\n',
+    "empty_reference": '  reports:\n    "$()";\n    "${}" if => "any";\n',
+    "unsupported_type": '  insert_lines:\n    "a";\n    "b";\n',
+    "unsupported_empty": '  insert_lines:\n  reports:\n    "r";\n',
+    "handles": '  reports:\n    "a" handle => "h";\n    "b"\n      handle => "h";\n',
+    "handles_guarded": '  reports:\n    "a" handle => "h";\n   x::\n    "b" handle => "h";\n'
+                       '    "c" handle => "h";\n   any::\n    "d" handle => "h";\n',
+    "handles_variable": '  reports:\n    "a" handle => "$(x)";\n    "b" handle => "$(x)";\n',
+    "list_condition": '  reports:\n    "a" if => { "any" };\n    "b"\n      unless => { "x" },\n'
+                      '      comment => "c";\n',
+    "custom_ifvarclass": '  foo:\n    "x"\n      ifvarclass => "any";\n',
+    "custom_expireafter": '  foo:\n    "x" expireafter => "1", ifvarclass => "any";\n',
+    "sections_merged": '  vars:\n    "1" string => "x";\n  reports:\n    "$()";\n'
+                       '  vars:\n    "2" string => "x";\n',
+    "custom_after_builtin": '  foo:\n    "x" ifvarclass => "any";\n  vars:\n    "9" string => "x";\n',
+}
+for name, section in _CHECKS.items():
+    VALIDATIONS[f"check_{name}"] = ((_CUSTOM if "foo:" in section else "\n")
+                                    + "bundle agent main\n{\n" + section + "}\n")
+VALIDATIONS["check_control_arguments"] = (
+    "\nbody common control(x) { }\nbody agent control(a, b) { }\n" + _MAIN)
+VALIDATIONS["check_everything_in_order"] = (
+    "\nbody perms p(x) { mode => \"1\"; }\nbody perms p(x) { mode => \"1\"; }\n"
+    "body agent control(y) { }\nbundle agent b\n{\n  reports:\n    \"x\" handle => \"h\";\n}\n"
+    "bundle agent main\n{\n  reports:\n    \"y\" handle => \"h\";\n  vars:\n"
+    "    \"1\" string => \"a\", int => \"1\";\n}\nbundle agent sys { }\n"
+    "bundle agent b\n{\n  files:\n    \"/tmp/x\" string => \"s\";\n}\n")
 VALIDATION_NAMES = sorted(VALIDATIONS)
