@@ -201,6 +201,7 @@ class _Checker:
             if section.name not in allowed:
                 # (PromiseCheck: for each promise, at the section's line)
                 for promise in section.promises:
+                    self.empty_promiser(promise)
                     self.check(promise, section.coord, f"Promise type '{section.name}' not "
                                                        f"supported by '{b.type}' bundle type")
                 continue

@@ -276,6 +276,7 @@ _CHECKS = {
     "invalid_name": '  vars:\n    "a.b.c" string => "x";\n    "this" string => "x";\n',
     "empty_reference": '  reports:\n    "$()";\n    "${}" if => "any";\n',
     "unsupported_type": '  insert_lines:\n    "a";\n    "b";\n',
+    "unsupported_empty_reference": '  insert_lines:\n    "$()";\n',
     "unsupported_empty": '  insert_lines:\n  reports:\n    "r";\n',
     "handles": '  reports:\n    "a" handle => "h";\n    "b"\n      handle => "h";\n',
     "handles_guarded": '  reports:\n    "a" handle => "h";\n   x::\n    "b" handle => "h";\n'
