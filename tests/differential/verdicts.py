@@ -145,6 +145,13 @@ _CONDITIONS = {"dot": '"a."', "bar": '"x|" # c\n    ', "paren": '"(a"', "double_
 for (shape, value), lval in product(_CONDITIONS.items(), ("if", "unless", "ifvarclass")):
     VALIDATIONS[f"value_condition_{lval}_{shape}"] = (
         f"\nbundle agent main\n{{\n  reports:\n    \"r\" {lval} => {value};\n}}\n")
+VALIDATIONS["value_mixed_types"] = (
+    '\nbundle agent main\n{\n  vars:\n    "a" data => "x";\n'
+    '    "b" string => readstringlist("/x", "", "", 1, 1);\n'
+    '    "c" slist => { "a" }, int => "\n  1";\n    "d" string => @(x);\n'
+    '    "e" real => "1.5x" ;\n  classes:\n    "f" or => "a";\n'
+    '    "g" expression => { "a" };\n  files:\n    "/tmp/x" edit_line => "e"\n'
+    ' ,  perms => p("a"), create => maybe # c\n    ;\n}\n')
 VALIDATIONS["value_several_in_file_order"] = (
     "\nbundle agent main\n{\n  vars:\n    \"a\" slist => \"x\";\n}\n"
     "body perms p\n{\n  mode => { \"1\" };\n}\nbundle agent b\n{\n  files:\n"
@@ -212,6 +219,15 @@ _OTHER_TOKENS = {"promiser": '"x" string => "1";', "word": "vars\n  reports:",
                  "semicolon": "; vars:", "brace": "{ } vars:", "arrow": "=> vars:"}
 for name, text in _OTHER_TOKENS.items():
     VALIDATIONS[f"guard_token_{name}"] = f"\nbundle agent main\n{{\n  {text}\n}}\n"
+VALIDATIONS["guard_close_same_line"] = "\nbundle agent main { any:: }\n" + _MAIN
+VALIDATIONS["guard_then_end_of_file"] = "\nbundle agent main {\n  any::\n"
+VALIDATIONS["guard_bundle_with_args"] = (
+    "\nbundle agent b(x, y)\n{\n  any::\n  reports:\n    \"$(x)\";\n}\n" + _MAIN)
+VALIDATIONS["guard_two_bundles"] = (
+    "\nbundle agent a\n{\n  any::\n  reports:\n    \"a\";\n}\n"
+    "bundle agent b\n{\n  \"x\"::\n  \"y\";\n  reports:\n    \"b\";\n}\n" + _MAIN)
+VALIDATIONS["guard_recovered_then_close_then_junk"] = (
+    "\nbundle agent main\n{\n  any:: }\nbody x y { }\n\"junk\"\n")
 VALIDATIONS["guard_one_line"] = "\nbundle agent main { any:: vars: \"x\" string => \"1\"; }\n"
 VALIDATIONS["guard_first_line"] = "bundle agent main { any:: vars: \"x\" string => \"1\"; }\n"
 VALIDATIONS["guard_valid_after_type"] = (
