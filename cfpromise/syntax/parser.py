@@ -27,7 +27,8 @@ from operator import itemgetter
 from cfpromise.schema import schema
 from cfpromise.syntax import ast, cfjson, lr, recovery
 from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
-from cfpromise.syntax.lexer import Lexer, simple_coord, tokens  # noqa: F401  (PLY reads `tokens`)
+from cfpromise.syntax.lexer import (Lexer, lines_to_next_token, simple_coord,  # noqa: F401
+                                    tokens)  # (PLY reads `tokens`)
 from cfpromise.syntax.scanner import FastLexer, Token
 from cfpromise.syntax.convert import (canonical_json, data_lvals as _data_lvals, inline_data,  # noqa: F401
                                       policy as _policy, replace_repeats as _replace_repeats)
@@ -278,10 +279,14 @@ def p_rval_scalar(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    ttype, value, _, coord, quote = p[1]
+    ttype, value, lexpos, coord, quote = p[1]
     kind = _SCALAR_KINDS.get(ttype, _BARE)
-    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""),
-            coord.cf or coord.line)          # (Coord.cfline, without a call)
+    line = coord.cf or coord.line                # (Coord.cfline, without a call)
+    if kind is not _QUOTED:
+        # (bison reads the token after a word or a naked reference before it reduces
+        # the rval: the attribute's line is that token's)
+        line += lines_to_next_token(_STATE[-1].text, lexpos + len(value))
+    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""), line)
 
 
 @lr.passes_through

@@ -166,6 +166,9 @@ _RETYPED_PLACES = {
     "multi_line_value": '    "v" {a} => {av},\n      {b} =>\n        {bv}\n      ;\n',
     "comment": '    "v" {a} => {av}, # c\n      {b} => {bv}; # d\n',
     "guarded": '   any::\n    "v" {a} => {av},\n      {b} => {bv};\n',
+    "bare_next_line": '    "v" {a} => {av}, string => word\n    ;\n',
+    "naked_comment": '    "v" {a} => {av}, string => $(x) # c\n    , comment => "c";\n',
+    "naked_blank_lines": '    "v" {a} => {av},\n      string => @(x)\n\n\n    ;\n',
     "with_policy": '    "v" policy => "free", {a} => {av},\n      comment => "c",\n      {b} => {bv};\n',
 }
 for (a, av), (b, bv) in product(_TYPES.items(), _TYPES.items()):
@@ -176,8 +179,11 @@ for (a, av), (b, bv) in product(_TYPES.items(), _TYPES.items()):
         + "}\n")
 for place, text in _RETYPED_PLACES.items():
     VALIDATIONS[f"retyped_place_{place}"] = (
-        "\nbundle agent main\n{\n  vars:\n" + text.format(a="string", av='"a"', b="int", bv='"1"')
+        "\nbundle agent main\n{\n  vars:\n" + text.format(a="int", av='"1"', b="string", bv='"s"')
         + "}\n")
+VALIDATIONS["retyped_late_attribute_bare"] = (
+    "\nbundle agent main\n{\n  files:\n    \"/tmp/x\" string => word # c\n\n    ;\n"
+    "  reports:\n    \"r\" if => { \"any\" }, policy => $(p)\n    ;\n}\n")
 VALIDATIONS["retyped_three_types"] = (
     "\nbundle agent main\n{\n  vars:\n    \"v\" string => \"a\",\n      int => \"1\",\n"
     "      real => \"2.5\";\n}\n")
