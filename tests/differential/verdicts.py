@@ -24,7 +24,17 @@ line and caret):
   for it and for each token after it up to a promise type or the ``}``, each at the
   token's end.
 
-``VALIDATIONS``: name -> policy text.  ``KNOWN``: name -> why cf-lite still differs.
+With them, their neighbours: ``check_*``, the check's other errors in its order
+(promisers, a promise type its bundle type has not -- once per promise --, handles
+compared with their first use, custom promises' ``ifvarclass``/``expireafter``, control
+bodies' arguments, list conditions); ``skip_*``, no value of a bundle (and no attribute
+of a body) checked after an unknown attribute, until the block ends (the parser's
+INSTALL_SKIP); ``guard_past_*``, the rest of the file after a recovered bundle, parsed and
+checked (the recovered bundle's unknown attributes still said, its values not).
+
+``VALIDATIONS``: name -> policy text.  ``KNOWN``: name -> why cf-lite still differs
+(none now; syntax errors other than these recoveries are cf-lite's own words, see
+docs/language.md, and are not generated here).
 """
 from __future__ import annotations
 
