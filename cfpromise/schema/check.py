@@ -20,7 +20,7 @@ referring block's namespace, then in ``default``; nothing else is guessed.
 from __future__ import annotations
 
 from cfpromise.fast.records import record
-from cfpromise.schema import Schema, schema
+from cfpromise.schema import Schema, partial, schema
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast
 from cfpromise.syntax.names import candidates
@@ -204,7 +204,9 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
                                                  f"expected {len(target.args)} arguments, "
                                                  f"{ref.nargs} given"))
     # bundles and bodies defined twice across files (each file was checked on its own)
-    out += duplicates(policy.bundles, "bundle") + duplicates(policy.bodies, "body")
+    # (the check's errors: file:line:0, no source line -- cfpromise.schema.partial)
+    out += [partial.error(d.coord, d.message)
+            for d in duplicates(policy.bundles, "bundle") + duplicates(policy.bodies, "body")]
     sigs: dict[str, Any] = {}
     for call in _calls(policy, sch):
         if call.name in sigs:

@@ -23,6 +23,7 @@ CFEngine's policy does), where cf-promises warns at each.
 """
 from __future__ import annotations
 
+from cfpromise.schema.rvalend import after_rval
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 
@@ -41,12 +42,13 @@ _MESSAGES = {
 
 def warnings(policy: ast.Policy, sch: Schema) -> list[Diagnostic]:
     """The parser's deprecation warnings for ``policy``, in the order of the file."""
-    found: list[tuple[Coord, str]] = []
+    found: list[tuple[Coord, str, str | None]] = []
     lines: dict[str, list[str] | None] = {}
     for body in policy.bodies:
         if body.type in REMOVED_BODY_TYPES:
             at = _after_brace(body.coord, lines)
-            found.append((at, f"Removed body '{body.name}' of type '{body.type}' [-Wremoved]"))
+            found.append((at, f"Removed body '{body.name}' of type '{body.type}' [-Wremoved]",
+                          None))
             continue
         marked = _marked(sch, body.type)
         if not marked:
@@ -56,12 +58,12 @@ def warnings(policy: ast.Policy, sch: Schema) -> list[Diagnostic]:
             if status is None:
                 continue
             text, flag = _MESSAGES[status]
-            at = _after_rval(c, lines)
-            found.append((at, text.format(lval=c.lval, type=body.type) + f" [{flag}]"))
+            at, source = after_rval(c, lines)
+            found.append((at, text.format(lval=c.lval, type=body.type) + f" [{flag}]", source))
     found.sort(key=lambda f: (f[0].line, f[0].col))
     # (on a file's first line 3.21's parser has no source line to show: "(null)")
-    return [Diagnostic(coord, message, "warning", "(null)" if coord.line == 1 else None)
-            for coord, message in found]
+    return [Diagnostic(coord, message, "warning", "(null)" if coord.line == 1 else source)
+            for coord, message, source in found]
 
 
 _MARKED: dict[tuple[int, str], dict[str, str]] = {}
@@ -103,63 +105,6 @@ def _after_brace(coord: Coord, lines: dict[str, list[str] | None]) -> Coord:
             if ch == "{":
                 return _coord(coord, line, col + 2)
             col += 1
-        line, col = line + 1, 0
-    return coord
-
-
-def _after_rval(constraint: ast.Constraint, lines: dict[str, list[str] | None]) -> Coord:
-    """Just after the last character of the constraint's rval (its closing quote, brace or
-    parenthesis, or a bare word's last letter), read from the ``=>`` after its lval."""
-    coord = constraint.coord
-    text = _text(coord.file, lines)
-    if text is None or coord.line < 1:
-        return coord
-    line, col = coord.line - 1, coord.col - 1
-    while line < len(text) and "=>" not in text[line][col:]:
-        line, col = line + 1, 0
-    if line == len(text):
-        return coord
-    col = text[line].index("=>", col) + 2
-    depth, quote, started = 0, "", False
-    while line < len(text):
-        row = text[line]
-        while col < len(row):
-            ch = row[col]
-            if quote:
-                if ch == "\\":
-                    col += 1
-                elif ch == quote:
-                    quote = ""
-                    if depth == 0:
-                        return _coord(coord, line, col + 2)
-            elif ch in "\"'`":
-                quote, started = ch, True
-            elif ch in "({":
-                depth, started = depth + 1, True
-            elif ch in ")}":
-                depth -= 1
-                if depth == 0:
-                    return _coord(coord, line, col + 2)
-            elif depth == 0 and started and not (ch.isalnum() or ch in "_.:$@[]"):
-                return _after_next_token(coord, text, line, col)
-            elif depth == 0 and not started and not ch.isspace():
-                started = True
-            col += 1
-        if depth == 0 and started and not quote:
-            return _after_next_token(coord, text, line + 1, 0)
-        line, col = line + 1, 0
-    return coord
-
-
-def _after_next_token(coord: Coord, text: list[str], line: int, col: int) -> Coord:
-    """A bare word is reduced once the parser has read the token after it (the ``;``):
-    the position is just after that one."""
-    while line < len(text):
-        row = text[line]
-        while col < len(row) and row[col].isspace():
-            col += 1
-        if col < len(row):
-            return _coord(coord, line, col + 2)
         line, col = line + 1, 0
     return coord
 

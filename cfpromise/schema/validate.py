@@ -8,14 +8,21 @@
   menu options, class expressions);
 * a vars promise has a single type.
 
+These are the parser's errors (file:line:col at the parser's position, with the source
+line), said in the order of the file; the check cf-promises makes of a file only once
+it parsed without error is :mod:`cfpromise.schema.partial` (reserved bundle names,
+promisers, a vars promise's second type, handles...), collected here in its order and
+said only when the parser found nothing.
+
 Promise types the schema does not know are custom promise types and are left
 to the custom promise checks.  The full ``-c`` check (undefined bodies and
 bundles, argument counts, duplicate handles) is :mod:`cfpromise.schema.check`.
 """
 from __future__ import annotations
 
-from cfpromise.schema import LIST_TYPES, Attribute, Schema, schema
+from cfpromise.schema import LIST_TYPES, Attribute, Schema, partial, schema
 from cfpromise.schema.check import duplicates
+from cfpromise.schema.rvalend import after_rval
 from cfpromise.schema.typematch import compiled_range, type_match
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
@@ -55,7 +62,12 @@ class _Checker:
         # what the checks on the parsed policy find: said only when the parser found nothing
         self.late: list[Diagnostic] = []
         self._anywhere: frozenset[str] | None = None
-        self.handles: set[tuple[str, str]] = set()
+        self.later: dict[int, list[Diagnostic]] = {}
+        # cf-promises' parser checks no value (and in a body no attribute) once it has
+        # met an unknown attribute, until the block ends (its INSTALL_SKIP), nor in a
+        # bundle it recovered from a syntax error in (``skip``: their id()s)
+        self.skip: frozenset[int] = frozenset()
+        self.skipping = False
         self.good_guards: set[str] = set()
 
     def error(self, coord: Coord, message: str) -> None:
@@ -171,78 +183,90 @@ class _Checker:
             else:
                 self.good_guards.add(classes)
 
-    def handle(self, c: ast.Constraint, classes: str) -> None:
-        if isinstance(c.rval, ast.Scalar) and not is_unexpanded(c.rval.value):
-            key = (c.rval.value, classes)
-            if key in self.handles:
-                self.error(c.coord, f"Duplicate promise handle {c.rval.value} found")
-            self.handles.add(key)
-
     # -- blocks -------------------------------------------------------------
     def bundle(self, b: ast.Bundle) -> None:
         allowed = self.schema.bundle_types.get(b.type)
         if allowed is None:
             self.error(b.coord, f"Unknown bundle type '{b.type}'")
             return
+        self.later = {}
+        self.skipping = id(b) in self.skip
         for section in b.sections:
-            # cf-promises checks handles of built-in promise types only (custom
-            # sections are kept apart: PolicyCheckDuplicateHandles never sees them)
-            builtin = section.name in self.schema.promise_types
             for promise in section.promises:
                 self.guard(promise.classes, promise.coord)
-                handle = promise.get("handle")
-                if handle is not None and builtin:
-                    self.handle(handle, promise.classes)
             known = self.schema.promise_types.get(section.name)
             if known is None:
                 self.custom_section(section)
                 continue
             if section.name not in allowed:
-                self.error(section.coord,
-                           f"Promise type '{section.name}' not supported by '{b.type}' bundle type")
+                # (PromiseCheck: for each promise, at the section's line)
+                for promise in section.promises:
+                    self.empty_promiser(promise)
+                    self.check(promise, section.coord, f"Promise type '{section.name}' not "
+                                                       f"supported by '{b.type}' bundle type")
                 continue
             for promise in section.promises:
                 self.promise(b, section.name, known, promise)
+        # the check of the parsed policy: in its order (cfpromise.schema.partial)
+        self.late += partial.reserved_name(b)
+        for _, promises in partial.sections_in_check_order(b, self.schema.promise_types):
+            for promise in promises:
+                self.late += self.later.get(id(promise), ())
+
+    def check(self, promise: ast.Promise, coord: Coord, message: str, line: int = 0) -> None:
+        """An error of the check of the parsed policy about ``promise`` (at ``coord``'s
+        line, or ``line``), said in the check's order once the bundle is read."""
+        self.later.setdefault(id(promise), []).append(partial.error(coord, message, line))
 
     def custom_section(self, section: ast.PromiseSection) -> None:
         for promise in section.promises:
             self.empty_promiser(promise)
-            for c in promise.constraints:
+            for c in promise.constraints if not self.skipping else ():
                 self.condition_literal(c)
-            c = promise.get("ifvarclass")
-            if c is not None:
-                self.error(c.coord, "Common attribute 'ifvarclass' not supported for custom "
-                                    "promises, use 'if' instead")
+            for c in promise.constraints:
+                refused = partial.CUSTOM_REFUSED.get(c.lval)
+                if refused is not None:
+                    self.check(promise, promise.coord, refused.format(type=section.name))
 
     def promise(self, b: ast.Bundle, ptype: str, attrs_: dict[str, Attribute],
                 promise: ast.Promise) -> None:
+        # (the check's order: PromiseCheck's promiser, its constraints, then the vars and
+        # classes promises' own checks)
         self.empty_promiser(promise)
-        if ptype in ("vars", "classes"):
-            self.promiser_name(ptype, promise)
         var_type: str | None = None
+        retyped: list[tuple[str, ast.Constraint]] = []
         for c in promise.constraints:
             attr = attrs_.get(c.lval)
             if attr is None:
                 if c.lval in self.anywhere():
                     # (at the line where the rval ends, as the parser left the constraint)
-                    at = Coord(c.coord.file, c.line or c.coord.line, 0)
-                    self.late.append(Diagnostic(at, f"Promise type {ptype} "
-                                                f"has unknown attribute {c.lval}", bare=True))
+                    self.check(promise, c.coord, f"Promise type {ptype} has unknown "
+                                                 f"attribute {c.lval}", c.line)
                 else:
                     self.error(_after_lval(c), f"Unknown attribute '{c.lval}' for promise type "
                                                f"'{ptype}' in bundle with type '{b.type}'")
+                    self.skipping = True
                 continue
             if ptype == "vars" and c.lval in VAR_TYPES:
                 if var_type is not None:
-                    self.error(c.coord, "Variable contains existing data type contstraint "
-                                        f"{var_type}, tried to redefine with {c.lval}")
+                    retyped.append((var_type, c))
                 var_type = c.lval
-            self.constraint(c, attr)
+            if attr.type in ("string", "context") and c.lval in ("if", "unless", "ifvarclass") \
+                    and isinstance(c.rval, ast.List):
+                self.check(promise, c.coord, f"Type mismatch in constraint: {c.lval}", c.line)
+                continue
+            if not self.skipping:
+                self.constraint(c, attr)
+        if ptype in ("vars", "classes"):
+            self.promiser_name(ptype, promise)
+        for previous, c in retyped:
+            self.check(promise, c.coord, "Variable contains existing data type contstraint "
+                                         f"{previous}, tried to redefine with {c.lval}", c.line)
 
     def empty_promiser(self, promise: ast.Promise) -> None:
         """PromiseCheck: a promiser that is an empty reference and nothing else."""
         if promise.promiser in ("$()", "${}"):
-            self.error(promise.coord, "Empty variable reference")
+            self.check(promise, promise.coord, "Empty variable reference")
 
     def anywhere(self) -> frozenset[str]:
         """The attributes cf-promises' parser lets any promise type have: those of the
@@ -262,9 +286,11 @@ class _Checker:
         name = promise.promiser
         if name.isdigit() and name.isascii():        # (only 0-9: no other ASCII digits)
             what = "Variable promises" if ptype == "vars" else "Classes promises"
-            self.error(promise.coord, f"{what} cannot have a purely numerical name (promiser)")
+            self.check(promise, promise.coord, f"{what} cannot have a purely numerical name "
+                                               "(promiser)")
         if ptype == "vars" and not valid_variable_name(name):
-            self.error(promise.coord, "Variable promise is using an invalid name (promiser)")
+            self.check(promise, promise.coord, "Variable promise is using an invalid name "
+                                               "(promiser)")
 
     def condition_literal(self, c: ast.Constraint) -> None:
         """ValidateClassLiteral: an ``if``/``ifvarclass`` value as written must start with
@@ -280,22 +306,30 @@ class _Checker:
 
     def constraint(self, c: ast.Constraint, attr: Attribute) -> None:
         self.condition_literal(c)
-        if attr.type in ("string", "context") and c.lval in ("if", "unless", "ifvarclass") \
-                and isinstance(c.rval, ast.List):
-            self.error(c.coord, f"Type mismatch in constraint: {c.lval}")
-            return
+        start = len(self.errors)
         self.rval(c.lval, c.rval, attr, c.coord)
+        if len(self.errors) > start:
+            # (the parser checks the value once it has read it: at its end, see
+            # cfpromise.schema.rvalend; its plain log lines stay at 0)
+            at, source = after_rval(c, {})
+            self.errors[start:] = [d if d.coord.col == 0 else
+                                   Diagnostic(at, d.message, source_line=source)
+                                   for d in self.errors[start:]]
 
     def body(self, body: ast.Body) -> None:
         attrs_ = self.schema.body_types.get(body.type)
         if attrs_ is None:
             return
+        self.skipping = False
         for c in body.constraints:
             self.guard(c.classes, c.coord)
+            if self.skipping:
+                continue
             attr = attrs_.get(c.lval)
             if attr is None:
                 self.error(_after_lval(c),
                            f"Unknown attribute '{c.lval}' for 'body {body.type} {body.name}'")
+                self.skipping = True
                 continue
             self.constraint(c, attr)
 
@@ -343,14 +377,44 @@ def valid_variable_name(name: str) -> bool:
 
 def diagnostics(policy: ast.Policy, sch: Schema | None = None,
                 entry: bool = False) -> list[Diagnostic]:
-    checker = _Checker(sch or schema(), entry)
-    checker.errors += duplicates(policy.bundles, "bundle", entry)
-    for bundle in policy.bundles:
-        checker.bundle(bundle)
-    checker.errors += duplicates(policy.bodies, "body")
-    for body in policy.bodies:
-        checker.body(body)
+    """The parser's errors of ``policy``; only when it has none, the check's."""
+    checker = _checked(policy, sch, entry)
     return checker.errors or checker.late
+
+
+def parse_stage(policy: ast.Policy, skip: frozenset[int]) -> list[Diagnostic]:
+    """The parser's errors only, ``skip`` the id()s of bundles it checks no value of
+    (what it says past an error it recovered from: cfpromise.syntax.recovery)."""
+    return _checked(policy, None, False, skip).errors
+
+
+def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
+             skip: frozenset[int] = frozenset()) -> _Checker:
+    checker = _Checker(sch or schema(), entry)
+    checker.skip = skip
+    # the parser's errors in the order of the file; the check's in its own
+    # (cfpromise.schema.partial): duplicate bundles, each bundle's, duplicate bodies, each
+    # body's, duplicate handles
+    late: dict[int, list[Diagnostic]] = {}
+    for block in sorted([*policy.bundles, *policy.bodies],
+                        key=lambda block: (block.coord.line, block.coord.col)):
+        checker.late = late[id(block)] = []
+        if isinstance(block, ast.Bundle):
+            checker.bundle(block)
+        else:
+            checker.late += partial.control_arguments(block)
+            checker.body(block)
+    checker.late = [partial.error(d.coord, d.message)
+                    for d in duplicates(policy.bundles, "bundle", entry)]
+    for block in policy.bundles:
+        checker.late += late[id(block)]
+    checker.late += [partial.error(d.coord, d.message)
+                     for d in duplicates(policy.bodies, "body")]
+    for block in policy.bodies:
+        checker.late += late[id(block)]
+    checker.late += partial.duplicate_handles(policy, checker.schema.promise_types,
+                                              is_unexpanded)
+    return checker
 
 
 def validate(policy: ast.Policy, sch: Schema | None = None, entry: bool = False) -> None:

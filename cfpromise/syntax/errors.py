@@ -62,7 +62,9 @@ class Diagnostic:
 
     def render(self) -> str:
         text = f"{self.coord}: {self.severity}: {self.message}"
-        if self.source_line is not None:
+        # (cf-promises' parser shows the line it is on once it has read a line break:
+        # an error on a file's first line has no source line and no caret)
+        if self.source_line is not None and (self.coord.line != 1 or self.severity != "error"):
             caret_col = max(self.coord.col, 1)
             text += "\n" + self.source_line + "\n" + " " * (caret_col - 1) + "^"
         return text

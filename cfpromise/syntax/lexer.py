@@ -470,3 +470,21 @@ def write_lextab(outdir: str) -> str:
     lexer = lex.lex(module=sys.modules[__name__], reflags=precompiled.VERBOSE, errorlog=lex.NullLogger())
     lexer.writetab("_lextab", outdir)
     return path
+
+
+def lines_to_next_token(text: str, pos: int) -> int:
+    """Line breaks between ``pos`` and the next token (blanks and comments skipped)."""
+    count, end = 0, len(text)
+    while pos < end:
+        ch = text[pos]
+        if ch == "\n":
+            count += 1
+        elif ch == "#":
+            pos = text.find("\n", pos)
+            if pos < 0:
+                break
+            continue
+        elif not ch.isspace():
+            break
+        pos += 1
+    return count

@@ -25,9 +25,10 @@ import sys
 from operator import itemgetter
 
 from cfpromise.schema import schema
-from cfpromise.syntax import ast, cfjson, lr
+from cfpromise.syntax import ast, cfjson, lr, recovery
 from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
-from cfpromise.syntax.lexer import Lexer, simple_coord, tokens  # noqa: F401  (PLY reads `tokens`)
+from cfpromise.syntax.lexer import (Lexer, lines_to_next_token, simple_coord,  # noqa: F401
+                                    tokens)  # (PLY reads `tokens`)
 from cfpromise.syntax.scanner import FastLexer, Token
 from cfpromise.syntax.convert import (canonical_json, data_lvals as _data_lvals, inline_data,  # noqa: F401
                                       policy as _policy, replace_repeats as _replace_repeats)
@@ -278,10 +279,14 @@ def p_rval_scalar(p: Any) -> None:
             | SYMBOL
             | QSTRING
             | NAKEDVAR"""
-    ttype, value, _, coord, quote = p[1]
+    ttype, value, lexpos, coord, quote = p[1]
     kind = _SCALAR_KINDS.get(ttype, _BARE)
-    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""),
-            coord.cf or coord.line)          # (Coord.cfline, without a call)
+    line = coord.cf or coord.line                # (Coord.cfline, without a call)
+    if kind is not _QUOTED:
+        # (bison reads the token after a word or a naked reference before it reduces
+        # the rval: the attribute's line is that token's)
+        line += lines_to_next_token(_STATE[-1].text, lexpos + len(value))
+    p[0] = (_Scalar(value, kind, coord, quote if kind is _QUOTED else ""), line)
 
 
 @lr.passes_through
@@ -477,7 +482,7 @@ def _tables() -> lr.Tables:
     return _TABLES[0]
 
 
-def parse(text: str, filename: str = "<string>") -> ast.Policy:
+def parse(text: str, filename: str = "<string>", recover: bool = True) -> ast.Policy:
     """Parse one policy text.  Raises :class:`PolicyError` with a position on bad input.
 
     The text is scanned in one pass (:class:`~cfpromise.syntax.scanner.FastLexer`), then
@@ -494,12 +499,38 @@ def parse(text: str, filename: str = "<string>") -> ast.Policy:
             try:
                 blocks = lr.parse(_tables(), tokens, after)
             except lr.SyntaxErrorAt as exc:
+                if recover:         # (not for the tests' comparison with PLY's own loop)
+                    _recover(lexer, text, filename, tokens, after, exc)
                 syntax_error(lexer, exc.token, list(exc.expected))
                 raise AssertionError("unreachable") from None
     finally:
         _STATE.pop()
     lexer.check_end()
     return _policy(blocks, filename)
+
+
+def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: Any,
+             exc: lr.SyntaxErrorAt) -> None:
+    """Raise cf-promises' errors for a syntax error it recovers from
+    (:mod:`cfpromise.syntax.recovery`), with the parser's checks of the blocks it
+    installs past it; return when it has no recovery."""
+    def said(error: lr.SyntaxErrorAt) -> list[Any]:
+        try:
+            syntax_error(lexer, error.token, list(error.expected))
+        except PolicyError as raised:
+            return raised.diagnostics
+        return []
+    found = recovery.recover(text, filename, tokens, exc,
+                             lambda toks: lr.parse(_tables(), toks, after), said)
+    if found is None:
+        return
+    errors, blocks, skipped = found
+    if blocks is not None:
+        from cfpromise.schema.validate import parse_stage
+        policy = _policy(blocks, filename)
+        skip = recovery.bundles_at(policy, text, skipped)
+        errors = recovery.merged(errors, parse_stage(policy, skip))
+    raise PolicyError(errors) from None
 
 
 class _ReferenceTokens:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import PolicyError
 from cfpromise.syntax.format import format_policy
-from cfpromise.syntax.parser import parse, reference_parse
+from cfpromise.syntax.parser import parse as _parse, reference_parse
 from tests.syntax import strategies as gen
 from tests.syntax.test_parser_properties import SAMPLE, SEPARATORS, TOKENS, mutations
 
@@ -32,6 +32,12 @@ CORPORA = [MASTERFILES, SUITE, ROOT / "policy", ROOT / "bundles"]
 PATTERNS = ("*.cf", "*.cf.sub", "*.sub")
 DETERMINISTIC = dict(derandomize=True, database=None, deadline=None,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def parse(text: str, filename: str = "<string>") -> Any:
+    """The driver's parse, without cf-promises' error recovery after it (a layer of its
+    own, :mod:`cfpromise.syntax.recovery`, which PLY's loop does not have)."""
+    return _parse(text, filename, recover=False)
 
 
 def everything(node: Any) -> Any:

@@ -101,7 +101,7 @@ def test_version_compare_uses_given_components() -> None:
 
 @pytest.mark.parametrize("text, line, col, fragment", [
     ('bundle agent m { vars: "x" string => "a" "b"; }', 1, 42, "got '\"b\"'"),
-    ('bundle agent m {\n  "x";\n}', 2, 3, "promise type"),
+    ('bundle agent m {\n  "x";\n}', 2, 6, "syntax error"),     # (bison's, then its rule's)
     ('bundle agent m { vars: "x" string => "a", ; }', 1, 43, "got ';'"),
     ('bundle agent m { vars: "x string => "a"; }', 1, 39, "Runaway string"),
     ('bundle agent m { vars: "x" string => "a";', 1, 42, "end of file"),

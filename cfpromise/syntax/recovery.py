@@ -1,0 +1,144 @@
+"""cf-promises' recovery from a syntax error at the start of a bundle's body.
+
+Right after a bundle's ``{`` 3.21's grammar wants a promise type or the ``}``
+(``bundle_statements: ... | error``).  Anything else there -- most often a class guard
+written before any promise type, ``bundle agent x { any:: vars: ...`` -- is met by
+bison's error recovery, whose words cf-promises prints in this order:
+
+* ``FILE:L:C: error: syntax error``, then ``... error: Expected promise type, got 'T'``
+  (the error rule's own message), both where the lexer stands once it has read the
+  token T: one past its last character, with the source line and a caret;
+* then, while the next token is neither a promise type nor the ``}``, bison (still
+  recovering, so no new "syntax error") drops it and reduces the same error rule:
+  ``Expected promise type, got 'T2'`` at that token's end, and so on;
+* a promise type or the ``}`` ends the recovery; the end of the file ends the parse.
+
+T is the token as written (``yytext``): a quoted string with its quotes, a class guard
+with its ``::``.  Past twelve errors the parser says "Too many errors" and stops.
+
+A token the top level does not take (after such a ``}``, say) is its error rule's
+"Expected 'bundle' or 'body' keyword, wrong input 'T'", and the parse stops.
+
+Otherwise the parser goes on as though the dropped tokens were not there, installing
+nothing of that bundle: the rest of the file is parsed again without them, and its
+other bundles and bodies get the parser's checks (unknown attributes, values...).
+While bison recovers (until three tokens are read past the error) a new error is said
+without a "syntax error" line.  An error this module knows no recovery for is said in
+cf-lite's own words (cfpromise.syntax.parser.syntax_error) and ends the parse.
+"""
+from __future__ import annotations
+
+from cfpromise.syntax.errors import Coord, Diagnostic, source_line_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
+
+# what the grammar accepts right after a bundle's '{' (and nowhere else), and at the top
+BUNDLE_START = frozenset({"PROMISE_TYPE", "}"})
+TOP_LEVEL = frozenset({"BUNDLE", "BODY", "PROMISE", "$end"})
+MAX_ERRORS = 12        # ParseErrorVColumnOffset: "Too many errors" past this many
+_QUIET = 3             # bison's yyerrstatus: tokens to read before a new "syntax error"
+
+
+def recover(text: str, filename: str, tokens: list[Any], error: Any,
+            run: Callable[[list[Any]], Any], said: Callable[[Any], list[Diagnostic]],
+            ) -> tuple[list[Diagnostic], Any, list[int]] | None:
+    """cf-promises' errors for the syntax error ``error`` (an ``lr.SyntaxErrorAt``) met
+    parsing ``tokens``: (its errors, the blocks parsed past them or None, the offsets of
+    the '{' of each bundle left out); None when the first error has no recovery here.
+    ``run`` parses a token list (raising ``lr.SyntaxErrorAt``), ``said`` gives cf-lite's
+    own words for an error."""
+    current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
+    out: list[Diagnostic] = []
+    skipped: list[int] = []
+    resumed = -_QUIET
+    while True:
+        accepted = frozenset(error.expected)
+        index = next((i for i, tok in enumerate(current) if tok is error.token), None)
+        known = index is not None and accepted in (BUNDLE_START, TOP_LEVEL)
+        if not known:
+            if not out:
+                return None
+            return out + said(error), None, skipped
+        bad = current[index]
+        raw, coord = _after(text, filename, bad)
+        if index - resumed >= _QUIET:
+            out.append(_at(text, coord, "syntax error"))
+        if accepted == TOP_LEVEL:
+            out.append(_at(text, coord, f"Expected 'bundle' or 'body' keyword, wrong input '{raw}'"))
+            return out[:MAX_ERRORS + 1], None, skipped
+        end = index
+        while end < len(current) and current[end][0] not in BUNDLE_START \
+                and len(out) <= MAX_ERRORS:
+            raw, coord = _after(text, filename, current[end])
+            out.append(_at(text, coord, f"Expected promise type, got '{raw}'"))
+            end += 1
+        if len(out) > MAX_ERRORS or end == len(current):
+            return out[:MAX_ERRORS + 1], None, skipped     # (too many, or the end: aborted)
+        skipped.append(current[index - 1][2])
+        current = current[:index] + current[end:]
+        resumed = index
+        try:
+            return out, run(list(current)), skipped
+        except _syntax_error(error) as again:
+            error = again
+
+
+def _syntax_error(error: Any) -> type:
+    return type(error)
+
+
+def _at(text: str, coord: Coord, message: str) -> Diagnostic:
+    return Diagnostic(coord, message, source_line=source_line_of(text, coord.line))
+
+
+def _after(text: str, filename: str, tok: Any) -> tuple[str, Coord]:
+    """The token as written, and the position one past its last character."""
+    ttype, value, start = tok[0], tok[1], tok[2]
+    if ttype in ("QSTRING", "VARCLASS"):
+        quote = text[start]
+        end = start + 1
+        while end < len(text) and text[end] != quote:
+            end += 2 if text[end] == "\\" else 1
+        end += 1
+        if ttype == "VARCLASS":
+            end = text.index("::", end) + 2
+    elif ttype == "PROMISE_TYPE":
+        end = start + len(value) + 1
+    elif ttype == "CLASS":
+        end = text.index("::", start + len(value)) + 2
+    else:
+        end = start + len(value)
+    line = text.count("\n", 0, end) + 1
+    col = end - (text.rfind("\n", 0, end) + 1) + 1
+    return text[start:end], Coord(filename, line, col)
+
+
+def merged(recovered: list[Diagnostic], checks: list[Diagnostic]) -> list[Diagnostic]:
+    """The recovery's errors and the parser's checks of the blocks past it, in the
+    order the parser meets them (a check's plain log lines, at line 0, go with the
+    error after them)."""
+    keyed = []
+    pending: list[Diagnostic] = []
+    for d in checks:
+        pending.append(d)
+        if d.coord.line > 0:
+            keyed += [((d.coord.line, d.coord.col, 1), p) for p in pending]
+            pending = []
+    keyed += [((d.coord.line, d.coord.col, 0), d) for d in recovered]
+    keyed.sort(key=lambda item: item[0])
+    return [d for _, d in keyed] + pending
+
+
+def bundles_at(policy: Any, text: str, offsets: list[int]) -> frozenset[int]:
+    """id()s of the bundles whose bodies open at ``offsets`` (of their '{'): for each,
+    the last bundle named before it."""
+    out = set()
+    for offset in offsets:
+        line = text.count("\n", 0, offset) + 1
+        col = offset - text.rfind("\n", 0, offset)
+        before = [b for b in policy.bundles if (b.coord.line, b.coord.col) < (line, col)]
+        if before:
+            out.add(id(before[-1]))
+    return frozenset(out)
