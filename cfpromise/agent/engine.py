@@ -54,6 +54,7 @@ import time
 from cfpromise.agent import settle
 from cfpromise.agent.abort import AbortBundle, AbortRun, AbortWatch, FatalError
 from cfpromise.agent.bodies import BodyResolver
+from cfpromise.agent.bundleargs import actual_text, bind
 from cfpromise.agent.evaluation import EVALUATORS, PromiseEvaluation
 from cfpromise.agent.order import (CALL, CALL_COMMON, PASSES, PRE_EVALUATION, RESOLVE,
                                    RESOLVE_COMMON, bundle_order)
@@ -253,8 +254,8 @@ class Agent(PromiseEvaluation, Recording):
         saved = {param: ctx.vars.get(bundle.namespace, bundle.name, param)
                  for param in bundle.args}
         for param, value in zip(bundle.args, args):
-            if type(value) is Unbound:          # (undefined for the call)
-                ctx.vars.remove(bundle.namespace, bundle.name, param)
+            value = bind(self.out.log, bundle.name, value)      # (ScopeAugment)
+            if type(value) is Unbound:  # not bound: as it was (an edit bundle's, from before)
                 continue
             type_, value = parameter_value(value)
             refused = self_reference(f"{bundle.namespace}:{bundle.name}.{param}", param, value)
@@ -423,7 +424,7 @@ class Agent(PromiseEvaluation, Recording):
         self.out.log("error", f"While constructing scope '{bundle.name}'")
         # (RlistWrite of no list: " {}")
         formal = list_text(list(bundle.args)) or " {}"
-        actual = list_text([str(a) for a in args])
+        actual = actual_text(args)
         print(f"Formal = {formal}, Actual = {actual}", file=sys.stderr)
         fatal = FatalError("")
         fatal.final = "Augment scope, formal and actual parameter mismatch is fatal"

@@ -87,6 +87,10 @@ if TYPE_CHECKING:
             A missing bundle stops the run as in cf-agent (unless ignore_missing_bundles:
             SKIPPED)."""
 
+        def policy_bundle(self, name: str, namespace: str,
+                          types: tuple[str, ...] = ("agent",)) -> Any:
+            """The bundle ``name`` of the loaded policy (nothing autoloaded), or None."""
+
         def note_change(self, run: PromiseRun, **info: Any) -> None:
             """Record what a repair changed, for run reports (``kind`` plus details:
             content diff, old/new mode and owner, command exit code...)."""
