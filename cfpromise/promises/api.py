@@ -187,8 +187,7 @@ if TYPE_CHECKING:
             """The bundle a promise calls; None to skip it; FatalError when missing."""
 
         def call_bundle(self, bundle: Any, args: list[Any], *, inherit: Any, warn_only: bool,
-                        where: str, name_caller: bool = False,
-                        written: str | None = None) -> tuple[Outcome, Any]:
+                        where: str, written: str | None = None) -> tuple[Outcome, Any]:
             """Call ``bundle`` as a methods promise does: (merged outcome, its BundleRun)."""
 
         def run_bundle(self, bundle: Any, args: list[Any], *, inherit: Any = None,
