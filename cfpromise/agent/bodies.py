@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.rvals import UNRESOLVED, DataArray, RvalEvaluator, Unbound, parameter_value
+from cfpromise.eval.rvals import UNRESOLVED, DataArray, RvalEvaluator, parameter_value
 from cfpromise.schema.values import ValueError_, runtime_check
 from cfpromise.syntax import ast
 
@@ -106,67 +106,6 @@ def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]]
         args = [evaluator.value(a, want_list=True) for a in rval.args]
         return name, [a if a is not UNRESOLVED else "" for a in args]
     return None
-
-
-NOT_SCALAR = "Only functions returning scalars can be used as arguments"
-
-
-def bundle_reference(rval: ast.Rval, evaluator: RvalEvaluator
-                     ) -> tuple[str, list[Any], int] | None:
-    """:func:`reference` for a bundle call, with the number of its arguments that are
-    function calls giving no scalar (failed, not made, a list or a container): those are
-    :class:`Unbound` (cf-agent's :data:`NOT_SCALAR` error, said by the caller), and do
-    not make the promise wait."""
-    if not isinstance(rval, ast.FnCall):
-        ref = reference(rval, evaluator)
-        return None if ref is None else (ref[0], ref[1], 0)
-    name = evaluator.text(rval.name)
-    args: list[Any] = []
-    refused = 0
-    for a in rval.args:
-        before = evaluator.unresolved
-        value = evaluator.value(a, want_list=True)
-        if type(a) is ast.FnCall and (value is UNRESOLVED or isinstance(value, (list, dict))):
-            evaluator.unresolved = before
-            refused += 1
-            args.append(Unbound())
-            continue
-        args.append(value if value is not UNRESOLVED else "")
-    return name, args, refused
-
-
-def bundle_call(log: Callable[[str, str], None], rval: ast.Rval, evaluator: RvalEvaluator
-                ) -> Any:
-    """The BundleCall a bundle attribute (``usebundle``, ``edit_line``...) makes, its
-    arguments as :func:`bundle_reference` and :func:`list_parameters` give them."""
-    ref = bundle_reference(rval, evaluator)
-    if ref is None:
-        return None
-    name, args, _ = ref
-    if isinstance(rval, ast.FnCall) and args:
-        args = list_parameters(log, evaluator, rval, name.rpartition(":")[2], args)
-    from cfpromise.promises.api import BundleCall
-    return BundleCall(name, tuple(args))
-
-
-def list_parameters(log: Callable[[str, str], None], evaluator: RvalEvaluator,
-                    call: ast.FnCall, bundle: str, args: list[Any]) -> list[Any]:
-    """A bundle call's arguments as the bundle's parameters get them: an ``@(name)``
-    argument that names no list nor container is the text as written, with cf-agent
-    3.21's error (ScopeAugment), not an empty value."""
-    out = list(args)
-    for i, arg in enumerate(call.args[:len(out)]):
-        if not (isinstance(arg, ast.Scalar) and arg.value.startswith("@")) \
-                or isinstance(out[i], (list, dict)):
-            continue
-        written = evaluator.text(arg.value)
-        inner = naked_reference(written)
-        if inner is None:
-            continue
-        log("error", f"List or container parameter '{inner}' not found while constructing "
-                     f"scope '{bundle}' - use @(scope.variable) in calling reference")
-        out[i] = written
-    return out
 
 
 class ListArgument(list):  # type: ignore[type-arg]
@@ -266,10 +205,10 @@ class BodyResolver:
                 continue
             attr = self.schema.body_types.get(body_type, {}).get(c.lval)
             if attr is not None and attr.type == "bundle":      # service_bundle => b(x)
-                ref = reference(c.rval, evaluator)
-                if ref is not None:
-                    from cfpromise.promises.api import BundleCall
-                    result[c.lval] = BundleCall(ref[0], tuple(ref[1]))
+                from cfpromise.agent.bundleargs import bundle_call
+                call = bundle_call(c.rval, evaluator)
+                if call is not None:
+                    result[c.lval] = call
                 continue
             # a custom body type (no schema): lists as written, as for custom promises
             want_list = attr.is_list if attr is not None else body_type not in self.schema.body_types

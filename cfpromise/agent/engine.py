@@ -53,6 +53,7 @@ import time
 from cfpromise.agent import settle
 from cfpromise.agent.abort import AbortBundle, AbortRun, AbortWatch, FatalError
 from cfpromise.agent.bodies import BodyResolver
+from cfpromise.agent.bundleargs import actual_text, bind
 from cfpromise.agent.evaluation import EVALUATORS, PromiseEvaluation
 from cfpromise.agent.order import (CALL, CALL_COMMON, PASSES, PRE_EVALUATION, RESOLVE,
                                    RESOLVE_COMMON, bundle_order)
@@ -252,8 +253,8 @@ class Agent(PromiseEvaluation, Recording):
         saved = {param: ctx.vars.get(bundle.namespace, bundle.name, param)
                  for param in bundle.args}
         for param, value in zip(bundle.args, args):
-            if type(value) is Unbound:          # (undefined for the call)
-                ctx.vars.remove(bundle.namespace, bundle.name, param)
+            value = bind(self.out.log, bundle.name, value)      # (ScopeAugment)
+            if type(value) is Unbound:  # not bound: as it was (an edit bundle's, from before)
                 continue
             type_, value = parameter_value(value)
             refused = self_reference(f"{bundle.namespace}:{bundle.name}.{param}", param, value)
@@ -422,7 +423,7 @@ class Agent(PromiseEvaluation, Recording):
         self.out.log("error", f"While constructing scope '{bundle.name}'")
         # (RlistWrite of no list: " {}")
         formal = list_text(list(bundle.args)) or " {}"
-        actual = list_text([str(a) for a in args])
+        actual = actual_text(args)
         from cfpromise.agent.output import diagnose     # (after the line above)
         diagnose(f"Formal = {formal}, Actual = {actual}")
         fatal = FatalError("")
@@ -430,8 +431,7 @@ class Agent(PromiseEvaluation, Recording):
         raise fatal
 
     def call_bundle(self, bundle: Any, args: list[Any], *, inherit: Any, warn_only: bool,
-                    where: str, name_caller: bool = False,
-                    written: str | None = None) -> tuple[Outcome, Any]:
+                    where: str, written: str | None = None) -> tuple[Outcome, Any]:
         """Call ``bundle`` with ``args`` as a methods promise does, and return the merged
         outcome of its promises (kept when it had none) and its BundleRun (None when not
         called).
@@ -440,7 +440,7 @@ class Agent(PromiseEvaluation, Recording):
         number than it takes is fatal (:meth:`scope_mismatch`), both as in cf-agent.
         Warn-only says the bundle (``written``: its name as the promise gives it) should
         be invoked and does not call it.  ``inherit`` is the caller's frame when classes
-        are inherited; ``name_caller`` puts the calling promise in the failure message.
+        are inherited; the calling promise (``where``) is named at verbose level.
         Shared by methods promises and AgentServices.run_bundle (services, users)."""
         log = self.out.log
         if warn_only:       # (VerifyMethod says it before any parameter is bound)
@@ -456,13 +456,10 @@ class Agent(PromiseEvaluation, Recording):
         if outcome is Outcome.WARN:
             log("warning", f"Method '{bundle.name}' invoked repairs, but only warnings promised")
         elif outcome.not_kept:
-            # a methods promise: 3.21's words exactly (tests match the output), the caller at
-            # verbose level; a bundle another promise type calls (service_bundle...) names it
-            if name_caller:
-                log("error", f"Method '{bundle.name}' failed in some repairs ({where})")
-            else:
-                log("error", f"Method '{bundle.name}' failed in some repairs")
-                log("verbose", f"Method '{bundle.name}' was called by {where}")
+            # 3.21's words exactly (VerifyMethod, for service_bundle and home_bundle too),
+            # the caller at verbose level
+            log("error", f"Method '{bundle.name}' failed in some repairs")
+            log("verbose", f"Method '{bundle.name}' was called by {where}")
         return outcome, sub
 
     @property

@@ -22,7 +22,8 @@ import time
 from cfpromise.agent import apparent
 from cfpromise.agent.abort import FatalError
 from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError, body_reference,
-                                     bundle_call, unparsed_ints)
+                                     unparsed_ints)
+from cfpromise.agent.bundleargs import bundle_call, done_text, reference_rvals
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.prelim import call_more
@@ -53,8 +54,9 @@ EVALUATORS = _load_evaluators()
 # always (None), or when it has the constraint named (files: what reading a perms body
 # says, cf-agent's GetFilesAttributes)
 BEFORE_LOCK_TYPES: dict[str, str | None] = {
-    "processes": None, "commands": None, "files": "perms", "delete_lines": None,
-    "insert_lines": None, "replace_patterns": None, "field_edits": None, "packages": None}
+    "processes": None, "commands": None, "files": "perms", "services": "service_dependencies",
+    "delete_lines": None, "insert_lines": None, "replace_patterns": None, "field_edits": None,
+    "packages": None}
 
 
 class PromiseEvaluation:
@@ -77,7 +79,7 @@ class PromiseEvaluation:
         prelock = ptype in BEFORE_LOCK_TYPES and (
             (needs := BEFORE_LOCK_TYPES[ptype]) is None or promise.get(needs) is not None)
         if facts.static and self.trace is None and (id(promise), ()) in run.done \
-                and not prelock:
+                and not prelock and not reference_rvals(self, promise):
             self.reread_bodies(run, ptype, promise, {})
             return      # its one iteration is done: the checks below would change nothing
         iterated_guard = False
@@ -112,8 +114,11 @@ class PromiseEvaluation:
             key = (id(promise), tuple(sorted(bindings.items())) if bindings else ())
             again = key in run.done
             recheck = False         # done: only the checks cf-agent makes before the lock
-            if again and (run.done[key] is None or not facts.dynamic or
-                          ("$" not in promise.promiser and "@" not in promise.promiser)):
+            refs = reference_rvals(self, promise)
+            if again and (run.done[key] is None or
+                          (not facts.dynamic or ("$" not in promise.promiser
+                                                 and "@" not in promise.promiser))
+                          and not refs):
                 if trace is not None:
                     trace.again(run, key)
                 if not prelock or run.done[key] is None:
@@ -151,7 +156,7 @@ class PromiseEvaluation:
                 # done in an earlier pass: again only if its promiser now expands to another
                 # text (a variable it holds changed: randomint(), a list grown...) --
                 # cf-agent's lock is named by the expanded promise, a new one there
-                if ev.unresolved or promiser == run.done[key]:
+                if ev.unresolved or done_text(promiser, refs, ev) == run.done[key]:
                     if trace is not None:
                         trace.again(run, key)
                     if not prelock:
@@ -210,7 +215,7 @@ class PromiseEvaluation:
                 continue
             if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED:
                 if ptype != "vars" or (outcome is Outcome.KEPT and self.static_var(run, promise)):
-                    run.done[key] = promiser
+                    run.done[key] = done_text(promiser, refs, ev)
             if outcome is Outcome.SKIPPED:
                 continue
             self.record(run, step, outcome, step_changes)
@@ -395,7 +400,7 @@ class PromiseEvaluation:
                 if value is None:
                     return None
             elif kind == "bundle":
-                value = bundle_call(self.out.log, c.rval, ev)
+                value = bundle_call(c.rval, ev)
                 if value is None:
                     continue
             else:

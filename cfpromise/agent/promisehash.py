@@ -28,6 +28,7 @@ for the types whose lock operand is their promiser, which cf-agent can confuse.
 from __future__ import annotations
 
 from cfpromise.agent.bodies import body_reference, has_call
+from cfpromise.agent.bundleargs import PendingArgument
 from cfpromise.eval.rvals import UNRESOLVED, as_text
 from cfpromise.promises.api import BundleCall
 from cfpromise.syntax import ast
@@ -63,8 +64,10 @@ def _value_bytes(value: Any) -> str:
 
 
 def _arg(value: Any) -> str:
-    # RvalDigestUpdate: a scalar item as it is (a function call would give its name;
-    # cf-lite's values are already evaluated)
+    # RvalDigestUpdate: a scalar item as it is, a function call its name (the reference's
+    # arguments as ExpandBundleReference left them: cfpromise.agent.bundleargs)
+    if isinstance(value, PendingArgument):
+        return value.digest
     return value if isinstance(value, str) else _value_bytes(value)
 
 

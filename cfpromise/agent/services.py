@@ -87,6 +87,12 @@ class Services:
         outcome = merge(sub.outcomes)
         return Outcome.KEPT if outcome is Outcome.SKIPPED else outcome
 
+    def policy_bundle(self, name: str, namespace: str,
+                      types: tuple[str, ...] = ("agent",)) -> Any:
+        """The bundle ``name`` of the loaded policy (PolicyGetBundle: nothing autoloaded)."""
+        from cfpromise.syntax.names import find_block
+        return find_block(self._agent.bundles, name, namespace, types)
+
     def run_bundle(self, run: Any, call: Any, *, inherit: bool = False) -> Any:
         """Call an agent/common bundle for ``run`` as a methods promise does (see the
         Protocol); the promise's own lock was taken by the engine."""
@@ -98,7 +104,8 @@ class Services:
         warn_only = run.body("action").get("action_policy") in ("warn", "nop")
         outcome, _ = agent.call_bundle(bundle, list(call.args),
                                        inherit=agent.ctx.frame if inherit else None,
-                                       warn_only=warn_only, where=run.where(), name_caller=True)
+                                       warn_only=warn_only, where=run.where(),
+                                       written=call.name)
         return outcome
 
     def edit_buffer(self) -> Any:

@@ -87,6 +87,10 @@ if TYPE_CHECKING:
             A missing bundle stops the run as in cf-agent (unless ignore_missing_bundles:
             SKIPPED)."""
 
+        def policy_bundle(self, name: str, namespace: str,
+                          types: tuple[str, ...] = ("agent",)) -> Any:
+            """The bundle ``name`` of the loaded policy (nothing autoloaded), or None."""
+
         def note_change(self, run: PromiseRun, **info: Any) -> None:
             """Record what a repair changed, for run reports (``kind`` plus details:
             content diff, old/new mode and owner, command exit code...)."""
@@ -183,8 +187,7 @@ if TYPE_CHECKING:
             """The bundle a promise calls; None to skip it; FatalError when missing."""
 
         def call_bundle(self, bundle: Any, args: list[Any], *, inherit: Any, warn_only: bool,
-                        where: str, name_caller: bool = False,
-                        written: str | None = None) -> tuple[Outcome, Any]:
+                        where: str, written: str | None = None) -> tuple[Outcome, Any]:
             """Call ``bundle`` as a methods promise does: (merged outcome, its BundleRun)."""
 
         def run_bundle(self, bundle: Any, args: list[Any], *, inherit: Any = None,

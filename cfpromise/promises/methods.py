@@ -12,10 +12,9 @@ bundle (``service_bundle``, ``home_bundle``).
 """
 from __future__ import annotations
 
-from cfpromise.agent.bodies import NOT_SCALAR, bundle_reference, list_parameters
+from cfpromise.agent.bundleargs import PendingArgument, bundle_reference
 from cfpromise.agent.outcome import Outcome
 from cfpromise.promises.evaluators import Step, evaluator
-from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +26,6 @@ def evaluate(step: Step) -> Outcome | None:
     agent = step.agent
     ev = step.ev
     use = step.promise.get("usebundle")
-    refused = 0
     if use is None:
         name, args = step.promiser, []
     else:
@@ -35,7 +33,7 @@ def evaluate(step: Step) -> Outcome | None:
         ref = bundle_reference(use.rval, ev)
         if ref is None:
             return Outcome.FAILED
-        name, args, refused = ref
+        name, args = ref
         if ev.unresolved and not before:
             args = _expanded_again(step, args)
     named = "$(" not in name and "${" not in name
@@ -69,11 +67,6 @@ def evaluate(step: Step) -> Outcome | None:
     action = attributes.get("action") if isinstance(attributes.get("action"), dict) else {}
     warn_only = action.get("action_policy") in ("warn", "nop")
     inherit = attributes.get("inherit") in ("true", "yes", "on")
-    if len(bundle.args) == len(args) and isinstance(use.rval if use is not None else None,
-                                                    ast.FnCall):
-        args = list_parameters(step.log, step.ev, use.rval, bundle.name, args)
-    for _ in range(refused):        # (those parameters stay undefined: rvals.Unbound)
-        step.log("error", NOT_SCALAR)
     if warn_only or (args and len(bundle.args) != len(args)):
         outcome, sub = agent.call_bundle(bundle, args, inherit=None, warn_only=warn_only,
                                          where=step.where(), written=name)
@@ -107,6 +100,7 @@ def _expanded_again(step: Step, args: list[Any]) -> list[Any]:
         return resolve(ref) if ("." in ref.split("[", 1)[0] or ":" in ref) else None
 
     exp = Expander(qualified, ctx.current_bindings)
-    out = [exp.expand(a) if isinstance(a, str) and "$" in a else a for a in args]
+    out = [exp.expand(a) if isinstance(a, str) and "$" in a
+           and not isinstance(a, PendingArgument) else a for a in args]
     step.ev.unresolved = any(isinstance(a, str) and ("$(" in a or "${" in a) for a in out)
     return out

@@ -179,9 +179,12 @@ def _create(run: PromiseRun, w: Wanted) -> Outcome:
     if w.locked:
         tool("usermod")
     if run.warn_only:
-        run.agent.log("warning", f"Need to create user '{name}' (command '{_show(argv)}') "
+        # cf-agent 3.21 (DoCreateUser): the warning, then its caller's verdict, failed
+        run.agent.log("verbose", f"Would create user '{name}' with command '{_show(argv)}' "
                                  f"({run.where()})")
-        return Outcome.WARN
+        run.agent.log("warning", f"Need to create user '{name}'.")
+        run.agent.log("error", f"Failed to create user '{name}'")
+        return Outcome.FAILED
     _run(run, argv, "creating")
     try:
         _set_password(run, w.pw_format or "hash", w.pw_data if w.pw_data else "x")
