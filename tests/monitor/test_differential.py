@@ -107,7 +107,6 @@ def _both_daemons(tmp_path: Path) -> tuple:
     """One sample of each daemon, each in its own work directory under ``tmp_path``, read by
     cf-agent 3.21 and by cf-lite-agent; the names and kinds checked.  Returns (ref vars, lite
     vars, ref classes, lite classes, ref families, lite families)."""
-    tmp_path.mkdir()
     data = tmp_path / "data.txt"
     data.write_text("line one\nvalue: 42\ncount 7\ncount 9\n")
     ref = _workdir(tmp_path / "ref", data)
@@ -146,6 +145,7 @@ def _both_daemons(tmp_path: Path) -> tuple:
             _families(ref_classes), _families(lite_classes))
 
 
+SANE_LIMIT = 9999999.0     # cf-monitord's (cfpromise.monitor.stats.SANE_LIMIT)
 COMMON_FAMILIES = ("users", "rootprocs", "diskfree", "loadavg", "cpu", "mem_cached", "dnum")
 
 
@@ -153,25 +153,27 @@ COMMON_FAMILIES = ("users", "rootprocs", "diskfree", "loadavg", "cpu", "mem_cach
 def test_same_mon_names_kinds_and_class_families_as_cf_monitord(tmp_path: Path) -> None:
     if not all(os.access(p, os.X_OK) for p in (CF_MONITORD, CF_AGENT, CF_PROMISES)):
         pytest.skip("needs CFEngine 3.21 (cf-monitord, cf-agent, cf-promises)")
-    ref_vars, lite_vars, ref_classes, lite_classes, ref_f, lite_f = _both_daemons(tmp_path / "1")
-    # an observable has a class exactly when its value is not zero (first sample), on both
+    ref_vars, lite_vars, ref_classes, lite_classes, ref_f, lite_f = _both_daemons(tmp_path)
+    # an observable has a class exactly when its value is not zero (first sample) and
+    # within the sanity limit (below), on both
     for obs in set(ref_f) | set(lite_f):
         ref_value = float(ref_vars.get(f"mon.value_{obs}", ("0",))[0])
         lite_value = float(lite_vars.get(f"mon.value_{obs}", ("0",))[0])
-        if ref_value and lite_value:
+        if ref_value and lite_value and max(ref_value, lite_value) ** 2 <= SANE_LIMIT:
             assert obs in ref_f and obs in lite_f, obs
-    # the common observables have their classes on both.  A first sample of the host may lack
-    # one (CI once saw mem_cached without a class, not seen again in hundreds of runs), so both
-    # daemons sample again, twice at most, before a family missing fails the test
-    for attempt in ("2", "3"):
-        if all(obs in ref_f and obs in lite_f for obs in COMMON_FAMILIES):
-            break
-        ref_vars, lite_vars, ref_classes, lite_classes, ref_f, lite_f = \
-            _both_daemons(tmp_path / attempt)
+    # the common observables have their classes on both, but for a value so large that its
+    # first squared deviation passes cf-monitord's sanity limit (WAverage keeps the old,
+    # zero, variance: no class on either): a disk cache over 3,162 MB, which CI's hosts
+    # reach as the suite runs (stop 36)
     for obs in COMMON_FAMILIES:
-        assert obs in ref_f and obs in lite_f, (
-            obs, ref_vars.get(f"mon.value_{obs}"), lite_vars.get(f"mon.value_{obs}"),
-            sorted(ref_f), sorted(lite_f))
+        value = float(lite_vars.get(f"mon.value_{obs}", ("0",))[0])
+        ref_value = float(ref_vars.get(f"mon.value_{obs}", ("0",))[0])
+        if value ** 2 > SANE_LIMIT or ref_value ** 2 > SANE_LIMIT:
+            assert (obs in ref_f) == (ref_value ** 2 <= SANE_LIMIT), (obs, ref_value)
+            assert (obs in lite_f) == (value ** 2 <= SANE_LIMIT), (obs, value)
+            continue
+        assert obs in ref_f and obs in lite_f, (obs, ref_value, value, sorted(ref_f),
+                                                sorted(lite_f))
     for name in ("entropy_misc_in_low", "entropy_misc_out_low", "entropy_postgresql_in_low",
                  "entropy_postgresql_out_low"):
         assert name in ref_classes and name in lite_classes
