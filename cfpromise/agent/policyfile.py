@@ -14,7 +14,7 @@ import stat
 from cfpromise.fast.policycache import content_digest
 from cfpromise.promises.api import inputs_directory
 from cfpromise.syntax import ast
-from cfpromise.syntax.errors import Diagnostic, source_line_of
+from cfpromise.syntax.errors import Diagnostic, file_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -135,19 +135,12 @@ def report_errors(diags: list[Diagnostic], start_dir: str = "") -> None:
     ``start_dir``: an agent's, whose files are named as given (promises.api.shown_path),
     as the cf-promises cf-agent validates with names them."""
     from cfpromise.agent.output import diagnose, say
-    cache: dict[str, str | None] = {}
+    cache: dict[str, list[str] | None] = {}
     for d in diags:
         if d.source_line is None and d.coord.line > 0 and not d.bare:
-            if d.coord.file not in cache:
-                try:
-                    with open(d.coord.file, encoding="utf-8", errors="replace") as fh:
-                        cache[d.coord.file] = fh.read()
-                except OSError:
-                    cache[d.coord.file] = None
-            text = cache[d.coord.file]
-            if text is not None:
-                d = Diagnostic(d.coord, d.message, d.severity,
-                               source_line_of(text, d.coord.line))
+            lines = file_lines(d.coord.file, cache)
+            if lines is not None and d.coord.line <= len(lines):
+                d = d._replace(source_line=lines[d.coord.line - 1].rstrip("\r"))
         if d.coord.line > 0:
             if start_dir:
                 from cfpromise.promises.api import shown_path

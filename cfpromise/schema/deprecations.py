@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from cfpromise.schema.rvalend import after_rval
 from cfpromise.syntax import ast
-from cfpromise.syntax.errors import Coord, Diagnostic
+from cfpromise.syntax.errors import Coord, Diagnostic, file_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,19 +80,9 @@ def _marked(sch: Schema, body_type: str) -> dict[str, str]:
     return _MARKED[key]
 
 
-def _text(file: str, lines: dict[str, list[str] | None]) -> list[str] | None:
-    if file not in lines:
-        try:
-            with open(file, encoding="utf-8", errors="surrogateescape") as fh:
-                lines[file] = fh.read().split("\n")
-        except OSError:
-            lines[file] = None
-    return lines[file]
-
-
 def _after_brace(coord: Coord, lines: dict[str, list[str] | None]) -> Coord:
     """Just after the ``{`` opening the body declared at ``coord`` (comments skipped)."""
-    text = _text(coord.file, lines)
+    text = file_lines(coord.file, lines)
     if text is None:
         return coord
     line, col = coord.line - 1, coord.col - 1

@@ -15,19 +15,9 @@ is the string's last, the column counts on from where the string's first line be
 from __future__ import annotations
 
 from cfpromise.syntax import ast
-from cfpromise.syntax.errors import Coord
+from cfpromise.syntax.errors import Coord, file_lines
 
 Lines = dict  # file -> its lines (None: unreadable), read once per check
-
-
-def text_of(file: str, lines: Lines) -> list[str] | None:
-    if file not in lines:
-        try:
-            with open(file, encoding="utf-8", errors="surrogateescape") as fh:
-                lines[file] = fh.read().split("\n")
-        except OSError:
-            lines[file] = None
-    return lines[file]
 
 
 class _Cursor:
@@ -49,7 +39,7 @@ def after_rval(constraint: ast.Constraint, lines: Lines) -> tuple[Coord, str | N
     """The parser's position once it has read ``constraint``'s rval, and the source line
     it shows there (``constraint.coord`` and None when the file cannot be read)."""
     coord = constraint.coord
-    text = text_of(coord.file, lines)
+    text = file_lines(coord.file, lines)
     if text is None or coord.line < 1:
         return coord, None
     line, col = coord.line - 1, coord.col - 1

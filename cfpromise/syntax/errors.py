@@ -91,6 +91,18 @@ class PolicyError(Exception):
         return "\n".join(d.render() for d in self.diagnostics)
 
 
+def file_lines(file: str, cache: dict[str, list[str] | None]) -> list[str] | None:
+    """``file``'s lines (None: unreadable), read once per ``cache``: the diagnostics of a
+    check show the source lines of their files."""
+    if file not in cache:
+        try:
+            with open(file, encoding="utf-8", errors="surrogateescape") as fh:
+                cache[file] = fh.read().split("\n")
+        except OSError:
+            cache[file] = None
+    return cache[file]
+
+
 def source_line_of(text: str, line: int) -> str | None:
     """The text of 1-based ``line`` in ``text`` (without its newline)."""
     lines = text.split("\n")
