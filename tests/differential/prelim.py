@@ -236,12 +236,18 @@ def _cases() -> list[tuple[str, list[tuple[str, str, str, str]]]]:
 
 # where the run that follows differs, for reasons outside this family (the preliminary
 # convergence's lines, before them, agree): shape -> places, and why
-RUN_DIFFERS: dict[str, tuple[str, ...]] = {}
-_WHY: dict[str, str] = {}
+RUN_DIFFERS: dict[str, tuple[str, ...]] = {"methods_usebundle_unresolved": ("main",)}
+_WHY: dict[str, str] = {
+    "methods_usebundle_unresolved":
+        "deliberate, as r_late_methods (test_passes_differential): a bundle argument still "
+        "holding a reference ($(nosuch) in a call) waits for its value, or the last pass "
+        "(docs/language.md, 'Unresolved variables are not acted on'); cf-agent calls the "
+        "bundle in main's first pass, before main's reports, cf-lite in its last, after "
+        "them (the same lines, in another order)"}
 CASES = [(name, policy(parts)) for name, parts in _cases()]
 EXPECTED_DIFFERENCES = {name: _WHY[shape] for name, parts in _cases() if len(parts) == 1
                         for shape, place, _, kind in parts
-                        if place in RUN_DIFFERS.get(shape, ()) and kind == "error"}
+                        if place in RUN_DIFFERS.get(shape, ())}
 NAMES = [name for name, _ in CASES]
 # the cases whose marks must agree one by one (see the module)
 EXACT = {name for name, parts in _cases()
