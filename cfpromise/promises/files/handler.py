@@ -36,7 +36,7 @@ from cfpromise.promises.api import PromiseRun, before_lock, handler
 # transformer, changes, the --simulate chroot, path regexes) are imported where they are
 # used: a run whose files promises only check attributes (masterfiles' dry run) does not
 # load them.
-from cfpromise.promises.files import bridge, depth, perms, select
+from cfpromise.promises.files import basedir, bridge, depth, perms, select
 from cfpromise.promises.files.attributes import FileAttrs, read_attributes, scalar
 from cfpromise.promises.files.context import FileRun
 from cfpromise.regexlike import is_regex
@@ -322,9 +322,9 @@ def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str],
                            lambda p, s: _depth_leaf(fr, p, s, rotated), _select(fr),
                            note if watch else None, enter if watch else None,
                            leave if watch else None)
-        _change_dir(path)       # cf-agent's search ends inside the directory searched
+        basedir.change_dir(path)       # cf-agent's search ends inside the directory searched
     if a.depth.include_basedir:
-        _change_dir(os.path.dirname(path.rstrip("/")) or "/")    # the base node: its parent
+        basedir.change_dir(os.path.dirname(path.rstrip("/")) or "/")    # the base node: its parent
         current = fr.lstat(path) or st
         if a.select is None or select.select_leaf(fr, path, current):
             saved = fr.a
@@ -392,34 +392,6 @@ def _simulated(fr: FileRun, path: str) -> None:
         sim.record_kept(final)
 
 
-def _check_parent_directory(fr: FileRun, path: str) -> None:
-    """cf-agent 3.21 changes into the directory of a file promised without depth_search
-    before it goes on, and logs an error (nothing more) when it cannot: a copy or perms
-    promise on a file whose directory does not exist yet says so first.  The agent stays
-    there: later relative paths (``filesexist()``, a command's working directory) are
-    taken from it, as in cf-agent (the run puts the start directory back at its end)."""
-    basedir = os.path.dirname(path) if os.path.basename(path) == "." else path
-    basedir = os.path.dirname(basedir.rstrip("/") or "/")
-    st = fr.stat(basedir)
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        _change_dir(basedir)
-        return
-    problem = "Not a directory"
-    if st is None:
-        try:                                    # what chdir() would say (ENOTDIR too)
-            problem = "No such file or directory" if os.stat(basedir) else problem
-        except OSError as exc:
-            problem = exc.strerror or "No such file or directory"
-    fr.log("error", f"Failed to chdir into '{basedir}'. (chdir: '{problem}')")
-
-
-def _change_dir(directory: str) -> None:
-    try:
-        os.chdir(directory)
-    except OSError:             # gone since it was looked at; -n's simulated tree
-        pass
-
-
 def _verify_file_promise(fr: FileRun, path: str) -> None:
     a = fr.a
     fr.path = path
@@ -461,7 +433,7 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         fr.kept(f"File '{path}' does not exist as promised")
         return
     if a.depth is None:
-        _check_parent_directory(fr, path)
+        basedir.check_base_directory(fr, path)
     if a.depth is None and os.path.basename(path) == ".":
         if path == fr.run.promiser:     # cf-agent chops the promiser itself: what follows
             run = fr.run                # in this pass names the directory
@@ -469,8 +441,6 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
             fr.run = PromiseRun(run.promise, run.promise_type, fr.promiser, run.attributes,
                                 run.namespace, run.bundle, run.agent, run.promisee)
         path = os.path.dirname(path)
-    if a.depth is None and path.endswith("/") and len(path) > 1:
-        path = path.rstrip("/")
     if exists and lst is not None and a.select is not None \
             and not select.select_leaf(fr, path, lst) \
             and not (a.depth is not None and stat.S_ISDIR(lst.st_mode)):
