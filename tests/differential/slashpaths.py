@@ -129,11 +129,11 @@ def make_tree(t: Path) -> None:
     with a file in it, a regular file, links to each and a dangling one, the sources of
     copies and links and a template."""
     t.mkdir(mode=0o755)
-    for directory in ("d", "d2", "srcdir", "srcdir/sub"):
+    for directory in ("d", "d2", "srcdir"):
         (t / directory).mkdir(mode=0o755)
     for name, text in (("d/inner", "inner\n"), ("d2/inner", "inner2\n"), ("f", "old\n"),
                        ("f2", "old2\n"), ("src", "source\n"), ("srcdir/a", "a\n"),
-                       ("srcdir/sub/b", "b\n"), ("tmpl", "templated\n")):
+                       ("srcdir/b", "b\n"), ("tmpl", "templated\n")):
         (t / name).write_text(text)
         (t / name).chmod(0o644)
     os.symlink(t / "d2", t / "ld")

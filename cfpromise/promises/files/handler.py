@@ -36,7 +36,7 @@ from cfpromise.promises.api import PromiseRun, before_lock, handler
 # transformer, changes, the --simulate chroot, path regexes) are imported where they are
 # used: a run whose files promises only check attributes (masterfiles' dry run) does not
 # load them.
-from cfpromise.promises.files import basedir, bridge, depth, perms, select
+from cfpromise.promises.files import bridge, depth, paths, perms, select
 from cfpromise.promises.files.attributes import FileAttrs, read_attributes, scalar
 from cfpromise.promises.files.context import FileRun
 from cfpromise.regexlike import is_regex
@@ -322,9 +322,9 @@ def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str],
                            lambda p, s: _depth_leaf(fr, p, s, rotated), _select(fr),
                            note if watch else None, enter if watch else None,
                            leave if watch else None)
-        basedir.change_dir(path)       # cf-agent's search ends inside the directory searched
+        paths.change_dir(path)       # cf-agent's search ends inside the directory searched
     if a.depth.include_basedir:
-        basedir.change_dir(os.path.dirname(path.rstrip("/")) or "/")    # the base node: its parent
+        paths.change_dir(os.path.dirname(path.rstrip("/")) or "/")    # the base node: its parent
         current = fr.lstat(path) or st
         if a.select is None or select.select_leaf(fr, path, current):
             saved = fr.a
@@ -433,13 +433,10 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         fr.kept(f"File '{path}' does not exist as promised")
         return
     if a.depth is None:
-        basedir.check_base_directory(fr, path)
+        paths.check_base_directory(fr, path)
     if a.depth is None and os.path.basename(path) == ".":
-        if path == fr.run.promiser:     # cf-agent chops the promiser itself: what follows
-            run = fr.run                # in this pass names the directory
-            fr.promiser = os.path.dirname(path)
-            fr.run = PromiseRun(run.promise, run.promise_type, fr.promiser, run.attributes,
-                                run.namespace, run.bundle, run.agent, run.promisee)
+        # cf-agent chops the promiser itself: what follows in this pass names the directory
+        paths.rename_promiser(fr, path, os.path.dirname(path))
         path = os.path.dirname(path)
     if exists and lst is not None and a.select is not None \
             and not select.select_leaf(fr, path, lst) \
@@ -470,7 +467,9 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
     # Phase 2
     if a.copy is not None:
         from cfpromise.promises.files import copy
+        whole = path == fr.run.promiser
         copy.schedule_copy(fr, path)
+        path = fr.run.promiser if whole else path     # (a recursive copy chops its slash)
         fr.forget()
     if a.link is not None and a.link.source:
         from cfpromise.promises.files import linkfrom
