@@ -270,6 +270,13 @@ def write_content(fr: FileRun, path: str) -> None:
         fr.should(f"Should update file '{path}' with content '{content}'")
         return
     try:
+        # (what cf-agent's fopen would say of a directory: the new content itself is
+        # written beside it and renamed over it, never truncated in place)
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        fr.fail(f"Cannot open file '{path}' for writing")
+        return
+    try:
         if old is None:
             atomic.write_new(path, data, 0o600)
         else:

@@ -186,10 +186,9 @@ def sanity_checks(fr: FileRun, path: str) -> bool:
 # --- one file ---------------------------------------------------------------------------
 
 def _creates_by_default(a: FileAttrs) -> bool:
+    """Templates create their file before phase 1 (``content`` does in phase 3)."""
     if a.create_given:
         return False
-    if a.content is not None:
-        return True
     if a.edit_template is not None or a.edit_template_string is not None:
         return a.template_method in ("cfengine", "mustache", "inline_mustache")
     return False
@@ -483,6 +482,13 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         if a.haveedit:
             fr.fail("A file promise with content attribute cannot have edit operations")
             return
+        if not exists and not (a.create_given and not a.create):
+            # (content creates its file by default here, after the change of directory)
+            from cfpromise.promises.files import create
+            made = create.create_file(fr, path)
+            fr.forget()
+            if not made:
+                return
         fr.log("verbose", f"Replacing '{path}' with content '{a.content}'")
         if fr.stat(path) is not None:
             from cfpromise.promises.files import editing
