@@ -407,7 +407,10 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         from cfpromise.promises.files import editing
         problem = editing.validate_template(fr)
         if problem is None:
-            want_create = implied = True
+            implied = True
+            # a missing file is made by the rendering, in phase 3 (cf-agent's
+            # RenderTemplateCFEngine/RenderTemplateMustache), after the change of directory
+            want_create = lst is not None
         elif lst is None and a.template_method != "cfengine" or \
                 lst is None and fr.stat(a.edit_template or "") is None:
             # a template that cannot be read or rendered, for a file that does not exist:
@@ -495,9 +498,11 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
             editing.write_content(fr, path)
         return
     if a.haveedit:
-        if fr.stat(path) is not None or a.edit_line is not None or a.edit_xml is not None:
+        if fr.stat(path) is not None or a.edit_line is not None or a.edit_xml is not None \
+                or implied:
             from cfpromise.promises.files import editing
-            editing.schedule_edit(fr, path)    # (a saved edit is a change: stats forgotten)
+            # (a saved edit is a change: stats forgotten)
+            editing.schedule_edit(fr, path, create=implied and not exists)
         else:
             fr.log("verbose", f"Not rendering template into '{path}': the file does not exist")
     # Once more in case a file has been created as a result of editing or copying
