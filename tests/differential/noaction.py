@@ -84,12 +84,3 @@ for where, target in _TARGETS.items():
 for a, b in combinations(("acl", "acl_empty", "file_select", "depth_search", "changes"), 2):
     CASES.append((f"{a}_{b}_exists", {"promises.cf": _policy((a, b), _TARGETS["exists"])}, ()))
 NAMES = [name for name, _, _ in CASES]
-
-# a promiser ending in "/" on a directory: cf-agent keeps the slash in these messages
-# (and says "Cannot open file ... for writing" for content), cf-lite drops it -- the
-# promiser's path normalisation, another family than the one these cases settle
-EXPECTED_DIFFERENCES = {
-    name: "the promiser's trailing slash in the messages (path normalisation, not no-action)"
-    for name in NAMES
-    if name.endswith("_dir") and any(f"{a}_dir" in name for a in ("link_from", "edit_line",
-                                                                   "content"))}

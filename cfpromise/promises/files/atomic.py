@@ -83,8 +83,10 @@ def resolve_links(path: str) -> str:
     return path
 
 
-def rotate_files(name: str, number: int, rotated: set[str] | None = None) -> None:
-    """RotateFiles: name.N-1 -> name.N ..., then name -> name.1 (copied), name emptied."""
+def rotate_files(name: str, number: int, rotated: set[str] | None = None,
+                 log: Callable[[str, str], None] | None = None) -> None:
+    """RotateFiles: name.N-1 -> name.N ..., then name -> name.1 (copied, as
+    :func:`copy_regular_file` says), name emptied."""
     if rotated is not None:
         if name in rotated:
             return
@@ -100,9 +102,7 @@ def rotate_files(name: str, number: int, rotated: set[str] | None = None) -> Non
             except OSError:
                 pass
     to = f"{name}.1"
-    try:
-        shutil.copyfile(name, to)
-    except OSError:
+    if not copy_regular_file(name, to, log):
         return
     try:
         os.chmod(to, stat.S_IMODE(st.st_mode))
@@ -119,6 +119,49 @@ def rotate_files(name: str, number: int, rotated: set[str] | None = None) -> Non
         os.chown(name, st.st_uid, st.st_gid)
     except OSError:
         pass
+
+
+def copy_regular_file(source: str, destination: str,
+                      log: Callable[[str, str], None] | None = None) -> bool:
+    """CopyRegularFileDisk: ``source`` read into a new ``destination`` (an old one removed
+    first), what fails said in cf-agent's words -- a directory opens, and fails at its
+    first read."""
+    def say(level: str, message: str) -> None:
+        if log is not None:
+            log(level, message)
+    try:
+        sd = os.open(source, os.O_RDONLY)
+    except OSError as exc:
+        say("info", f"Can't copy '{source}' (open: {exc.strerror})")
+        return False
+    try:
+        mode = stat.S_IMODE(os.fstat(sd).st_mode)
+        _discard(destination)
+        try:
+            dd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                         mode)
+        except OSError as exc:
+            say("info", f"Unable to open destination file while copying '{source}' to "
+                        f"'{destination}' (open: {exc.strerror})")
+            return False
+        try:
+            while True:
+                try:
+                    chunk = os.read(sd, 1 << 16)
+                except OSError as exc:
+                    say("error", f"Unable to read source file while copying '{source}' to "
+                                 f"'{destination}' (read: {exc.strerror})")
+                    _discard(destination)
+                    return False
+                if not chunk:
+                    return True
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(dd, view):]
+        finally:
+            os.close(dd)
+    finally:
+        os.close(sd)
 
 
 def archive_to_repository(path: str, repository: str | None, log: Callable[[str, str], None]

@@ -131,6 +131,12 @@ def source_search_and_copy(fr: FileRun, source: str, to: str, maxrecurse: int, r
     if not make_parent_directory(fr, os.path.join(to, "dummy"), fr.a.move_obstructions):
         fr._result(Outcome.FAILED)          # (make_parent_directory said why)
         return
+    # cf-agent deletes the trailing slash of the destination -- of the promiser itself at
+    # the top (its buffer): what follows names it without (see files/paths.py)
+    from cfpromise.promises.files import paths
+    chopped = paths.delete_slash(to)
+    paths.rename_promiser(fr, to, chopped)
+    to = chopped
     try:
         tost = os.lstat(to)
     except OSError as exc:

@@ -168,9 +168,12 @@ def create_file(fr: FileRun, path: str) -> bool:
         fr.should(f"Should create file '{path}', mode '{mode:04o}'")
         return False
     if parent_missing and os.path.isdir(os.path.dirname(path)):
-        fr.log("info", f"Created directory for '{path}'")
+        fr.change(f"Created directory for '{path}'")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+        # (cf-agent's safe_open opens the last name as such: for a path ending in "/",
+        # the directory made for it, or what stands there)
+        fd = os.open(_delete_slash(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                     mode)
     except OSError as exc:
         if isinstance(exc, FileExistsError):
             detail = (f"(open: '{exc.strerror}'). Most likely a dangling symlink is in the way. "

@@ -18,6 +18,9 @@ def verify_delete(fr: FileRun, path: str, st: os.stat_result) -> None:
     (whatever the object); a directory is kept without ``rmdirs``; the base directory of
     a search and a directory that is not empty are passed over without a result."""
     fr.log("verbose", f"Verifying file deletions for '{path}'")
+    # cf-agent removes the last node of the path, from inside its directory: for a path
+    # ending in "/" that is the empty name, which is not there
+    target = "" if path.endswith("/") else path
     is_dir = stat.S_ISDIR(st.st_mode)
     delete = fr.a.delete
     assert delete is not None
@@ -26,7 +29,7 @@ def verify_delete(fr: FileRun, path: str, st: os.stat_result) -> None:
         return
     if not is_dir:
         try:
-            os.unlink(path)
+            os.unlink(target)
         except OSError as exc:
             fr.fail(f"Couldn't unlink '{path}' tidying. (unlink: {exc.strerror})")
             return
@@ -42,7 +45,7 @@ def verify_delete(fr: FileRun, path: str, st: os.stat_result) -> None:
                         f"'{path}', you must specify separate promise for deleting")
         return
     try:
-        os.rmdir(path)
+        os.rmdir(target)
     except OSError as exc:
         if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
             # never deleted, passed over quietly: no result of its own

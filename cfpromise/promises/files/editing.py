@@ -52,8 +52,9 @@ def load_lines(fr: FileRun, path: str) -> list[str] | None:
     return lines
 
 
-def schedule_edit(fr: FileRun, path: str) -> None:
-    """ScheduleEditOperation for ``path``."""
+def schedule_edit(fr: FileRun, path: str, create: bool = False) -> None:
+    """ScheduleEditOperation for ``path``; ``create``: a template makes the missing file
+    (a CFEngine template before it edits, a mustache one once a rendering is due)."""
     a = fr.a
     if not os.path.isabs(path):
         fr.log("error", f"Relative file name '{path}' was marked for editing but has no "
@@ -68,6 +69,8 @@ def schedule_edit(fr: FileRun, path: str) -> None:
     needs_lines = a.edit_line is not None or (a.template_method == "cfengine"
                                               and a.edit_template is not None)
     loaded: list[str] = []
+    if create and a.template_method == "cfengine" and not _create_for(fr, path, "cfengine"):
+        return
     if needs_lines:
         got = load_lines(fr, path)
         if got is None:
@@ -95,7 +98,7 @@ def schedule_edit(fr: FileRun, path: str) -> None:
         outcome = template.render_cfengine(fr, buffer, a.edit_template)
         failed = failed or outcome.not_kept
     elif mustache:
-        render_mustache(fr, path)
+        render_mustache(fr, path, create)
         if a.edit_line is None:
             return
         # with an edit_line bundle too, cf-agent then saves that bundle's buffer
@@ -195,8 +198,20 @@ def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:
     fr.change(f"Edited file '{path}'")
 
 
-def render_mustache(fr: FileRun, path: str) -> None:
-    """RenderTemplateMustache: render and replace the file when the output differs."""
+def _create_for(fr: FileRun, path: str, method: str, name: str | None = None) -> bool:
+    """CfCreateFile for a template's rendering (what fails said, and the promise failed)."""
+    from cfpromise.promises.files import create
+    made = create.create_file(fr, path)
+    fr.forget()
+    if not made:
+        fr.fail(f"Failed to create file '{path}' for rendering {method} template "
+                f"'{name or fr.a.edit_template}'")
+    return made
+
+
+def render_mustache(fr: FileRun, path: str, create: bool = False) -> None:
+    """RenderTemplateMustache: render and replace the file when the output differs (a
+    missing one made first, with ``create``)."""
     text, name = template.mustache_source(fr)
     if text is None:
         return
@@ -216,6 +231,8 @@ def render_mustache(fr: FileRun, path: str) -> None:
                         split_lines(rendered))
         fr.should(f"Should update rendering of '{fr.run.promiser}' from mustache template "
                   f"'{name}'")
+        return
+    if create and old is None and not _create_for(fr, path, "mustache", name):
         return
     edits = fr.a.edits
     try:
@@ -268,6 +285,13 @@ def write_content(fr: FileRun, path: str) -> None:
             diff.report(fr.log, path, split_lines(old.decode("utf-8", "surrogateescape")),
                         split_lines(content))
         fr.should(f"Should update file '{path}' with content '{content}'")
+        return
+    try:
+        # (what cf-agent's fopen would say of a directory: the new content itself is
+        # written beside it and renamed over it, never truncated in place)
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        fr.fail(f"Cannot open file '{path}' for writing")
         return
     try:
         if old is None:

@@ -36,7 +36,7 @@ from cfpromise.promises.api import PromiseRun, before_lock, handler
 # transformer, changes, the --simulate chroot, path regexes) are imported where they are
 # used: a run whose files promises only check attributes (masterfiles' dry run) does not
 # load them.
-from cfpromise.promises.files import bridge, depth, perms, select
+from cfpromise.promises.files import bridge, depth, paths, perms, select
 from cfpromise.promises.files.attributes import FileAttrs, read_attributes, scalar
 from cfpromise.promises.files.context import FileRun
 from cfpromise.regexlike import is_regex
@@ -186,10 +186,9 @@ def sanity_checks(fr: FileRun, path: str) -> bool:
 # --- one file ---------------------------------------------------------------------------
 
 def _creates_by_default(a: FileAttrs) -> bool:
+    """Templates create their file before phase 1 (``content`` does in phase 3)."""
     if a.create_given:
         return False
-    if a.content is not None:
-        return True
     if a.edit_template is not None or a.edit_template_string is not None:
         return a.template_method in ("cfengine", "mustache", "inline_mustache")
     return False
@@ -322,9 +321,9 @@ def _phase1(fr: FileRun, path: str, st: os.stat_result, rotated: set[str],
                            lambda p, s: _depth_leaf(fr, p, s, rotated), _select(fr),
                            note if watch else None, enter if watch else None,
                            leave if watch else None)
-        _change_dir(path)       # cf-agent's search ends inside the directory searched
+        paths.change_dir(path)       # cf-agent's search ends inside the directory searched
     if a.depth.include_basedir:
-        _change_dir(os.path.dirname(path.rstrip("/")) or "/")    # the base node: its parent
+        paths.change_dir(os.path.dirname(path.rstrip("/")) or "/")    # the base node: its parent
         current = fr.lstat(path) or st
         if a.select is None or select.select_leaf(fr, path, current):
             saved = fr.a
@@ -392,34 +391,6 @@ def _simulated(fr: FileRun, path: str) -> None:
         sim.record_kept(final)
 
 
-def _check_parent_directory(fr: FileRun, path: str) -> None:
-    """cf-agent 3.21 changes into the directory of a file promised without depth_search
-    before it goes on, and logs an error (nothing more) when it cannot: a copy or perms
-    promise on a file whose directory does not exist yet says so first.  The agent stays
-    there: later relative paths (``filesexist()``, a command's working directory) are
-    taken from it, as in cf-agent (the run puts the start directory back at its end)."""
-    basedir = os.path.dirname(path) if os.path.basename(path) == "." else path
-    basedir = os.path.dirname(basedir.rstrip("/") or "/")
-    st = fr.stat(basedir)
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        _change_dir(basedir)
-        return
-    problem = "Not a directory"
-    if st is None:
-        try:                                    # what chdir() would say (ENOTDIR too)
-            problem = "No such file or directory" if os.stat(basedir) else problem
-        except OSError as exc:
-            problem = exc.strerror or "No such file or directory"
-    fr.log("error", f"Failed to chdir into '{basedir}'. (chdir: '{problem}')")
-
-
-def _change_dir(directory: str) -> None:
-    try:
-        os.chdir(directory)
-    except OSError:             # gone since it was looked at; -n's simulated tree
-        pass
-
-
 def _verify_file_promise(fr: FileRun, path: str) -> None:
     a = fr.a
     fr.path = path
@@ -436,7 +407,10 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         from cfpromise.promises.files import editing
         problem = editing.validate_template(fr)
         if problem is None:
-            want_create = implied = True
+            implied = True
+            # a missing file is made by the rendering, in phase 3 (cf-agent's
+            # RenderTemplateCFEngine/RenderTemplateMustache), after the change of directory
+            want_create = lst is not None
         elif lst is None and a.template_method != "cfengine" or \
                 lst is None and fr.stat(a.edit_template or "") is None:
             # a template that cannot be read or rendered, for a file that does not exist:
@@ -461,16 +435,11 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         fr.kept(f"File '{path}' does not exist as promised")
         return
     if a.depth is None:
-        _check_parent_directory(fr, path)
+        paths.check_base_directory(fr, path)
     if a.depth is None and os.path.basename(path) == ".":
-        if path == fr.run.promiser:     # cf-agent chops the promiser itself: what follows
-            run = fr.run                # in this pass names the directory
-            fr.promiser = os.path.dirname(path)
-            fr.run = PromiseRun(run.promise, run.promise_type, fr.promiser, run.attributes,
-                                run.namespace, run.bundle, run.agent, run.promisee)
+        # cf-agent chops the promiser itself: what follows in this pass names the directory
+        paths.rename_promiser(fr, path, os.path.dirname(path))
         path = os.path.dirname(path)
-    if a.depth is None and path.endswith("/") and len(path) > 1:
-        path = path.rstrip("/")
     if exists and lst is not None and a.select is not None \
             and not select.select_leaf(fr, path, lst) \
             and not (a.depth is not None and stat.S_ISDIR(lst.st_mode)):
@@ -500,7 +469,9 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
     # Phase 2
     if a.copy is not None:
         from cfpromise.promises.files import copy
+        whole = path == fr.run.promiser
         copy.schedule_copy(fr, path)
+        path = fr.run.promiser if whole else path     # (a recursive copy chops its slash)
         fr.forget()
     if a.link is not None and a.link.source:
         from cfpromise.promises.files import linkfrom
@@ -514,15 +485,24 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         if a.haveedit:
             fr.fail("A file promise with content attribute cannot have edit operations")
             return
+        if not exists and not (a.create_given and not a.create):
+            # (content creates its file by default here, after the change of directory)
+            from cfpromise.promises.files import create
+            made = create.create_file(fr, path)
+            fr.forget()
+            if not made:
+                return
         fr.log("verbose", f"Replacing '{path}' with content '{a.content}'")
         if fr.stat(path) is not None:
             from cfpromise.promises.files import editing
             editing.write_content(fr, path)
         return
     if a.haveedit:
-        if fr.stat(path) is not None or a.edit_line is not None or a.edit_xml is not None:
+        if fr.stat(path) is not None or a.edit_line is not None or a.edit_xml is not None \
+                or implied:
             from cfpromise.promises.files import editing
-            editing.schedule_edit(fr, path)    # (a saved edit is a change: stats forgotten)
+            # (a saved edit is a change: stats forgotten)
+            editing.schedule_edit(fr, path, create=implied and not exists)
         else:
             fr.log("verbose", f"Not rendering template into '{path}': the file does not exist")
     # Once more in case a file has been created as a result of editing or copying

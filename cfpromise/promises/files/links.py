@@ -201,15 +201,13 @@ def verify_link(fr: FileRun, destination: str, source: str,
         current = None
     if current is None:
         if fr.warn_only:
-            if os.path.lexists(destination) and not fr.a.move_obstructions:
-                fr.fail(f"Object '{destination}' is obstructing promise")
-                return
             fr.should(f"Should create link '{destination}'")
             return
+        missing = not os.path.isdir(os.path.dirname(destination))
         if not make_parent_directory(fr, destination, fr.a.move_obstructions):
-            fr.fail(f"Unable to create parent directory of link '{destination}' -> '{to}' "
-                    "(enforce 1)")
-            return
+            return                              # (it said why, and failed the promise)
+        if missing and os.path.isdir(os.path.dirname(destination)):
+            fr.change(f"Created parent directory for link '{destination}'")
         if not move_obstruction(fr, destination):
             fr.fail(f"Unable to create link '{destination}' -> '{to}', failed to move "
                     "obstruction")

@@ -12,7 +12,7 @@ import os
 import stat
 
 from cfpromise.agent.outcome import Outcome
-from cfpromise.promises.files import atomic
+from cfpromise.promises.files import atomic, paths
 from cfpromise.promises.files.context import FileRun
 
 
@@ -36,7 +36,7 @@ def verify_name(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -
     if rename.newname and not rename.disable:
         newname = rename.newname
         if not os.path.isabs(newname):
-            newname = os.path.join(os.path.dirname(path), newname)
+            newname = paths.path_append(paths.chop_last_node(path), newname)
         if fr.warn_only:
             fr.should(f"Should rename file '{path}' to '{newname}'")
             return
@@ -69,9 +69,9 @@ def verify_name(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -
             return
         if rename.newname:
             newname = rename.newname if os.path.isabs(rename.newname) else \
-                os.path.join(os.path.dirname(path), rename.newname)
+                paths.path_append(paths.chop_last_node(path), rename.newname)
         else:
-            newname = path + (rename.disable_suffix if rename.disable_suffix else ".cfdisabled")
+            newname = paths.join_suffix(path, rename.disable_suffix or ".cfdisabled")
         mode = stat.S_IMODE(st.st_mode)
         if rename.disable_plus is not None and rename.disable_minus is not None:
             mode = (mode | rename.disable_plus) & ~rename.disable_minus & 0o7777
@@ -116,5 +116,5 @@ def verify_name(fr: FileRun, path: str, st: os.stat_result, rotated: set[str]) -
         if fr.warn_only:
             fr.should(f"Should rotate file '{path}' in {rename.rotate} fifo")
             return
-        atomic.rotate_files(path, rename.rotate, rotated)
+        atomic.rotate_files(path, rename.rotate, rotated, fr.log)
         fr.change(f"Rotated file '{path}' in {rename.rotate} fifo")

@@ -38,7 +38,6 @@ def transform_file(fr: FileRun, path: str) -> None:
     if key in done:                  # cf-agent's lock: once per promise, file and command
         return
     done[key] = True
-    fr.log("info", f"Transforming '{path}' with '{command}'")
     arg0 = command_arg0(command)
     if executable_problems(arg0) is not None:
         fr.fail(f"Transformer '{fr.a.transformer}' for file '{path}' failed")
@@ -46,6 +45,7 @@ def transform_file(fr: FileRun, path: str) -> None:
     if fr.warn_only:
         fr.should(f"Should transform file '{path}' with '{command}'")
         return
+    fr.log("info", f"Transforming '{path}' with '{command}'")
     try:
         proc = subprocess.run(split_command(command), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
