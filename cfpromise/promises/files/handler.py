@@ -485,6 +485,7 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         if a.haveedit:
             fr.fail("A file promise with content attribute cannot have edit operations")
             return
+        made = False
         if not exists and not (a.create_given and not a.create):
             # (content creates its file by default here, after the change of directory)
             from cfpromise.promises.files import create
@@ -496,7 +497,8 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
         if fr.stat(path) is not None:
             from cfpromise.promises.files import editing
             editing.write_content(fr, path)
-        return
+        if not made:
+            return          # (a file made here gets its perms below, as after a copy)
     if a.haveedit:
         if fr.stat(path) is not None or a.edit_line is not None or a.edit_xml is not None \
                 or implied:
