@@ -36,10 +36,11 @@ def case(name: str, files: dict[str, str] | str, *args: str) -> None:
     CASES.append((name, {"promises.cf": files} if isinstance(files, str) else files, args))
 
 
-def run_observed(root: Any, cases: Any) -> dict[str, tuple]:
+def run_observed(root: Any, cases: Any, extra: Any = None) -> dict[str, tuple]:
     """Each (name, files, args) case -- files: {path: text}, or the text of promises.cf --
     written under ``root``/name and run under cf-agent 3.21 and cf-lite (two at a time):
-    name -> (cf-agent's run, cf-lite's run) as :func:`observe` sees them."""
+    name -> (cf-agent's run, cf-lite's run) as :func:`observe` sees them, followed by
+    ``extra(workdir)`` when given (what else the run left there)."""
     from tests.differential import harness
     jobs = []
     for name, files, args in cases:
@@ -48,14 +49,16 @@ def run_observed(root: Any, cases: Any) -> dict[str, tuple]:
         for rel, text in ({"promises.cf": files} if isinstance(files, str) else files).items():
             harness.write_policy(tree / rel, text)
         jobs.append((name, tree / "promises.cf", list(args)))
-    return {name: (observe(ref.stdout, ref.stderr, ref.returncode,
-                           str(root / f"ref-workdir-{name}"), name),
-                   observe(lite.stdout, lite.stderr, lite.returncode,
-                           str(root / f"lite-workdir-{name}"), name))
+    def seen(run: Any, workdir: Any, name: str) -> tuple:
+        observed = observe(run.stdout, run.stderr, run.returncode, str(workdir), name)
+        return observed if extra is None else observed + (extra(workdir),)
+
+    return {name: (seen(ref, root / f"ref-workdir-{name}", name),
+                   seen(lite, root / f"lite-workdir-{name}", name))
             for name, (ref, lite) in harness.run_many(jobs, root).items()}
 
 
-def observed_tests(cases: Any) -> tuple[Any, Any]:
+def observed_tests(cases: Any, extra: Any = None) -> tuple[Any, Any]:
     """For a module of generated cases (``CASES``, ``NAMES``, maybe
     ``EXPECTED_DIFFERENCES``): its module-scoped ``results`` fixture (:func:`run_observed`)
     and the test that each case runs alike under both agents; a test module binds them,
@@ -66,7 +69,7 @@ def observed_tests(cases: Any) -> tuple[Any, Any]:
 
     @pytest.fixture(scope="module", name="results")
     def results(tmp_path_factory: Any) -> dict[str, tuple]:
-        return run_observed(tmp_path_factory.mktemp(label), cases.CASES)
+        return run_observed(tmp_path_factory.mktemp(label), cases.CASES, extra)
 
     @pytest.mark.parametrize("name", cases.NAMES)
     def test_same_run_as_cf_agent(results: dict[str, tuple], name: str) -> None:

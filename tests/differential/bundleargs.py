@@ -192,38 +192,8 @@ def observe_files(workdir: Path) -> list[tuple[str, str]]:
 def observed_tests(cases: Any) -> tuple[Any, Any]:
     """:func:`agentmisc.observed_tests`, each run's observation followed by the files
     it left (:func:`observe_files`)."""
-    import pytest
-
-    from tests.differential import agentmisc, harness
-    label = cases.__name__.rpartition(".")[2]
-    expected: dict[str, str] = getattr(cases, "EXPECTED_DIFFERENCES", {})
-
-    @pytest.fixture(scope="module", name="results")
-    def results(tmp_path_factory: Any) -> dict[str, tuple]:
-        root = tmp_path_factory.mktemp(label)
-        jobs = []
-        for name, files, args in cases.CASES:
-            (root / name).mkdir()
-            for rel, text in files.items():
-                harness.write_policy(root / name / rel, text)
-            jobs.append((name, root / name / "promises.cf", list(args)))
-        out = {}
-        for name, (ref, lite) in harness.run_many(jobs, root).items():
-            ref_wd, lite_wd = root / f"ref-workdir-{name}", root / f"lite-workdir-{name}"
-            out[name] = (agentmisc.observe(ref.stdout, ref.stderr, ref.returncode,
-                                           str(ref_wd), name) + (observe_files(ref_wd),),
-                         agentmisc.observe(lite.stdout, lite.stderr, lite.returncode,
-                                           str(lite_wd), name) + (observe_files(lite_wd),))
-        return out
-
-    @pytest.mark.parametrize("name", cases.NAMES)
-    def test_same_run_as_cf_agent(results: dict[str, tuple], name: str) -> None:
-        reference, ours = results[name]
-        if name in expected:
-            assert ours != reference, "now agrees: drop it from EXPECTED_DIFFERENCES"
-            pytest.xfail(expected[name])
-        assert ours == reference
-    return results, test_same_run_as_cf_agent
+    from tests.differential import agentmisc
+    return agentmisc.observed_tests(cases, extra=observe_files)
 
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
