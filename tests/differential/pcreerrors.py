@@ -8,9 +8,11 @@ at the pattern's end, the reference's end or after a condition's ``)``; "a numbe
 reference must not be zero"; "subpattern name expected"...) and its offset, or whether
 it matches each subject.  The patterns are groups before and after a reference, with
 text after it; none has ten groups (cf-agent's regcmp matches no pattern that has: its
-capture vector holds nine).  A call of a group that is there is the one known
-difference: cf-lite has no recursion, and says "recursion, subroutine calls and branch
-reset are not supported" where cf-agent compiles it.
+capture vector holds nine).  Calls of groups that are there (``CALLS``) are matched as
+PCRE 8 runs them: atomic, capturing nothing, under the options of the called group,
+with ``(?(DEFINE)...)``.  A recursion (a call inside the group it calls, ``(?R)``) is
+left out: cf-lite refuses it with "recursion, subroutine calls and branch reset are not
+supported" (docs/language.md, "Regular expressions").
 """
 from __future__ import annotations
 
@@ -27,7 +29,19 @@ REFERENCES = {
     "callzero": "(?+0)", "cond1": "(?(1)a|b)", "cond3": "(?(3)a|b)",
     "condname": "(?(<n>)a|b)", "condmissing": "(?(<m>)a|b)", "condbare": "(?(m)a|b)",
 }
-SUBJECTS = ("aa", "aax", "aba", "abab", "8", "A", "ab")
+SUBJECTS = ("aa", "aax", "aba", "abab", "8", "A", "ab", "aA", "AA", "aab", "abb", "abba")
+CALLS = {
+    "call_atomic": "(a|ab)(?1)b", "call_atomic_end": "(a|ab)(?1)", "call_quantified": "(a)(?1)+",
+    "call_optional": "(b)?(?1)?a", "call_forward": "(?1)(a|b)", "call_named_amp": "(?<n>a|b)(?&n)",
+    "call_named_p": "(?P<n>a|b)(?P>n)", "call_minus": "(a)(b)(?-2)", "call_plus": "(?+1)(b|a)",
+    "call_backref_after": "(a|b)(?1)\\1", "call_nested": "(a)(b(?1))(?2)",
+    "call_chain": "(a)(?1)(b(?1))(?2)?", "call_alternatives": "(a)|(b)(?1)",
+    "call_inside_other": "(a)((?1)b)", "call_in_lookahead": "(a)(?=(?1))a",
+    "options_defined": "(?i)(a)(?-i)(?1)", "options_at_call": "(a)(?i)(?1)",
+    "options_inside": "((?i)a)(?1)", "options_scoped": "(?i:(a))(?1)", "options_off": "(?i)(?-i:(a))(?1)",
+    "define": "(?(DEFINE)(?<n>a|b))(?&n)(?&n)", "define_alone": "(?(DEFINE)(?<n>a))b",
+    "define_numbered": "(?(DEFINE)(a|A))(?1)b", "define_then_group": "(?(DEFINE)(?<n>a))(b)(?&n)\\2?",
+}
 
 PATTERNS: dict[str, str] = {}
 for bname, before in BEFORE.items():
@@ -39,6 +53,7 @@ PATTERNS["open_group_ref"] = "(a\\1)"
 PATTERNS["forward_named"] = "\\k<n>(?<n>a)"
 PATTERNS["twice_named"] = "(?<n>a)(?<n>b)"
 PATTERNS["missing_then_open"] = "(a)\\2("
+PATTERNS.update(CALLS)
 
 NAMES = sorted(PATTERNS)
 

@@ -26,8 +26,11 @@ differently (one pass over the pattern, keeping a stack of open groups):
 * ``{`` that does not start a quantifier is a literal in PCRE; literal
   ``[ & ~ |`` inside a class are escaped (Python warns about set operations).
 
-Possessive quantifiers and atomic groups are native in Python 3.11.  PCRE
-features with no ``re`` counterpart (recursion ``(?R)``/``(?1)``, ``\\G``,
+Possessive quantifiers and atomic groups are native in Python 3.11.  A
+subroutine call of a group it is not inside (``(?1)``, ``(?&name)``, with
+``(?(DEFINE)...)``) becomes a copy of the group as PCRE 8 runs it
+(:meth:`~cfpromise.eval.functions.pcrerefs.Refs.calls`).  PCRE features with no
+``re`` counterpart (recursion ``(?R)``, a call inside its own group, ``\\G``,
 ``\\K``, branch reset ``(?|``, ``\\p{..}``, the ``U`` option) raise
 :class:`RegexError` with a clear message.
 """
@@ -92,14 +95,26 @@ def _hex_escape(code: int, pattern: str) -> str:
 
 
 class _Translator(References):
-    def __init__(self, pattern: str, extended: bool) -> None:
+    def __init__(self, pattern: str, extended: bool, flags: str = "ms") -> None:
         self.p = pattern
         self.i = 0
         self.out: list[str] = []
         self.extended = extended
+        self.flags = flags          # the options the pattern is compiled with
         # per open group: inline-option scopes opened at that level
         self.frames: list[list[str]] = [[]]
-        self.refs = Refs(pattern, lambda what, at: regex_error(what, pattern, at))
+        self.scoped: dict[int, str] = {}    # frame -> options of its group (?i:...)
+        self.refs = Refs(pattern, lambda what, at: regex_error(what, pattern, at), self.out)
+
+    def options(self) -> dict[str, bool]:
+        """The options i, m, s in force here (a called group runs under its own)."""
+        state = {f: f in self.flags for f in "ims"}
+        for level, scopes in enumerate(self.frames):
+            for spec in [self.scoped.get(level, "")] + scopes:
+                on, _, off = spec.partition("-")
+                state.update({f: True for f in on if f in state})
+                state.update({f: False for f in off if f in state})
+        return state
 
     def error(self, what: str) -> RegexError:
         at_end = "at end of pattern" in what or "missing terminator" in what
@@ -118,6 +133,7 @@ class _Translator(References):
             elif ch == ")":
                 scopes = []
                 if len(self.frames) > 1:
+                    self.scoped.pop(len(self.frames) - 1, None)
                     scopes = self.frames.pop()
                     self.refs.close()
                 self.out.append(")" * len(scopes) + ")")
@@ -153,7 +169,7 @@ class _Translator(References):
     def open_group(self) -> None:
         p, i = self.p, self.i
         if not p.startswith("(?", i) and not p.startswith("(*", i):
-            self.refs.open(True)
+            self.refs.open(True, options=self.options())
             self.frames.append([])
             self.out.append("(")
             self.i += 1
@@ -178,7 +194,7 @@ class _Translator(References):
             end = p.find(">", start)
             if end < 0:
                 raise self.error("syntax error in subpattern name (missing terminator)")
-            self.refs.open(True, p[start:end], end)
+            self.refs.open(True, p[start:end], end, self.options())
             self.frames.append([])
             self.out.append(f"(?P<{p[start:end]}>")
             self.i = end + 1
@@ -187,7 +203,7 @@ class _Translator(References):
             end = p.find("'", i + 3)
             if end < 0:
                 raise self.error("syntax error in subpattern name (missing terminator)")
-            self.refs.open(True, p[i + 3:end], end)
+            self.refs.open(True, p[i + 3:end], end, self.options())
             self.frames.append([])
             self.out.append(f"(?P<{p[i + 3:end]}>")
             self.i = end + 1
@@ -212,6 +228,7 @@ class _Translator(References):
         flags = re.match(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?:", p[i:])
         if flags:
             self.check_flags(flags.group(1) + (flags.group(2) or ""))
+            self.scoped[len(self.frames)] = flags.group(1) + "-" + (flags.group(2) or "")
         if rest.startswith("#"):
             end = p.find(")", i)
             self.i = len(p) if end < 0 else end + 1
@@ -323,11 +340,11 @@ class _Translator(References):
         raise self.error("missing terminating ] for character class")
 
 
-def translate(pattern: str, extended: bool = False) -> str:
+def translate(pattern: str, extended: bool = False, flags: str = "ms") -> str:
     """The Python ``re`` spelling of the PCRE ``pattern`` (see module docs); RegexError
     when PCRE refuses a reference in it and ``re`` finds no syntax error of its own
     (which comes first: the caller's compile says it)."""
-    text, deferred = translated(pattern, extended)
+    text, deferred = translated(pattern, extended, flags)
     if deferred is not None:
         try:
             re.compile(text.encode("utf-8", "surrogateescape"), re.X if extended else 0)
@@ -337,12 +354,13 @@ def translate(pattern: str, extended: bool = False) -> str:
     return text
 
 
-def translated(pattern: str, extended: bool = False) -> tuple[str, RegexError | None]:
+def translated(pattern: str, extended: bool = False,
+               flags: str = "ms") -> tuple[str, RegexError | None]:
     """:func:`translate`'s spelling, and the error PCRE gives of the pattern's
     references unless ``re`` finds a syntax error first (:mod:`.pcrerefs`)."""
     if not any(c in pattern for c in "\\[({}|#"):
         return pattern, None
-    translator = _Translator(pattern, extended)
+    translator = _Translator(pattern, extended, flags)
     text = translator.run()
     return text, translator.deferred
 
@@ -369,7 +387,7 @@ def _compile_regex(pattern: str, flags: str) -> re.Pattern[bytes]:
     for f in flags:
         pyflags |= {"i": re.I, "m": re.M, "s": re.S, "x": re.X}[f]
     try:
-        text, deferred = translated(pattern, "x" in flags)
+        text, deferred = translated(pattern, "x" in flags, flags)
         compiled = re.compile(text.encode("utf-8", "surrogateescape"), pyflags)
         if deferred is not None:
             raise deferred

@@ -36,14 +36,22 @@ _DIGITS = re.compile(r"\d*")
 
 MISSING = "reference to non-existent subpattern"
 NEVER = "(?!)"          # a reference that cannot match (its group is unset there)
+RECURSION = "recursion, subroutine calls and branch reset are not supported"
+COPIES_MAX = 1 << 16    # characters of the copies of called groups in one pattern
 
 
 class Refs:
     """The groups of a pattern being translated and the references to them."""
 
-    def __init__(self, pattern: str, error: Callable[[str, int], RegexError]) -> None:
+    def __init__(self, pattern: str, error: Callable[[str, int], RegexError],
+                 out: list[str]) -> None:
         self.pattern = pattern
         self.error = error          # (PCRE's words, offset) -> RegexError
+        self.out = out              # the translation, one token per slot
+        # capturing group -> [slot of its opening, slot of its closing], and the
+        # options (flag letter -> on) in force where it opened
+        self.spans: dict[int, list[int]] = {}
+        self.options: dict[int, dict[str, bool]] = {}
         self.opened = 0             # capturing groups opened so far
         self.names: dict[str, int] = {}
         self.stack: list[int] = []  # per open group: its number, 0 if not capturing
@@ -53,9 +61,10 @@ class Refs:
         self.uses: list[tuple[int, str, int | str, int, frozenset[int]]] = []
 
     # -- groups ---------------------------------------------------------------
-    def open(self, capturing: bool, name: str | None = None, end: int = 0) -> None:
-        """A group opens; a name a group has already is PCRE's first-pass error at the
-        name's end (``end``)."""
+    def open(self, capturing: bool, name: str | None = None, end: int = 0,
+             options: dict[str, bool] | None = None) -> None:
+        """A group opens (its opening token is the next slot of ``out``); a name a group
+        has already is PCRE's first-pass error at the name's end (``end``)."""
         if not capturing:
             self.stack.append(0)
             return
@@ -65,12 +74,16 @@ class Refs:
                 raise self.error("two named subpatterns have the same name", end)
             self.names[name] = self.opened
         self.stack.append(self.opened)
+        self.spans[self.opened] = [len(self.out), -1]
+        self.options[self.opened] = options or {}
 
     def close(self) -> None:
+        """The innermost open group closes (its closing token is the next slot)."""
         if self.stack:
             number = self.stack.pop()
             if number:
                 self.closed.add(number)
+                self.spans[number][1] = len(self.out)
 
     # -- references -----------------------------------------------------------
     def relative(self, back: int, last: int) -> int:
@@ -91,7 +104,7 @@ class Refs:
         reference's at the end, else a recursion (which cf-lite does not do)."""
         second: RegexError | None = None
         at_end: RegexError | None = None
-        unsupported: RegexError | None = None
+        calls: list[tuple[int, int, int]] = []
         for slot, kind, target, offset, closed in self.uses:
             number = self.names.get(target, 0) if isinstance(target, str) else target
             exists = 0 < number <= self.opened
@@ -105,9 +118,7 @@ class Refs:
                 if not exists:
                     second = second or self.error(MISSING, offset)
                 else:
-                    unsupported = unsupported or self.error(
-                        "recursion, subroutine calls and branch reset are not supported",
-                        offset)
+                    calls.append((slot, number, offset))
                 continue
             if exists and number in closed:
                 out[slot] = f"(?P={target})" if isinstance(target, str) else f"(?:\\{number})"
@@ -118,7 +129,53 @@ class Refs:
                     second = second or self.error(MISSING, offset)
                 else:
                     at_end = at_end or self.error(MISSING, len(self.pattern))
-        return second or at_end or unsupported
+        return second or at_end or self.calls(out, calls)
+
+    def calls(self, out: list[str], calls: list[tuple[int, int, int]]) -> RegexError | None:
+        """Subroutine calls (``(?1)``, ``(?&n)``...) of groups they are not inside: each
+        becomes a copy of the group as PCRE 8 runs it -- atomic, capturing nothing (a
+        call's captures are undone when it returns), under the options in force where the
+        group is written.  A recursion, or a back reference inside the called group to a
+        group of its own, is refused."""
+        uses = {slot: number for slot, kind, target, _o, _c in self.uses
+                for number in [self.names.get(target, 0) if isinstance(target, str)
+                               else target]}
+        kinds = {slot: kind for slot, kind, *_rest in self.uses}
+        openers = {span[0] for span in self.spans.values()}
+        texts: dict[int, str] = {}
+        for slot, number, offset in calls:
+            text = self.copy(number, (), uses, kinds, openers)
+            if text is None or sum(map(len, texts.values())) + len(text) > COPIES_MAX:
+                return self.error(RECURSION, offset)
+            texts[slot] = text
+        for slot, text in texts.items():
+            out[slot] = text
+        return None
+
+    def copy(self, number: int, inside: tuple[int, ...], uses: dict[int, int],
+             kinds: dict[int, str], openers: set[int]) -> str | None:
+        start, end = self.spans[number]
+        if number in inside or end < 0:
+            return None             # a recursion (or a call inside its own group)
+        own = {n for n, (s, _e) in self.spans.items() if start <= s <= end}
+        parts = []
+        for slot in range(start, end + 1):
+            if slot in openers:
+                parts.append("(?:")
+            elif kinds.get(slot) == "recurse":
+                inner = self.copy(uses[slot], inside + (number,), uses, kinds, openers)
+                if inner is None:
+                    return None
+                parts.append(inner)
+            elif slot in kinds and uses[slot] in own:
+                return None         # a reference to what the call itself captures
+            else:
+                parts.append(self.out[slot])
+        wanted = self.options[number]
+        on = "".join(sorted(f for f, v in wanted.items() if v))
+        off = "".join(sorted(f for f, v in wanted.items() if not v))
+        spec = on + ("-" + off if off else "")
+        return f"(?>(?{spec}:{''.join(parts)}))" if spec else f"(?>{''.join(parts)})"
 
 
 class References:
@@ -150,7 +207,7 @@ class References:
         self.i = end + 1
 
     def recursion(self, start: int) -> None:
-        """``(?N)``, ``(?+N)``, ``(?-N)``: a call of group N (cf-lite has none); PCRE's
+        """``(?N)``, ``(?+N)``, ``(?-N)``: a call of group N (:meth:`Refs.calls`); PCRE's
         errors of a group that is not there, or of a number it refuses."""
         p = self.p
         m = _SIGNED.match(p, start)
@@ -161,8 +218,7 @@ class References:
         sign, number = m.group(1), int(m.group(2))
         self.i = end
         if number == 0:
-            raise self.error("a numbered reference must not be zero" if sign else
-                             "recursion, subroutine calls and branch reset are not supported")
+            raise self.error("a numbered reference must not be zero" if sign else RECURSION)
         target = self.refs.relative(number, end) if sign == "-" else \
             self.refs.opened + number if sign == "+" else number
         self.refs.use(self.out, "recurse", target, end)
@@ -189,7 +245,9 @@ class References:
             target = cond
         self.frames.append([])
         self.refs.open(False)
-        if target is None:
+        if cond == "DEFINE":        # never matched itself: its groups are for calls
+            self.out.append("(?:|(?!)")
+        elif target is None:
             self.out.append(f"(?({cond})")
         else:
             self.refs.use(self.out, "condition", target, close + 1)
