@@ -31,7 +31,7 @@ from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
     quoted_guard
 from cfpromise.eval.context import spaced_names
-from cfpromise.eval.expand import combinations, iteration_errors
+from cfpromise.eval.expand import combinations, prepare_iteration
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
                                   with_value)
@@ -300,8 +300,8 @@ class PromiseEvaluation:
             yield {}
             return
         ctx = self.ctx
-        for message in iteration_errors(texts):
-            ctx.log("error", message)         # (cf-agent's PromiseIteratorPrepare)
+        if not prepare_iteration(texts, ctx.log):
+            return
 
         def probe(bindings: dict[str, str]) -> None:
             exp = ctx.expander(bindings, iterate=True)

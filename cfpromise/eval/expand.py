@@ -223,42 +223,62 @@ def _dollar_paren(text: str, start: int, stop: int) -> int:
         start = j + 1
 
 
-def _open_variable(text: str, start: int, opening: str, out: list[str]) -> int:
+def _open_variable(text: str, start: int, opening: str, out: list[str],
+                   wheels: list[str]) -> int:
     """cf-agent's ProcessVar: where the reference whose name starts at ``start`` ends --
-    the first close of its kind after its nested references -- or len(text), said once."""
+    the first close of its kind after its nested references -- or len(text), said once.
+    A name that closes although a reference inside it does not (``$(a ${b)``) goes to
+    ``wheels``."""
     closing = ")" if opening == "(" else "}"
     n = len(text)
     end = text.find(closing, start)
     end = n if end < 0 else end
     nested = _dollar_paren(text, start, end)
+    left_open = False
     while nested < end:
-        inner_end = _open_variable(text, nested + 2, text[nested + 1], out)
+        inner_end = _open_variable(text, nested + 2, text[nested + 1], out, wheels)
         if inner_end >= n:
+            left_open = True
             break           # (its own first close still ends it, or nothing does)
         end = text.find(closing, inner_end + 1)
         end = n if end < 0 else end
         nested = _dollar_paren(text, inner_end + 1, end)
     if end >= n:
         out.append(f"No closing '{closing}' found for variable: {text[start:]}")
+    elif left_open:
+        wheels.append(text[start:end])
     return end
 
 
 @lru_cache(maxsize=4096)
-def iteration_errors(texts: tuple[str, ...]) -> tuple[str, ...]:
-    """What cf-agent's iteration engine (PromiseIteratorPrepare, each time a promise is
-    evaluated) says of the references left open in a promise's texts: it looks for the
-    first close of the same kind only, so ``$(a ${b)`` is "No closing '}' found for
-    variable: b)".  (Cached by the promise's texts: said at every evaluation.)"""
-    out: list[str] = []
+def _iteration_scan(texts: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    errors: list[str] = []
+    wheels: list[str] = []
     for text in texts:
         n = len(text)
         start = _dollar_paren(text, 0, n)
         while start < n:
-            end = _open_variable(text, start + 2, text[start + 1], out)
+            end = _open_variable(text, start + 2, text[start + 1], errors, wheels)
             if end >= n:
                 break
             start = _dollar_paren(text, end, n)
-    return tuple(out)
+    for name in wheels:         # (ExpandAndPutWheelVariablesAfter expands each name)
+        errors.extend(segments(name)[2])
+    return tuple(errors), tuple(wheels)
+
+
+def prepare_iteration(texts: tuple[str, ...], log: Callable[[str, str], None]) -> bool:
+    """What cf-agent's iteration engine says of the references left open in a promise's
+    texts each time the promise is evaluated, and whether it goes on (False: nothing of
+    the promise is done).  PromiseIteratorPrepare looks for the first close of the same
+    kind only, so ``$(a ${b)`` is "No closing '}' found for variable: b)"; a name that
+    closes although a reference inside it does not (``a ${b``) is a wheel, as a name
+    holding a reference, whose expansion ("Variable reference close mismatch '${b'")
+    names no variable, so the promise is not done at all (IteratorHasEmptyWheel)."""
+    errors, wheels = _iteration_scan(texts)
+    for message in errors:
+        log("error", message)
+    return not wheels
 
 
 class Expander:

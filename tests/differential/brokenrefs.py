@@ -108,9 +108,6 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "errors_once_readstringarray": "cf-agent expands an array element read at run time again "
                                    "where it is used (its close mismatch errors); cf-lite "
                                    "substitutes it as it is (the same report, fewer errors)",
-    "errors_once_literal_nested_wrong": "cf-agent's iteration engine, which finds only the "
-                                        "first close of a kind, makes the promise of "
-                                        "'$(a ${b)' nothing at all; cf-lite expands it",
     "errors_once_literal_open_after_dollar": "cf-agent checks the expanded literal with "
                                              "IsCf3Scalar too ('Broken scalar variable "
                                              "syntax...') and its count stops it (exit 1) "
