@@ -98,6 +98,21 @@ for sname, text in SHAPES.items():
                        f'reports:\n  "marker";\n}}\n',
         "d.txt": text}, ("--show-evaluated-vars=^default:main\\.",)))
 
+# a literal in other places of a promise (PromiseIteratorPrepare reads every constraint):
+# a vars value, a classes expression's argument, a report's comment
+_PLACES = {
+    "vars": 'vars:\n  "s" string => "{t}";\nreports:\n  "s=$(s)";\n',
+    "classes": 'classes:\n  "k" expression => strcmp("{t}", "zz");\nreports:\n  "k" if => "k";\n',
+    "comment": 'reports:\n  "commented" comment => "{t}";\n',
+}
+for sname, text in SHAPES.items():
+    if sname.split("__")[0] in ("nested_open", "nested_whole", "nested_inner", "open_paren",
+                                "mismatch_bp"):
+        for pname, place in _PLACES.items():
+            CASES.append((f"errors_once_in_{pname}_{sname}",
+                          f'bundle agent main\n{{\n{place.format(t=text)}  "marker";\n}}\n',
+                          ("--show-evaluated-vars=^default:main\\.s$",)))
+
 # the range an irange literal must be, which the walk now lets a text with '$' reach:
 # SplitString's items (empty ones kept, "\\," escaped), each an integer in range
 _RANGES = {"trailing_comma": "1,2,", "empty_item": "1,,2", "one": "1", "word": "1,x",
