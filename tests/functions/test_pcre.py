@@ -71,6 +71,39 @@ def test_captures_with_names_and_unset_groups() -> None:
     assert pcre.captures("q", "abc") is None
 
 
+# subroutine calls as PCRE 8 runs them (cf-agent 3.21 agrees on each: the differential
+# test_pcreerrors_differential.py)
+CALLS = [
+    ("(a|ab)(?1)c", "aabc", False),     # a call is atomic: no way back into it
+    ("(a|ab)(?1)c", "aac", True),
+    ("(?i)(a)(?-i)(?1)", "AA", True),   # the options where the group is written
+    ("(a)(?i)(?1)", "aA", False),
+    ("(?i:(a))(?1)", "aA", True),
+    ("(?<n>a|b)(?&n)(?P>n)", "aba", True),
+    ("x(?1)(y)", "xyy", True),          # a call of a later group
+    ("(?(DEFINE)(?<d>[0-9]+))(?&d)-(?&d)", "12-345", True),
+    ("(?(DEFINE)(?<d>a))b", "b", True),
+]
+
+
+@pytest.mark.parametrize("regex,text,result", CALLS)
+def test_subroutine_calls(regex: str, text: str, result: bool) -> None:
+    assert pcre.full_match(regex, text) is result
+
+
+def test_a_call_captures_nothing() -> None:
+    assert pcre.captures("(a|b)(?1)\\1", "abb") is None     # group 1 is still "a"
+    assert pcre.captures("(a|b)(?1)\\1", "aba") == [("0", "aba"), ("1", "a")]
+
+
+@pytest.mark.parametrize("regex", ["(a(?1)?b)", "a(?R)?b", "((a)\\2)(?1)",
+                                   "(?1)" * 200 + "(" + "a" * 400 + ")"])
+def test_what_a_copy_cannot_do_is_refused(regex: str) -> None:
+    # recursion, a reference to what the call itself captures, copies past the bound
+    with pytest.raises(pcre.RegexError, match="recursion, subroutine calls"):
+        pcre.compile_regex(regex)
+
+
 @pytest.mark.parametrize("regex", ["(", "[a", "a{2,1}", "(?R)", "\\p{L}", "(?U)x", "a\\G",
                                    "[[:nosuch:]]", "\\"])
 def test_bad_or_unsupported_regex(regex: str) -> None:

@@ -176,6 +176,8 @@ class _Translator(References):
             return
         if p.startswith("(*", i):
             raise self.error("backtracking control verbs are not supported")
+        if p.startswith(("(?R", "(?|"), i):
+            raise self.error("recursion, subroutine calls and branch reset are not supported")
         m = _FLAG_GROUP.match(p, i)
         if m:
             on, off = m.group(1), m.group(2) or ""
@@ -215,8 +217,6 @@ class _Translator(References):
         if rest[:1].isdigit() or rest.startswith(("+", "-")) and rest[1:2].isdigit():
             self.recursion(i + 2)
             return
-        if rest.startswith(("R", "|")):
-            raise self.error("recursion, subroutine calls and branch reset are not supported")
         if rest.startswith("("):         # conditional group
             close = p.find(")", i + 3)
             if close < 0:               # (PCRE's words; this loop must not go back to 0)
