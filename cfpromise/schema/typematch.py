@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import re
 
 ABSPATH_RANGE = '"?(/.*)'
+_DOTALL = 16                        # re.S (re is not on the start path)
 _NOINT = -678                       # CF_NOINT: what a failed integer parse reads as
 _INFINITY = 999999999
 _LISTS = {"slist": "string", "ilist": "int", "rlist": "real", "olist": "option",
@@ -39,13 +40,15 @@ _LISTS = {"slist": "string", "ilist": "int", "rlist": "real", "olist": "option",
 @lru_cache(maxsize=512)
 def compiled_range(range_: str) -> re.Pattern[str] | None:
     """A syntax range as a pattern (None: one re cannot compile), for the run-time and the
-    parse-time checks (cfpromise.schema.validate) alike."""
+    parse-time checks (cfpromise.schema.validate) alike.  A dot matches a newline, as in
+    every regex cf-agent compiles (CompileRegex's PCRE_DOTALL): a command written over
+    several lines (masterfiles' check_update_postproc) is in the absolute-path range."""
     import warnings
     from cfpromise.fast import precompiled
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")       # PCRE ranges like [+-=] make re warn
         try:
-            return precompiled.compile(range_)
+            return precompiled.compile(range_, _DOTALL)
         except precompiled.error:
             return None
 
