@@ -10,7 +10,8 @@ policy is parsed:
    variable references anywhere (the whole file is then refused).  Like the
    agent's other state it is read only when :mod:`cfpromise.agent.trust` trusts
    it (else one warning, and it is left out).
-2. ``def_preferred.json`` (else ``def.json``) in the directory of the policy entry
+2. ``def_preferred.json`` (else, or with ``--ignore-preferred-augments``, ``def.json``) in
+   the directory of the policy entry
    file, then every file its ``augments`` key names, in turn: ``vars`` and
    ``variables`` (``variables`` wins) go to ``def`` unless qualified; ``classes``
    are defined when one of their entries matches (an entry ending in ``::`` is a
@@ -324,7 +325,7 @@ def _load(agent: Any, entry: str) -> None:
     load_host_specific(agent)
     directory = os.path.dirname(entry) or "."
     path = os.path.join(directory, "def_preferred.json")
-    if not os.path.isfile(path):
+    if agent.options.ignore_preferred_augments or not os.path.isfile(path):
         path = os.path.join(directory, "def.json")
         if not os.path.isfile(path):
             agent.out.log("verbose", f"No JSON augments file '{path}' (input dir '{directory}', "

@@ -91,6 +91,7 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "show_vars": None,
     "full_check": True,             # cf-agent validates as cf-promises -c does
     "bundle_path": list,            # --bundle-path (cfpromise.agent.autoload)
+    "ignore_preferred_augments": False,     # def.json even where def_preferred.json is
     "start_dir": "",                # the working directory the run started in (files
                                     # promises change it, as cf-agent's do); "" = now
 }

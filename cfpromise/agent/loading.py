@@ -264,16 +264,17 @@ def evaluated_policy(path: str, workdir: str) -> ast.Policy:
 def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
                     full_check: bool = True, cache: bool = False,
                     bundle_path: Any = (), warn_locking: bool = False,
-                    check_writable: bool = True, converge: bool = False) -> Any:
+                    check_writable: bool = True, converge: bool = False, **options: Any) -> Any:
     """An Agent with the policy loaded, its common bundles evaluated (``converge``: then
     the preliminary convergence, as cf-promises makes it), nothing actuated.  ``out``
     (default: silent) receives what loading logs.  A missing ``path`` loads nothing but
-    the host data (discovery and augments), as cf-promises does before it looks for it."""
+    the host data (discovery and augments), as cf-promises does before it looks for it.
+    ``options``: more of the run's (AgentOptions: negate, ignore_preferred_augments)."""
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
     import io
     agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
-                               full_check=full_check, bundle_path=list(bundle_path)),
+                               full_check=full_check, bundle_path=list(bundle_path), **options),
                   out or Output("critical", stream=io.StringIO()))
     if cache:                   # the agent's cache of parsed, validated files (cf-lite-promises)
         agent.policy_cache = _policy_cache(agent)

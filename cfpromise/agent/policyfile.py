@@ -122,6 +122,7 @@ def _warn(policy: ast.Policy, agent: Any) -> None:
     found = warnings(policy, schema())
     if found:
         report_errors(found, getattr(agent.options, "start_dir", ""))
+        agent.parser_warnings = getattr(agent, "parser_warnings", ()) + tuple(found)
 
 
 def _coord(path: str) -> Any:

@@ -45,7 +45,8 @@ def view(agent: Any) -> Any:
         options = agent.options
         try:
             found = load_view(options.file, options.workdir, full_check=True,
-                              bundle_path=options.bundle_path, warn_locking=True)
+                              bundle_path=options.bundle_path, warn_locking=True,
+                              ignore_preferred_augments=options.ignore_preferred_augments)
             found.options.bundlesequence = options.bundlesequence
         except (LoadError, PolicyError):
             found = _FAILED

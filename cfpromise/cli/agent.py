@@ -21,6 +21,7 @@ import os
 import sys
 
 from cfpromise.fast import oneshot
+from cfpromise.cli.compat import INVALID, ROWS_COMMON, log_level
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 
@@ -37,24 +38,6 @@ def _simulate_mode(text: str) -> str:
         raise ArgumentTypeError(f"Invalid argument for --simulate, 'manifest', "
                                          f"'manifest-full' or 'diff' required, not '{text}'")
     return text
-
-
-_LEVEL_NAMES = (("critical", "critical"), ("errors", "error"), ("warnings", "warning"),
-                ("notices", "notice"), ("information", "info"), ("verbose", "verbose"),
-                ("debug", "debug"))
-
-
-def log_level(text: str) -> str:
-    """A --log-level word as cf-agent reads it: any case-insensitive prefix of critical,
-    errors, warnings, notices, information, verbose or debug (the first that fits)."""
-    word = text.lower()
-    for name, level in _LEVEL_NAMES:
-        if word and name.startswith(word):
-            return level
-    return _INVALID + text        # told after parsing, as cf-agent: exit 1
-
-
-_INVALID = "\0invalid:"
 
 
 def _report_spec(text: str) -> str:
@@ -99,8 +82,18 @@ OPTIONS = Options((
     (("-V", "--version"), dict(action="store_true")),
     (("-B", "--bootstrap"), dict(metavar="HOST[:PORT]", help="bootstrap to the policy server "
                                                              "at HOST (cfpromise.net.bootstrap)")),
-    (("--trust-server",), dict(nargs="?", const="yes", default="yes", choices=("yes", "no"),
-                               help="when bootstrapping, trust the server's key (default yes)")),
+    (("-T", "--trust-server"), dict(nargs="?", const="yes", choices=("yes", "no"),
+                                    help="when bootstrapping, trust the server's key "
+                                         "(default yes)")),
+    (("-x", "--self-diagnostics"), dict(nargs="?", const="", metavar="VALUE",
+                                        help="report on the agent's set-up and exit "
+                                             "(cfpromise.cli.compat)")),
+    (("-E", "--no-extensions"), dict(action="store_true", help="accepted (cf-lite loads no "
+                                                               "extension library)")),
+    (("--skip-db-check",), dict(nargs="?", const="yes", metavar="yes|no",
+                                help="no: check the state databases first (yes, the "
+                                     "default: skip it)")),
+    *ROWS_COMMON,
     (("--skip-bootstrap-policy-run",), dict(action="store_true", help="do not run the fetched "
                                                                       "policy at the end of the "
                                                                       "bootstrap")),
@@ -173,8 +166,18 @@ def main(argv: list[str] | None = None) -> int:
     workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
     workdir = os.path.abspath(workdir)      # files promises change the working directory
     level = args.log_level or "notice"
-    if level.startswith(_INVALID):
-        print(f"Invalid log level: '{level[len(_INVALID):]}'", file=sys.stderr)
+    if level.startswith(INVALID):
+        print(f"Invalid log level: '{level[len(INVALID):]}'", file=sys.stderr)
+        return 1
+    if args.self_diagnostics is not None:
+        from cfpromise.cli.compat import self_diagnostics
+        self_diagnostics(workdir, sys.stdout.write)
+        return 0
+    if args.trust_server is not None and not args.bootstrap:
+        say("error", "Option --trust-server can only be used when bootstrapping")
+        return 1
+    from cfpromise.cli.compat import check_databases
+    if not check_databases(workdir, args.skip_db_check, Output(level).log):
         return 1
     if args.bootstrap:
         from cfpromise.net.bootstrap import bootstrap_options
@@ -195,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         dry_run=args.dry_run or bool(args.simulate), simulate=args.simulate, level=level,
         timestamps=args.timestamp, workdir=workdir,
         show_classes=args.show_evaluated_classes, show_vars=args.show_evaluated_vars,
-        bundle_path=args.bundle_path)
+        bundle_path=args.bundle_path, ignore_preferred_augments=args.ignore_preferred_augments)
     out = Output(level, args.timestamp)
     if args.color == "always" or (args.color == "auto" and out.stream.isatty()):
         out.color = True

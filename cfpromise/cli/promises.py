@@ -23,6 +23,7 @@ import os
 import sys
 
 from cfpromise.fast import oneshot
+from cfpromise.cli.compat import INVALID, ROWS_COMMON, log_level, warned_as_error
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 from cfpromise.syntax.errors import Diagnostic, PolicyError
@@ -43,8 +44,9 @@ OPTIONS = Options((
         action="store_true",
         help="-c and what cf-agent only finds at run time, or never: undefined bundles, "
              "bodies given the wrong number of arguments, depends_on problems")),
-    (("-p", "--policy-output-format"), dict(choices=("none", "cf", "json"),
-                                            help="print the parsed policy file")),
+    (("-p", "--policy-output-format"), dict(
+        choices=("none", "cf", "json", "cf-full", "json-full"),
+        help="print the parsed policy file (-full: every file the policy reads)")),
     (("-s", "--syntax-description"), dict(choices=("json",),
                                           help="print the language description")),
     (("--graph",), dict(nargs="?", const="dot", choices=("dot", "json"),
@@ -65,8 +67,26 @@ OPTIONS = Options((
         nargs="?", const="yes", choices=("yes", "no"),
         help="cf-promises' switch (default yes), accepted as it accepts it; cf-lite's check "
              "is the same either way (masterfiles' tests run cf-promises -c --eval-functions)")),
-    (("-I", "--inform"), dict(action="store_true", help="report what is checked")),
-    (("-v", "--verbose"), dict(action="store_true")),
+    (("-b", "--bundlesequence"), dict(metavar="LIST", help="the bundlesequence to check "
+                                                           "with: none is verified then")),
+    (("-N", "--negate"), dict(action="append", default=[], metavar="CLASSES",
+                              help="classes not to define (comma-separated)")),
+    (("-W", "--warn"), dict(metavar="WARNINGS", help="deprecated,removed,all; error=... "
+                                                     "makes them errors")),
+    (("-n", "--dry-run"), dict(action="store_true", help="accepted (nothing is changed)")),
+    (("-x", "--diagnostic"), dict(action="store_true", help="retired, as in cf-promises")),
+    *ROWS_COMMON,
+    # -I, -v, -d and -g set one level: the last one given wins, as in cf-promises
+    (("-I", "--inform"), dict(dest="log_level", action="store_const", const="info",
+                              help="report what is checked")),
+    (("-v", "--verbose"), dict(dest="log_level", action="store_const", const="verbose")),
+    (("-d", "--debug"), dict(dest="log_level", action="store_const", const="debug")),
+    (("-g", "--log-level"), dict(dest="log_level", type=log_level,
+                                 metavar="{critical,error,warning,notice,info,verbose,debug}")),
+    (("-l", "--timestamp"), dict(action="store_true", help="timestamps on log lines")),
+    (("-C", "--color"), dict(nargs="?", const="auto", default="never",
+                             choices=("always", "auto", "never"),
+                             help="colour log lines (auto: when stdout is a terminal)")),
     (("-w", "--workdir"), dict(help="the work directory")),
     (("-V", "--version"), dict(action="store_true")),
 ), prog="cf-lite-promises", description=__doc__)
@@ -78,10 +98,12 @@ def _report(diagnostics: list[Diagnostic]) -> None:
 
 
 def _output(args: Any) -> Any:
-    """Where loading logs go: errors by default, more with -I or -v (stdout, as cf-promises)."""
+    """Where loading logs go: errors and warnings by default, more with -I, -v, -d or -g
+    (stdout, as cf-promises)."""
     from cfpromise.agent.output import Output
-    return Output("verbose" if args.verbose else "info" if args.inform else "warning",
-                  stream=sys.stdout)
+    out = Output(args.log_level or "warning", args.timestamp, stream=sys.stdout)
+    out.color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,9 +113,23 @@ def main(argv: list[str] | None = None) -> int:
     option = args.policy is None or args.file is not None
     if not option:              # (the file as an argument is from the directory)
         args.file = args.policy
+    if (args.log_level or "").startswith(INVALID):
+        print(f"Invalid log level: '{args.log_level[len(INVALID):]}'", file=sys.stderr)
+        return EXIT_ERROR
+    errors_of = frozenset()
+    if args.warn is not None:
+        from cfpromise.cli.compat import parse_warnings
+        errors_of = parse_warnings(args.warn)
+        if isinstance(errors_of, list):
+            for line in errors_of:
+                say("error", line)
+            return EXIT_ERROR
     if args.version:
         from cfpromise.cli.entry import language_note, print_version
         print_version("cf-lite-promises", language_note())
+        return EXIT_OK
+    if args.diagnostic:         # (and nothing is checked)
+        say("error", "Self-diagnostic functionality is retired.")
         return EXIT_OK
     if args.syntax_description:
         import json
@@ -120,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         agent = evaluated_agent(path, args.workdir or default_workdir(), _output(args),
                                 define=args.define, full_check=args.full or args.lint, cache=True,
                                 bundle_path=args.bundle_path, warn_locking=True,
-                                check_writable=False, converge=True)
+                                check_writable=False, converge=True, negate=args.negate,
+                                ignore_preferred_augments=args.ignore_preferred_augments)
         # (the host data is read first: def.json's errors come before these)
         problem = entry_problem(args.file, path, agent=False, option=option)
         if problem is not None:
@@ -140,8 +177,11 @@ def main(argv: list[str] | None = None) -> int:
     except FatalFunctionError as exc:       # a built-in's fatal error while evaluating
         say("error", f"Fatal CFEngine error: {exc}")
         return EXIT_ERROR
+    if errors_of and warned_as_error(agent, errors_of):
+        say("error", "There are syntax errors in policy files")
+        return EXIT_ERROR
     policy = agent.policy
-    if args.full:
+    if args.full and args.bundlesequence is None:    # (-b: nothing to verify, as cf-promises)
         from cfpromise.agent.sequence import say_unverified, unverified
         missing = unverified(agent)
         if missing:
@@ -176,10 +216,12 @@ def main(argv: list[str] | None = None) -> int:
         from cfpromise.agent.plan import build_plan, render
         plan = build_plan(policy, path=path, unresolved=[])
         sys.stdout.write(render(plan, args.graph))
-    elif args.policy_output_format in ("json", "cf"):
+    elif args.policy_output_format not in (None, "none"):
         from cfpromise.syntax.parser import parse_file
-        entry = parse_file(path)             # as written: __main__ is not renamed here
-        if args.policy_output_format == "json":
+        # as written: __main__ is not renamed here; -full: every file read, in the order
+        # read, bundles before bodies as cf-promises prints them
+        entry = policy if args.policy_output_format.endswith("-full") else parse_file(path)
+        if args.policy_output_format.startswith("json"):
             from cfpromise.syntax import jsonout
             sys.stdout.write(jsonout.dumps(entry))
         else:

@@ -1,0 +1,174 @@
+"""The options of cf-agent 3.21 and cf-promises 3.21 that cf-lite reads as they do,
+though they change little or nothing here, so that a command line, a cron entry or a
+script written for CFEngine runs unchanged (``tests/differential/test_cliparity_differential.py``).
+
+* ``-W``/``--warn WARNINGS`` (cf-promises): the parser's warnings to record --
+  ``deprecated``, ``removed``, ``all``, comma-separated -- or with ``error=`` (or ``error``
+  alone: all of them) to treat as errors: a warning of such a kind makes the check fail
+  with "There are syntax errors in policy files".  Every warning is recorded by default,
+  so only ``error=`` changes anything.  A name it does not know is "Unrecognized warning
+  'X'" and "Error parsing warning option", exit 1.
+* ``-x``: cf-promises' self-diagnostics are retired (it says so and checks nothing);
+  cf-agent's report on the host's agent (:func:`self_diagnostics`) and exit 0.
+* ``--ignore-preferred-augments``: ``def.json`` is read even where a
+  ``def_preferred.json`` is (:mod:`cfpromise.agent.augments`).
+* ``--skip-db-check=no`` (cf-agent): check the agent's state databases before the run
+  (:func:`check_databases`) -- cf-agent's are LMDB files, cf-lite's JSON and SQLite; a
+  corrupt one is moved aside, as cf-check's repair does, so the run starts it afresh;
+  ``yes`` or no value: skip it (the default); anything else is an error, exit 1.
+* ``-E``/``--no-extensions``, ``--log-modules LIST``, ``-n`` (cf-promises): accepted;
+  cf-lite loads no extension library, has no per-module debug logging, and cf-promises
+  changes nothing.
+"""
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+WARNING_KINDS = ("deprecated", "removed")
+
+ROWS_COMMON = (
+    (("--ignore-preferred-augments",), dict(
+        action="store_true", help="read def.json even where def_preferred.json is")),
+    (("--log-modules",), dict(metavar="LIST", help="accepted (cf-lite has no debug modules)")),
+)
+
+
+_LEVEL_NAMES = (("critical", "critical"), ("errors", "error"), ("warnings", "warning"),
+                ("notices", "notice"), ("information", "info"), ("verbose", "verbose"),
+                ("debug", "debug"))
+
+
+def log_level(text: str) -> str:
+    """A --log-level word as cf-agent reads it: any case-insensitive prefix of critical,
+    errors, warnings, notices, information, verbose or debug (the first that fits)."""
+    word = text.lower()
+    for name, level in _LEVEL_NAMES:
+        if word and name.startswith(word):
+            return level
+    return INVALID + text        # told after parsing, as cf-agent: exit 1
+
+
+INVALID = "\0invalid:"
+
+
+def parse_warnings(text: str) -> frozenset[str] | list[str]:
+    """The warning kinds ``-W text`` makes errors (empty: none), or the error lines to
+    say (then exit 1)."""
+    if text == "error":
+        return frozenset(WARNING_KINDS)
+    errors = text.startswith("error=")
+    kinds: set[str] = set()
+    for name in (n for n in (text[len("error="):] if errors else text).split(",") if n):
+        if name not in WARNING_KINDS + ("all",):
+            return [f"Unrecognized warning '{name}'", "Error parsing warning option"]
+        kinds.update(WARNING_KINDS if name == "all" else (name,))
+    if not text:
+        return ["Error parsing warning option"]
+    return frozenset(kinds) if errors else frozenset()
+
+
+def warned_as_error(agent: Any, kinds: frozenset[str]) -> bool:
+    """Whether the parser warned ``agent`` (cfpromise.agent.policyfile) of a kind that
+    ``-W error=`` names."""
+    return any(any(f"[-W{k}]" in d.message for k in kinds)
+               for d in getattr(agent, "parser_warnings", ()))
+
+
+# -- cf-agent -x ----------------------------------------------------------------------
+
+def _key(path: str, public: bool) -> tuple[bool, str]:
+    what = "public" if public else "private"
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False, f"No {what} key found at '{path}'"
+    if st.st_mode & 0o077:
+        return False, (f"{what.capitalize()} key found at '{path}', but had incorrect "
+                       f"permissions '{st.st_mode:o}'")
+    return True, f"OK at '{path}'"
+
+
+def _store(path: str) -> tuple[bool, str]:
+    """A state file of cf-lite's: JSON, or SQLite (an integrity check)."""
+    if not os.path.exists(path):
+        return False, f"Not created yet at '{path}'"
+    try:
+        if path.endswith(".json"):
+            import json
+            with open(path, encoding="utf-8") as fh:
+                json.load(fh)
+        else:
+            import sqlite3
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+                verdict = db.execute("PRAGMA quick_check").fetchone()[0]
+            if verdict != "ok":
+                return False, f"Internal DB coherence problem at '{path}': {verdict}"
+    except (OSError, ValueError) as exc:
+        return False, f"Unreadable at '{path}': {exc}"
+    except Exception as exc:          # noqa: BLE001 - sqlite3.Error and the like
+        return False, f"Unreadable at '{path}': {exc}"
+    return True, f"OK at '{path}'"
+
+
+def _stores(workdir: str) -> tuple[tuple[str, str], ...]:
+    """(the check's title, the path) of each state database cf-lite keeps."""
+    from cfpromise.agent.locks import DB_NAME
+    from cfpromise.agent.persistence import FILENAME as CLASSES
+    from cfpromise.monitor.store import FILENAME as OBSERVATIONS
+    from cfpromise.net.lastseen import FILE as LASTSEEN
+    state = os.path.join(workdir, "state")
+    return (("Check persistent classes DB", os.path.join(state, CLASSES)),
+            ("Check observations DB", os.path.join(state, OBSERVATIONS)),
+            ("Check locks DB", os.path.join(state, DB_NAME)),
+            ("Check lastseen DB", os.path.join(state, LASTSEEN)))
+
+
+def check_databases(workdir: str, value: str | None, log: Callable[[str, str], Any]) -> bool:
+    """--skip-db-check: False (exit 1) on a value it does not take."""
+    if value is None or value.lower() == "yes":
+        return True
+    if value.lower() != "no":
+        log("error", f"Invalid argument for --skip-db-check(yes/no): '{value}'")
+        return False
+    log("info", "Running internal DB consistency checks")
+    state = os.path.join(workdir, "state")
+    if not os.path.isdir(state):
+        log("error", f"Could not open {state}")
+        return True
+    present = [path for _title, path in _stores(workdir) if os.path.exists(path)]
+    if not present:
+        log("info", "Skipping local database repair, no database files")
+    for path in present:
+        ok, message = _store(path)
+        if not ok:
+            os.replace(path, path + ".broken")
+            log("error", f"{message}: moved aside to '{path}.broken'")
+    return True
+
+
+def self_diagnostics(workdir: str, write: Callable[[str], Any]) -> None:
+    """cf-agent -x: the directories, then each check as ``[ YES ]``/``[ NO  ]``."""
+    state = os.path.join(workdir, "state")
+    for name, where in (("workdir", workdir), ("inputdir", os.path.join(workdir, "inputs")),
+                        ("logdir", workdir), ("statedir", state)):
+        write(f"self-diagnostics for agent using {name} '{where}'\n")
+    try:
+        with open(os.path.join(workdir, "policy_server.dat"), encoding="utf-8") as fh:
+            server = fh.read().strip()
+    except OSError:
+        server = ""
+    hub = os.path.exists(os.path.join(state, "am_policy_hub"))
+    keys = os.path.join(workdir, "ppkeys")
+    checks = (
+        ("Check that agent is bootstrapped", (bool(server), server or "Not bootstrapped")),
+        ("Check if agent is acting as a policy server",
+         (hub, "Acting as a policy server" if hub else "Not acting as a policy server")),
+        ("Check private key", _key(os.path.join(keys, "localhost.priv"), False)),
+        ("Check public key", _key(os.path.join(keys, "localhost.pub"), True)),
+    ) + tuple((title, _store(path)) for title, path in _stores(workdir))
+    for title, (ok, message) in checks:
+        write(f"[ {'YES' if ok else 'NO '} ] {title}: {message}\n")
