@@ -12,6 +12,7 @@ from typing import Any
 
 from cfpromise.agent.output import say
 from cfpromise.agent.plan import build_plan, render
+from cfpromise.agent.programs import validation_failed
 
 
 def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None,
@@ -34,7 +35,7 @@ def agent_graph(agent: Any, fmt: str = "dot", stream: Any = None,
         return loading.EXIT_FATAL
     except loading.LoadError as exc:
         loading.report_errors(exc.diagnostics, agent.options.start_dir)
-        say("error", "Policy failed validation")
+        validation_failed(agent.options)
         return loading.EXIT_FATAL
     for item in agent.options.bundlesequence or ():
         for name in item.split(","):        # -b names load from the bundle path as in a run

@@ -20,6 +20,7 @@ from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import SelfReference
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
+from cfpromise.agent.programs import own_programs, validation_failed
 from cfpromise.agent.sequence import bundlesequence, check_found, check_own, verified
 from cfpromise.agent.workdir import check_workdir, prepare_workdir  # (prepare_workdir: others')
 from cfpromise.eval.context import Frame
@@ -35,26 +36,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 EXIT_OK, EXIT_FATAL, EXIT_ABORTED = 0, 1, 6
-
-
-OWN_PROGRAMS = {"cf-agent": "cf-lite-agent", "cf-promises": "cf-lite-promises",
-                "cf-serverd": "cf-lite-serverd", "cf-monitord": "cf-lite-monitord",
-                "cf-key": "cf-lite-key", "cf-net": "cf-lite-net", "cf-secret": "cf-lite-secret"}
-
-
-def own_programs(workdir: str) -> dict[str, str]:
-    """sys.cf_agent & co. name cf-lite's programs unless WORKDIR/bin holds the CFEngine ones."""
-    here = os.path.dirname(os.path.abspath(sys.argv[0])) if sys.argv and sys.argv[0] else ""
-    out: dict[str, str] = {}
-    for program, ours in OWN_PROGRAMS.items():
-        if os.path.exists(os.path.join(workdir, "bin", program)):
-            continue
-        for directory in (here, os.path.dirname(sys.executable)):
-            candidate = os.path.join(directory, ours)
-            if directory and os.path.exists(candidate):
-                out[program] = candidate
-                break
-    return out
 
 
 def install_facts(agent: Any) -> None:
@@ -474,7 +455,7 @@ def _run(agent: Any) -> int:
             raise
         for message in exc.messages:        # what the validating cf-promises says
             say("error", message)
-        say("error", "Policy failed validation")
+        validation_failed(agent.options)
         return failsafe(agent)
     except FatalFunctionError as exc:
         # a literal argument a built-in refuses, met while the policy's variables are
@@ -482,7 +463,7 @@ def _run(agent: Any) -> int:
         if not augments.validating(agent):
             raise
         say("error", f"Fatal CFEngine error: {exc}")
-        say("error", "Policy failed validation")
+        validation_failed(agent.options)
         return failsafe(agent)
     except (PolicyError, LoadError) as refused:
         exc = policyfile.validated_first(agent, refused)    # (an insecure file: validity)
@@ -493,7 +474,7 @@ def _run(agent: Any) -> int:
         # then its own verdict on that cf-promises
         if getattr(exc, "parse_time", True):
             say("error", "There are syntax errors in policy files")
-        say("error", "Policy failed validation")
+        validation_failed(agent.options)
         return failsafe(agent)
     control_bodies(agent)
     if agent.options.simulate:
@@ -505,7 +486,7 @@ def _run(agent: Any) -> int:
         agent.out.log("warning", f"{d.coord.file}:{d.coord.line}: {d.message}")
     sequence = bundlesequence(agent)
     if not verified(agent):
-        say("error", "Policy failed validation")
+        validation_failed(agent.options)
         return failsafe(agent)
     for observer in agent.observers:
         observer.run_started(agent)

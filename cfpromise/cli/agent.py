@@ -235,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         if problem is not None:     # cf-agent's GenericAgentCheckPolicy: to the failsafe
             say("error", problem)
             if problem.startswith("Can't parse"):
-                say("error", "Policy failed validation")
+                from cfpromise.agent.programs import validation_failed
+                validation_failed(options)
             return failsafe(agent)
         code = run_agent(agent)
         if args.bootstrap:

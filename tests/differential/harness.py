@@ -15,7 +15,7 @@ from typing import Iterable
 
 import pytest
 
-from cfpromise.agent.loading import OWN_PROGRAMS
+from cfpromise.agent.programs import OWN_PROGRAMS
 
 HAVE_CF_AGENT = shutil.which("cf-agent") is not None and shutil.which("cf-promises") is not None
 needs_cf_agent = [pytest.mark.reference,
@@ -51,7 +51,7 @@ def validate_both(policy: Path, root: Path) -> tuple[subprocess.CompletedProcess
 
 def reference_workdir(root: Path, name: str = "ref-workdir") -> Path:
     """cf-agent's work directory for a run, its bin/ holding the programs cf-lite finds
-    beside itself (loading.OWN_PROGRAMS), as an installed CFEngine's does: cf-agent
+    beside itself (programs.OWN_PROGRAMS), as an installed CFEngine's does: cf-agent
     defines sys.cf_agent & co. for those it finds there, and the number of variables
     decides the order of its variable table (getindices(), variablesmatching())."""
     wd = root / name

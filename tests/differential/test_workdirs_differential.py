@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cfpromise.agent.loading import OWN_PROGRAMS
+from cfpromise.agent.programs import OWN_PROGRAMS
 from tests.differential import agentmisc, harness, workdirs
 
 pytestmark = harness.needs_cf_agent
