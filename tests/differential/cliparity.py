@@ -6,7 +6,8 @@ CFEngine 3.21 does though they change little here (:mod:`cfpromise.cli.compat`) 
 ``--ignore-preferred-augments`` of cf-agent -- each on policies that pass, warn of
 deprecated or removed language, name a bundle that is not there, or do not parse.
 What is compared: the exit code and every line printed, the work directory's path and
-log timestamps masked (cf-agent -x: its first eight lines; the database checks are each
+log timestamps masked (a failed validation: up to its verdict, which names the program
+that shows why, its path masked) (cf-agent -x: its first eight lines; the database checks are each
 program's own stores, LMDB's there, cf-lite's JSON and SQLite files here).
 """
 from __future__ import annotations
@@ -50,9 +51,18 @@ AGENT_ARGS = {
     "preferred": [], "x": ["-x"],
 }
 AGENT_POLICIES = ("ok", "augments", "deprecated")
+# a policy that fails validation: "Policy failed validation with command '...'" names the
+# command that shows why (cf-agent's cf-promises, cf-lite-promises here: the path masked),
+# the lines compared up to it (the failsafes differ by name)
+FAILING_ARGS = {"plain": [], "b": ["-b", "main"], "b_two": ["-b", "main,other"],
+                "ignore_preferred": ["--ignore-preferred-augments"],
+                "b_ignore_preferred": ["-b", "main", "--ignore-preferred-augments"],
+                "dry": ["-n"], "define": ["-D", "x"]}
 
 CASES = [(f"promises_{p}_{a}", "promises", p, args) for p in POLICIES
          for a, args in PROMISES_ARGS.items()]
 CASES += [(f"agent_{p}_{a}", "agent", p, args) for p in AGENT_POLICIES
           for a, args in AGENT_ARGS.items()]
+CASES += [(f"failing_{p}_{a}", "agent", p, args) for p in ("broken", "nosuch")
+          for a, args in FAILING_ARGS.items()]
 NAMES = [c[0] for c in CASES]

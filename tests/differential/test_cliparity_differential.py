@@ -17,6 +17,7 @@ from tests.differential import cliparity, harness
 pytestmark = harness.needs_cf_agent
 
 _STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} ")
+_PROGRAM = re.compile(r'"[^"]*/cf(?:-lite)?-promises"')
 
 
 def _promises(which: str, policy: Path, args: list[str], workdir: Path
@@ -32,8 +33,12 @@ def _promises(which: str, policy: Path, args: list[str], workdir: Path
 
 
 def _observe(run: subprocess.CompletedProcess[str], workdir: Path, x: bool) -> tuple:
-    lines = [_STAMP.sub("", line).replace(str(workdir), "WORKDIR")
+    lines = [_PROGRAM.sub('"PROMISES"', _STAMP.sub("", line).replace(str(workdir), "WORKDIR"))
              for line in (run.stdout + run.stderr).splitlines()]
+    failed = next((i for i, line in enumerate(lines) if "Policy failed validation" in line),
+                  None)
+    if failed is not None:
+        return lines[:failed + 1]
     return run.returncode, lines[:8] if x else lines
 
 
