@@ -159,66 +159,77 @@ _STOPS = ("bundle type", "Duplicate promise handle")
 def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                  pending: list[tuple[ast.Rval, str]], missing: list[Diagnostic],
                  progress: bool, broken: list[Diagnostic]) -> None:
-    """Read ``queue``'s files and the inputs they name (and those files' inputs...)
-    until no input resolves any more; ``pending`` keeps the unresolved ones."""
-    while queue or (pending and progress):
-        if queue:
-            policy = queue.pop(0)
-            rounds = lockwarn.for_file(agent, policy)
-            if rounds is not None:
-                _file_round(agent, policy, rounds)
-            else:
-                for bundle in policy.bundles:
-                    if bundle.type == "common":
-                        agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
-                leftout.pre_evaluate(agent, policy)     # (those cf-agent leaves out too)
-            file_control(agent, policy)
-            for rval in _guarded_inputs(agent, policy):
-                items = rval.items if isinstance(rval, ast.List) else (rval,)
-                pending += [(item, policy.path) for item in items]
-        still: list[tuple[ast.Rval, str]] = []
-        progress = False
-        for rval, naming in pending:
-            ev = RvalEvaluator(agent.ctx)
-            value = ev.value(rval, want_list=True)
-            items = value if isinstance(value, list) else [value]
-            names = [n for n in items if isinstance(n, str)]
-            if value is UNRESOLVED or any("$(" in n or "${" in n or "@(" in n for n in names):
-                still.append((rval, naming))
-                continue
-            progress = True
-            for name in names:
-                full = name if os.path.isabs(name) else os.path.join(base, name)
-                real = os.path.realpath(full)
-                if real in seen:
-                    continue
-                seen.add(real)
-                if not os.path.isfile(full):
-                    if not agent.control_flag("ignore_missing_inputs"):
-                        # cf-promises says it (a plain log line) and reads no other file
-                        missing.append(Diagnostic(_coord(naming),
-                                                  f"Can't stat file '{full}' for parsing. "
-                                                  "(stat: No such file or directory)"))
-                        raise LoadError(broken + missing, parse_time=bool(broken))
-                    continue
-                try:
-                    included = _read(agent, full)
-                except (LoadError, PolicyError) as exc:
-                    if getattr(exc, "fatal", False):
-                        raise
-                    # cf-promises says what is wrong with it and reads the other files
-                    # (not the inputs this one names): every file's errors, then the verdict
-                    broken.extend(exc.diagnostics)
-                    if any(stop in d.message for d in exc.diagnostics for stop in _STOPS):
-                        # (its check of the file's promise types ends the reading)
-                        raise LoadError(broken, parse_time=True) from None
-                    continue
-                if included is None:        # the same text as a file read already
-                    continue
-                agent.add_policy(included)
-                queue.append(included)
-                lockwarn.named(agent, included, naming)
-        pending[:] = still
+    """Read ``queue``'s files and the inputs they name, depth first as cf-agent's
+    LoadPolicyFile does (a file's common bundles evaluated, then each input it names read
+    with all of its own inputs before the next one), so bundles and bodies are in
+    cf-agent's order; an input that does not resolve yet waits in ``pending`` and is
+    tried again until none resolves any more."""
+    state = (base, seen, pending, missing, broken)
+    for policy in queue:
+        _file_and_inputs(agent, policy, state)
+    while pending and progress:
+        waiting, progress = list(pending), False
+        pending.clear()
+        for rval, naming in waiting:
+            progress = _input(agent, rval, naming, state) or progress
+
+
+def _file_and_inputs(agent: Any, policy: ast.Policy, state: tuple) -> None:
+    rounds = lockwarn.for_file(agent, policy)
+    if rounds is not None:
+        _file_round(agent, policy, rounds)
+    else:
+        for bundle in policy.bundles:
+            if bundle.type == "common":
+                agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+        leftout.pre_evaluate(agent, policy)     # (those cf-agent leaves out too)
+    file_control(agent, policy)
+    for rval in _guarded_inputs(agent, policy):
+        for item in rval.items if isinstance(rval, ast.List) else (rval,):
+            _input(agent, item, policy.path, state)
+
+
+def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
+    """One item of an ``inputs`` list: each file it names read, then its own inputs;
+    False when it does not resolve yet (it waits in ``pending``)."""
+    base, seen, pending, missing, broken = state
+    value = RvalEvaluator(agent.ctx).value(rval, want_list=True)
+    items = value if isinstance(value, list) else [value]
+    names = [n for n in items if isinstance(n, str)]
+    if value is UNRESOLVED or any("$(" in n or "${" in n or "@(" in n for n in names):
+        pending.append((rval, naming))
+        return False
+    for name in names:
+        full = name if os.path.isabs(name) else os.path.join(base, name)
+        real = os.path.realpath(full)
+        if real in seen:
+            continue
+        seen.add(real)
+        if not os.path.isfile(full):
+            if not agent.control_flag("ignore_missing_inputs"):
+                # cf-promises says it (a plain log line) and reads no other file
+                missing.append(Diagnostic(_coord(naming), f"Can't stat file '{full}' for "
+                                          "parsing. (stat: No such file or directory)"))
+                raise LoadError(broken + missing, parse_time=bool(broken))
+            continue
+        try:
+            included = _read(agent, full)
+        except (LoadError, PolicyError) as exc:
+            if getattr(exc, "fatal", False):
+                raise
+            # cf-promises says what is wrong with it and reads the other files
+            # (not the inputs this one names): every file's errors, then the verdict
+            broken.extend(exc.diagnostics)
+            if any(stop in d.message for d in exc.diagnostics for stop in _STOPS):
+                # (its check of the file's promise types ends the reading)
+                raise LoadError(broken, parse_time=True) from None
+            continue
+        if included is None:        # the same text as a file read already
+            continue
+        agent.add_policy(included)
+        lockwarn.named(agent, included, naming)
+        _file_and_inputs(agent, included, state)
+    return True
 
 
 def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
