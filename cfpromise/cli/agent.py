@@ -21,7 +21,7 @@ import os
 import sys
 
 from cfpromise.fast import oneshot
-from cfpromise.cli.compat import INVALID, ROWS_COMMON, log_level
+from cfpromise.cli.compat import INVALID, ROWS_COMMON, ROWS_OUTPUT
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 
@@ -62,17 +62,7 @@ OPTIONS = Options((
                            help="run in simulate mode, either 'manifest', 'manifest-full' or "
                                 "'diff': files change only in a chroot under WORKDIR/state, "
                                 "shown at the end")),
-    # -I, -v, -d and -g set one level: the last one given wins, as in cf-agent
-    (("-I", "--inform"), dict(dest="log_level", action="store_const", const="info")),
-    (("-v", "--verbose"), dict(dest="log_level", action="store_const", const="verbose")),
-    (("-d", "--debug"), dict(dest="log_level", action="store_const", const="debug")),
-    (("-g", "--log-level"), dict(dest="log_level", type=log_level,
-                                 metavar="{critical,error,warning,notice,info,verbose,debug}")),
-    (("-l", "--timestamp"), dict(action="store_true", help="timestamps on log lines")),
-    (("-C", "--color"), dict(nargs="?", const="auto", default="never",
-                             choices=("always", "auto", "never"),
-                             help="colour log lines as cf-agent (auto: when stdout is a "
-                                  "terminal)")),
+    *ROWS_OUTPUT,
     (("-w", "--workdir"), dict(help="the work directory")),
     (("--show-evaluated-classes",), dict(nargs="?", const=".*", metavar="REGEX")),
     (("--show-evaluated-vars",), dict(nargs="?", const=".*", metavar="REGEX")),

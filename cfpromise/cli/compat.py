@@ -54,6 +54,20 @@ def log_level(text: str) -> str:
 
 INVALID = "\0invalid:"
 
+# -I, -v, -d and -g set one level: the last one given wins, as in cf-agent and cf-promises
+ROWS_OUTPUT = (
+    (("-I", "--inform"), dict(dest="log_level", action="store_const", const="info")),
+    (("-v", "--verbose"), dict(dest="log_level", action="store_const", const="verbose")),
+    (("-d", "--debug"), dict(dest="log_level", action="store_const", const="debug")),
+    (("-g", "--log-level"), dict(dest="log_level", type=log_level,
+                                 metavar="{critical,error,warning,notice,info,verbose,debug}")),
+    (("-l", "--timestamp"), dict(action="store_true", help="timestamps on log lines")),
+    (("-C", "--color"), dict(nargs="?", const="auto", default="never",
+                             choices=("always", "auto", "never"),
+                             help="colour log lines as cf-agent (auto: when stdout is a "
+                                  "terminal)")),
+)
+
 
 def parse_warnings(text: str) -> frozenset[str] | list[str]:
     """The warning kinds ``-W text`` makes errors (empty: none), or the error lines to

@@ -23,7 +23,7 @@ import os
 import sys
 
 from cfpromise.fast import oneshot
-from cfpromise.cli.compat import INVALID, ROWS_COMMON, log_level, warned_as_error
+from cfpromise.cli.compat import INVALID, ROWS_COMMON, ROWS_OUTPUT, warned_as_error
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 from cfpromise.syntax.errors import Diagnostic, PolicyError
@@ -76,17 +76,7 @@ OPTIONS = Options((
     (("-n", "--dry-run"), dict(action="store_true", help="accepted (nothing is changed)")),
     (("-x", "--diagnostic"), dict(action="store_true", help="retired, as in cf-promises")),
     *ROWS_COMMON,
-    # -I, -v, -d and -g set one level: the last one given wins, as in cf-promises
-    (("-I", "--inform"), dict(dest="log_level", action="store_const", const="info",
-                              help="report what is checked")),
-    (("-v", "--verbose"), dict(dest="log_level", action="store_const", const="verbose")),
-    (("-d", "--debug"), dict(dest="log_level", action="store_const", const="debug")),
-    (("-g", "--log-level"), dict(dest="log_level", type=log_level,
-                                 metavar="{critical,error,warning,notice,info,verbose,debug}")),
-    (("-l", "--timestamp"), dict(action="store_true", help="timestamps on log lines")),
-    (("-C", "--color"), dict(nargs="?", const="auto", default="never",
-                             choices=("always", "auto", "never"),
-                             help="colour log lines (auto: when stdout is a terminal)")),
+    *ROWS_OUTPUT,
     (("-w", "--workdir"), dict(help="the work directory")),
     (("-V", "--version"), dict(action="store_true")),
 ), prog="cf-lite-promises", description=__doc__)
