@@ -118,11 +118,6 @@ NAMES = [name for name, _, _ in CASES]
 
 # Not matched yet (open work, not deliberate): each reason says what cf-agent does.
 EXPECTED_DIFFERENCES: dict[str, str] = {}
-EXPECTED_DIFFERENCES["copy_from_dangling_run"] = (
-    "not yet matched: a copy onto 'L/' where L is a dangling link -- cf-agent moves L "
-    "aside, makes the directory L, copies to L.cfnew (JoinSuffix), backs the new directory "
-    "up as L.cfsaved, fails to rename L.cfnew onto 'L/', restores L and leaves L.cfnew "
-    "behind; cf-lite copies to 'L/.cfnew' and fails there")
 
 
 # --- the tree each case starts from ------------------------------------------------------

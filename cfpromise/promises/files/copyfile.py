@@ -21,6 +21,7 @@ from cfpromise.promises.edit import matching
 from cfpromise.promises.files import atomic, bridge
 from cfpromise.promises.files.attributes import SAME, Perms, as_list
 from cfpromise.promises.files.context import FileRun
+from cfpromise.promises.files.paths import join_suffix
 from cfpromise.promises.files.sources import LOCAL
 
 CF_NEW = ".cfnew"
@@ -117,7 +118,10 @@ def cf_copy_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 fr.log("verbose", f"Removing old symbolic link '{dest}' to make way for copy")
                 dsb = None
     else:
+        missing = not os.path.isdir(os.path.dirname(dest))
         make_parent_directory(fr, dest, True)       # (says what it would make under -n)
+        if missing and not fr.warn_only and os.path.isdir(os.path.dirname(dest)):
+            fr.change(f"Created parent directory for '{dest}'")
     if copy.min_size is not None and copy.max_size is not None:
         if ssb.st_size < copy.min_size or ssb.st_size > copy.max_size:
             fr.kept(f"Source file '{source}' size is not in the permitted safety range")
@@ -283,11 +287,17 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 return False
             fr.change(f"Hard linked files '{dest}' -> '{linkable}'")
             return True
-    new = dest + CF_NEW
+    # cf-agent's names (JoinSuffix: a destination 'D/' is copied to 'D.cfnew'), and the
+    # destination as it is now (a directory made for 'D/' since it was first looked at)
+    new = join_suffix(dest, CF_NEW)
+    try:
+        now: os.stat_result | None = os.stat(dest)
+    except OSError:
+        now = None
     if copy.preserve:
         mode = stat.S_IMODE(ssb.st_mode)
-    elif dsb is not None and stat.S_ISREG(dsb.st_mode):
-        mode = stat.S_IMODE(dsb.st_mode)
+    elif now is not None:
+        mode = stat.S_IMODE(now.st_mode) & 0o777        # (never a set-id bit)
     else:
         mode = stat.S_IMODE(ssb.st_mode) & ~0o077
     src = _src(fr)
@@ -335,9 +345,10 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
             _discard(new)
             return False
         fr.log("verbose", f"New file '{new}' transmitted correctly - verified")
-    backup = ""
-    if dsb is not None and copy.backup != "false":
-        backup = dest + (atomic.timestamp_suffix() if copy.backup == "timestamp" else "") + CF_SAVED
+    backup, renamed = "", False
+    if now is not None and copy.backup != "false":
+        stamp = atomic.timestamp_suffix() if copy.backup == "timestamp" else ""
+        backup = join_suffix(join_suffix(dest, stamp), CF_SAVED)
         try:
             bst = os.lstat(backup)
         except OSError:
@@ -347,12 +358,15 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 shutil.rmtree(backup, ignore_errors=True)
             else:
                 _discard(backup)
-        if stat.S_ISDIR(dsb.st_mode):
+        if stat.S_ISDIR(now.st_mode):
             try:
                 os.rename(dest, backup)
+                renamed = True
             except OSError:
                 backup = ""
         else:
+            # (a hard link rather than cf-agent's rename: the destination is never
+            # missing, not even for a moment)
             try:
                 os.link(dest, backup)
             except OSError:
@@ -362,14 +376,15 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                     backup = ""
         if backup:
             fr.log("info", f"Backed up '{dest}' as '{backup}'")
-    elif dsb is not None and stat.S_ISDIR(dsb.st_mode):
+    elif now is not None and stat.S_ISDIR(now.st_mode):
         shutil.rmtree(dest, ignore_errors=True)
     try:
         os.rename(new, dest)
     except OSError as exc:
+        # (the new copy is left where it is, as cf-agent leaves it)
         fr.fail(f"Could not install copy file as '{dest}', directory in the way?. "
                 f"(rename: {exc.strerror})")
-        _discard(new)
+        _restore(fr, dest, backup, renamed)
         return False
     fr.log("info", f"Moved '{new}' to '{dest}'")
     if backup and atomic.archive_to_repository(backup, fr.a.repository, fr.log):
@@ -381,6 +396,22 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
         except OSError:
             pass
     return True
+
+
+def _restore(fr: FileRun, dest: str, backup: str, renamed: bool) -> None:
+    """The backup put back after a failed install (a linked one is only dropped: the
+    destination never left)."""
+    try:
+        if not backup:
+            raise OSError
+        if renamed:
+            os.rename(backup, dest)
+        else:
+            os.unlink(backup)
+    except OSError:
+        fr.fail(f"Could not restore '{dest}' as '{backup}'")
+        return
+    fr.change(f"Restored '{dest}' from '{backup}'")
 
 
 def _copy_data(src: Any, source: str, new: str, mode: int, expected: int) -> None:
