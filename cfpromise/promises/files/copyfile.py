@@ -22,6 +22,7 @@ from cfpromise.promises.files import atomic, bridge
 from cfpromise.promises.files.attributes import SAME, Perms, as_list
 from cfpromise.promises.files.context import FileRun
 from cfpromise.promises.files.paths import join_suffix
+from cfpromise.promises.files.purge import purge_local_files
 from cfpromise.promises.files.sources import LOCAL
 
 CF_NEW = ".cfnew"
@@ -107,16 +108,15 @@ def cf_copy_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 fr.promise_ref()
                 return
             if fr.warn_only:
-                fr.log("verbose", f"Need to remove old symbolic link '{dest}' to make way for "
-                                  "copy")
-            else:
-                try:
-                    os.unlink(dest)
-                except OSError as exc:
-                    fr.fail(f"Couldn't remove link '{dest}'. (unlink: {exc.strerror})")
-                    return
-                fr.log("verbose", f"Removing old symbolic link '{dest}' to make way for copy")
-                dsb = None
+                fr.should(f"Should remove old symbolic link '{dest}' to make way for copy")
+                return
+            try:
+                os.unlink(dest)
+            except OSError as exc:
+                fr.fail(f"Couldn't remove link '{dest}'. (unlink: {exc.strerror})")
+                return
+            fr.change(f"Removing old symbolic link '{dest}' to make way for copy")
+            dsb = None
     else:
         missing = not os.path.isdir(os.path.dirname(dest))
         make_parent_directory(fr, dest, True)       # (says what it would make under -n)
@@ -155,7 +155,7 @@ def cf_copy_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 if _match_any(_single_copy_list(fr), dest):
                     _single_copy_cache(fr)[dest] = True
             else:
-                fr.fail(f"Was not able to copy '{source}' to '{dest}'")
+                fr.fail(f"Was not able to copy '{source}' on '{_src(fr).host}' to '{dest}'")
             return
         if stat.S_ISLNK(ssb.st_mode):
             link_copy(fr, source, dest, ssb, inodes)
@@ -317,11 +317,11 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
         _discard(new)
         return False
     if src.remote:
-        fr.log("info", f"Copied file '{source}' from '{src.host}' to '{new}'")
+        fr.change(f"Copied file '{source}' from '{src.host}' to '{new}'")
     elif copy.preserve:
-        fr.log("info", f"Copied file '{source}' to '{new}' (permissions preserved)")
+        fr.change(f"Copied file '{source}' to '{new}' (permissions preserved)")
     else:
-        fr.log("info", f"Copied file '{source}' to '{new}' (mode '{mode:o}')")
+        fr.change(f"Copied file '{source}' to '{new}' (mode '{mode:o}')")
     if copy.stealth and not src.remote:
         try:
             os.utime(source, ns=(ssb.st_atime_ns, ssb.st_mtime_ns))
@@ -345,39 +345,23 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
             _discard(new)
             return False
         fr.log("verbose", f"New file '{new}' transmitted correctly - verified")
-    backup, renamed = "", False
+    backup, renamed, backup_is_dir = "", False, False
     if now is not None and copy.backup != "false":
         stamp = atomic.timestamp_suffix() if copy.backup == "timestamp" else ""
         backup = join_suffix(join_suffix(dest, stamp), CF_SAVED)
-        try:
-            bst = os.lstat(backup)
-        except OSError:
-            bst = None
-        if bst is not None:
-            if stat.S_ISDIR(bst.st_mode):
-                shutil.rmtree(backup, ignore_errors=True)
-            else:
-                _discard(backup)
-        if stat.S_ISDIR(now.st_mode):
-            try:
-                os.rename(dest, backup)
-                renamed = True
-            except OSError:
-                backup = ""
-        else:
-            # (a hard link rather than cf-agent's rename: the destination is never
-            # missing, not even for a moment)
-            try:
-                os.link(dest, backup)
-            except OSError:
-                try:
-                    shutil.copy2(dest, backup)
-                except OSError:
-                    backup = ""
-        if backup:
-            fr.log("info", f"Backed up '{dest}' as '{backup}'")
+        backup_is_dir, renamed = _back_up(fr, dest, backup, now)
+        if not os.path.lexists(backup):
+            backup = ""
     elif now is not None and stat.S_ISDIR(now.st_mode):
-        shutil.rmtree(dest, ignore_errors=True)
+        # no backup wanted: the directory in the way goes (emptied first under
+        # depth_search only)
+        purge_local_files(fr, None, dest)
+        try:
+            os.rmdir(dest)
+        except OSError:
+            fr.fail(f"Failed to remove directory '{dest}'")
+        else:
+            fr.change(f"Removed directory '{dest}'")
     try:
         os.rename(new, dest)
     except OSError as exc:
@@ -386,8 +370,10 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 f"(rename: {exc.strerror})")
         _restore(fr, dest, backup, renamed)
         return False
-    fr.log("info", f"Moved '{new}' to '{dest}'")
-    if backup and atomic.archive_to_repository(backup, fr.a.repository, fr.log):
+    fr.change(f"Moved '{new}' to '{dest}'")
+    if backup and backup_is_dir:
+        fr.log("info", f"Cannot move a directory to repository, leaving at '{backup}'")
+    elif backup and atomic.archive_to_repository(backup, fr.a.repository, fr.log):
         _discard(backup)
     if copy.stealth:
         try:
@@ -396,6 +382,48 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
         except OSError:
             pass
     return True
+
+
+def _back_up(fr: FileRun, dest: str, backup: str, now: os.stat_result) -> tuple[bool, bool]:
+    """The destination kept as ``backup`` (an old one removed first: a directory is
+    emptied under depth_search only, so a full one stays in the way).  A file is hard
+    linked there rather than renamed (so the destination is never missing, not even for
+    a moment); a directory, or a file that cannot be linked, is renamed.  Returns
+    (the old backup was a directory, the destination was renamed)."""
+    try:
+        old: os.stat_result | None = os.lstat(backup)
+    except OSError:
+        old = None
+    was_dir = old is not None and stat.S_ISDIR(old.st_mode)
+    if old is not None:
+        if was_dir:
+            purge_local_files(fr, None, backup)
+            try:
+                os.rmdir(backup)
+            except OSError:
+                fr.fail(f"Failed to remove old backup directory '{backup}'")
+            else:
+                fr.change(f"Removed old backup directory '{backup}'")
+        try:
+            os.unlink(backup)
+        except OSError:
+            fr.fail(f"Failed to remove old backup '{backup}'")
+        else:
+            fr.change(f"Removed old backup '{backup}'")
+    renamed = False
+    try:
+        if stat.S_ISDIR(now.st_mode):
+            raise IsADirectoryError
+        os.link(dest, backup)
+    except OSError:
+        try:
+            os.rename(dest, backup)
+            renamed = True
+        except OSError:
+            fr.fail(f"Failed to back up '{dest}' as '{backup}'")
+            return was_dir, False
+    fr.change(f"Backed up '{dest}' as '{backup}'")
+    return was_dir, renamed
 
 
 def _restore(fr: FileRun, dest: str, backup: str, renamed: bool) -> None:
