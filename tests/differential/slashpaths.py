@@ -21,7 +21,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 # target -> the promiser under $(t) (all end in "/")
 TARGETS = {
@@ -183,11 +183,12 @@ def _said(output: str, workdir: str, root: str) -> list[str]:
             for line in output.splitlines()]
 
 
-def run_cases(root: Path, cases: list[tuple[str, dict[str, str], tuple[str, ...]]]
-              ) -> dict[str, tuple[Any, Any]]:
+def run_cases(root: Path, cases: list[tuple[str, dict[str, str], tuple[str, ...]]],
+              make: Callable[[Path], None] = make_tree) -> dict[str, tuple[Any, Any]]:
     """Each case run twice under each agent (two processes at a time), each agent on its
-    own copy of the tree: name -> (cf-agent's, cf-lite's), each a tuple of (exit code,
-    output lines, error-stream lines, tree) for the first run and the second."""
+    own copy of the tree (``make``): name -> (cf-agent's, cf-lite's), each a tuple of
+    (exit code, output lines, error-stream lines, tree) for the first run and the
+    second."""
     from tests.differential import harness
     jobs = []
     for name, files, args in cases:
@@ -197,7 +198,7 @@ def run_cases(root: Path, cases: list[tuple[str, dict[str, str], tuple[str, ...]
             harness.write_policy(tree / rel, text)
         for workdir in (root / f"ref-workdir-{name}", root / f"lite-workdir-{name}"):
             workdir.mkdir()
-            make_tree(workdir / "t")
+            make(workdir / "t")
         jobs.append((name, tree / "promises.cf", list(args)))
     seen: dict[str, tuple[list[Any], list[Any]]] = {name: ([], []) for name, _, _ in cases}
     for _ in range(2):
