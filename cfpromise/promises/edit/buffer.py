@@ -69,8 +69,9 @@ class EditBuffer:
                  dry_run: bool = False) -> None:
         self.filename = filename
         self.lines = lines
-        # the file as loaded, for the comparison
-        self.original: list[str] = [] if original is None else original
+        # the file as loaded, for the comparison (None: no file that reads as lines --
+        # any edit differs from it)
+        self.original: list[str] | None = original
         self.edits = 0                      # cf-agent's num_edits
         self.dry_run = dry_run              # -n: edits are simulated here, never saved
         self.messages: list[tuple[str, str]] = []    # queued change messages

@@ -199,8 +199,14 @@ def backup_name(path: str, option: str, suffix: str) -> str:
 def replace_file(path: str, data: bytes, *, backup: str = "true", rotate: int = 0,
                  repository: str | None = None,
                  log: Callable[[str, str], None] = lambda level, msg: None,
-                 rotated: set[str] | None = None) -> str:
+                 rotated: set[str] | None = None, staged: bool = False) -> str:
     """SaveAsFile: put ``data`` in place of the file ``path`` (which must exist).
+
+    ``staged``: cf-agent's own SaveAsFile, which stages the backup whatever
+    ``backup`` says (a hard link, else a copy, dropped afterwards when no backup is
+    wanted) and, when that fails, leaves the new content behind in
+    ``<file>.cf-after-edit`` -- so a path that is a directory (``D/``) gets
+    ``D/.cf-after-edit`` and fails at the copy of ``D/`` (it opens, and cannot be read).
 
     Returns the path written (the symlink target when ``path`` is a link); raises
     OSError after logging cf-agent's error when the save fails (the original is then
@@ -222,25 +228,30 @@ def replace_file(path: str, data: bytes, *, backup: str = "true", rotate: int = 
                      f"(fopen: {exc.strerror})")
         _discard(new)
         raise
-    if backup != "false" or rotate:
+    if staged or backup != "false" or rotate:
         bak = backup_name(target, backup, ".cf-before-edit")
+        _discard(bak)
         try:
-            try:
-                os.link(target, bak)
-            except FileExistsError:
-                _discard(bak)
-                os.link(target, bak)
-        except OSError:
-            try:
-                shutil.copyfile(target, bak)
-                copy_permissions(st, bak)
-            except OSError as exc:
+            os.link(target, bak)
+        except OSError as exc:
+            log("verbose", f"Can't link {pretty} to '{bak}' - falling back to copy. "
+                           f"(link: {exc.strerror})")
+            copied = copy_regular_file(target, bak, log) if staged else \
+                _copy_plain(target, bak)
+            if not copied:
                 log("error", f"Can't copy {pretty} to '{bak}' - so promised edits could not be "
                              "moved into place.")
-                _discard(new)
-                raise exc
+                if not staged:
+                    _discard(new)
+                raise OSError(exc.errno, exc.strerror) from exc
+            try:
+                copy_permissions(st, bak)
+            except OSError:
+                pass
         if backup == "rotate":
             rotate_files(bak, rotate, rotated)
+            _discard(bak)
+        elif backup == "false" and not rotate:
             _discard(bak)
         elif archive_to_repository(bak, repository, log):
             _discard(bak)
@@ -249,9 +260,18 @@ def replace_file(path: str, data: bytes, *, backup: str = "true", rotate: int = 
     except OSError as exc:
         log("error", f"Can't rename '{new}' to {pretty} - so promised edits could not be moved "
                      f"into place. (rename: {exc.strerror})")
-        _discard(new)
+        if not staged:
+            _discard(new)
         raise
     return target
+
+
+def _copy_plain(source: str, destination: str) -> bool:
+    try:
+        shutil.copyfile(source, destination)
+    except OSError:
+        return False
+    return True
 
 
 def _discard(path: str) -> None:

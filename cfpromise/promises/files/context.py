@@ -34,7 +34,7 @@ class FileRun:
     """
 
     __slots__ = ("run", "a", "results", "path", "verbose", "dry_run", "_stats", "source",
-                 "sim", "promiser")
+                 "sim", "promiser", "held")
 
     def __init__(self, run: PromiseRun, a: FileAttrs) -> None:
         from cfpromise.promises.files import bridge
@@ -52,6 +52,7 @@ class FileRun:
         # -n (or dryrun in body agent control); under --simulate files promises do change
         # things: in the chroot
         self.dry_run = False if self.sim is not None else bridge.dry_run(run.agent)
+        self.held: list[str] | None = None  # info messages held back (:meth:`holding_info`)
 
     def note_rename(self, old: str, new: str) -> None:
         """--simulate: renames are shown apart from the changed files."""
@@ -93,7 +94,20 @@ class FileRun:
         return self.dry_run or self.a.action_warn
 
     def log(self, level: str, message: str) -> None:
+        if level == "info" and self.held is not None:
+            self.held.append(message)
+            return
         self.run.agent.log(level, message)
+
+    def log_now(self, level: str, message: str) -> None:
+        """A message never held back (cf-lite's own would-be diffs)."""
+        self.run.agent.log(level, message)
+
+    def holding_info(self) -> "_Held":
+        """cf-agent's log buffer around an edit (ScheduleEditOperation): its info
+        messages are printed at the end only when the edit repaired the promise
+        (a file made for a rendering that then fails is not announced)."""
+        return _Held(self)
 
     def _result(self, outcome: Outcome, counted: bool = True) -> None:
         """Set the classes of ``outcome``; ``counted``: it also counts in the promise's
@@ -170,6 +184,26 @@ class FileRun:
             self.log("error", f"Errors encountered when actuating {who}")
         elif outcome is Outcome.KEPT:
             self.log("verbose", f"No changes done for the {who}")
+
+
+class _Held:
+    __slots__ = ("fr", "start", "outer")
+
+    def __init__(self, fr: FileRun) -> None:
+        self.fr = fr
+        self.start = 0
+        self.outer: list[str] | None = None
+
+    def __enter__(self) -> None:
+        self.outer, self.fr.held = self.fr.held, []
+        self.start = len(self.fr.results)
+
+    def __exit__(self, *exc: object) -> None:
+        fr = self.fr
+        held, fr.held = fr.held or [], self.outer
+        if merge(fr.results[self.start:]) is Outcome.REPAIRED:
+            for message in held:
+                fr.log("info", message)
 
 
 def note_change(fr: FileRun, **info: object) -> None:

@@ -21,6 +21,8 @@ from cfpromise.promises.edit import matching
 from cfpromise.promises.files import atomic, bridge
 from cfpromise.promises.files.attributes import SAME, Perms, as_list
 from cfpromise.promises.files.context import FileRun
+from cfpromise.promises.files.paths import join_suffix
+from cfpromise.promises.files.purge import purge_local_files
 from cfpromise.promises.files.sources import LOCAL
 
 CF_NEW = ".cfnew"
@@ -106,18 +108,20 @@ def cf_copy_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 fr.promise_ref()
                 return
             if fr.warn_only:
-                fr.log("verbose", f"Need to remove old symbolic link '{dest}' to make way for "
-                                  "copy")
-            else:
-                try:
-                    os.unlink(dest)
-                except OSError as exc:
-                    fr.fail(f"Couldn't remove link '{dest}'. (unlink: {exc.strerror})")
-                    return
-                fr.log("verbose", f"Removing old symbolic link '{dest}' to make way for copy")
-                dsb = None
+                fr.should(f"Should remove old symbolic link '{dest}' to make way for copy")
+                return
+            try:
+                os.unlink(dest)
+            except OSError as exc:
+                fr.fail(f"Couldn't remove link '{dest}'. (unlink: {exc.strerror})")
+                return
+            fr.change(f"Removing old symbolic link '{dest}' to make way for copy")
+            dsb = None
     else:
+        missing = not os.path.isdir(os.path.dirname(dest))
         make_parent_directory(fr, dest, True)       # (says what it would make under -n)
+        if missing and not fr.warn_only and os.path.isdir(os.path.dirname(dest)):
+            fr.change(f"Created parent directory for '{dest}'")
     if copy.min_size is not None and copy.max_size is not None:
         if ssb.st_size < copy.min_size or ssb.st_size > copy.max_size:
             fr.kept(f"Source file '{source}' size is not in the permitted safety range")
@@ -151,7 +155,7 @@ def cf_copy_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 if _match_any(_single_copy_list(fr), dest):
                     _single_copy_cache(fr)[dest] = True
             else:
-                fr.fail(f"Was not able to copy '{source}' to '{dest}'")
+                fr.fail(f"Was not able to copy '{source}' on '{_src(fr).host}' to '{dest}'")
             return
         if stat.S_ISLNK(ssb.st_mode):
             link_copy(fr, source, dest, ssb, inodes)
@@ -283,11 +287,17 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                 return False
             fr.change(f"Hard linked files '{dest}' -> '{linkable}'")
             return True
-    new = dest + CF_NEW
+    # cf-agent's names (JoinSuffix: a destination 'D/' is copied to 'D.cfnew'), and the
+    # destination as it is now (a directory made for 'D/' since it was first looked at)
+    new = join_suffix(dest, CF_NEW)
+    try:
+        now: os.stat_result | None = os.stat(dest)
+    except OSError:
+        now = None
     if copy.preserve:
         mode = stat.S_IMODE(ssb.st_mode)
-    elif dsb is not None and stat.S_ISREG(dsb.st_mode):
-        mode = stat.S_IMODE(dsb.st_mode)
+    elif now is not None:
+        mode = stat.S_IMODE(now.st_mode) & 0o777        # (never a set-id bit)
     else:
         mode = stat.S_IMODE(ssb.st_mode) & ~0o077
     src = _src(fr)
@@ -307,11 +317,11 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
         _discard(new)
         return False
     if src.remote:
-        fr.log("info", f"Copied file '{source}' from '{src.host}' to '{new}'")
+        fr.change(f"Copied file '{source}' from '{src.host}' to '{new}'")
     elif copy.preserve:
-        fr.log("info", f"Copied file '{source}' to '{new}' (permissions preserved)")
+        fr.change(f"Copied file '{source}' to '{new}' (permissions preserved)")
     else:
-        fr.log("info", f"Copied file '{source}' to '{new}' (mode '{mode:o}')")
+        fr.change(f"Copied file '{source}' to '{new}' (mode '{mode:o}')")
     if copy.stealth and not src.remote:
         try:
             os.utime(source, ns=(ssb.st_atime_ns, ssb.st_mtime_ns))
@@ -335,44 +345,35 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
             _discard(new)
             return False
         fr.log("verbose", f"New file '{new}' transmitted correctly - verified")
-    backup = ""
-    if dsb is not None and copy.backup != "false":
-        backup = dest + (atomic.timestamp_suffix() if copy.backup == "timestamp" else "") + CF_SAVED
+    backup, renamed, backup_is_dir = "", False, False
+    if now is not None and copy.backup != "false":
+        stamp = atomic.timestamp_suffix() if copy.backup == "timestamp" else ""
+        backup = join_suffix(join_suffix(dest, stamp), CF_SAVED)
+        backup_is_dir, renamed = _back_up(fr, dest, backup, now)
+        if not os.path.lexists(backup):
+            backup = ""
+    elif now is not None and stat.S_ISDIR(now.st_mode):
+        # no backup wanted: the directory in the way goes (emptied first under
+        # depth_search only)
+        purge_local_files(fr, None, dest)
         try:
-            bst = os.lstat(backup)
+            os.rmdir(dest)
         except OSError:
-            bst = None
-        if bst is not None:
-            if stat.S_ISDIR(bst.st_mode):
-                shutil.rmtree(backup, ignore_errors=True)
-            else:
-                _discard(backup)
-        if stat.S_ISDIR(dsb.st_mode):
-            try:
-                os.rename(dest, backup)
-            except OSError:
-                backup = ""
+            fr.fail(f"Failed to remove directory '{dest}'")
         else:
-            try:
-                os.link(dest, backup)
-            except OSError:
-                try:
-                    shutil.copy2(dest, backup)
-                except OSError:
-                    backup = ""
-        if backup:
-            fr.log("info", f"Backed up '{dest}' as '{backup}'")
-    elif dsb is not None and stat.S_ISDIR(dsb.st_mode):
-        shutil.rmtree(dest, ignore_errors=True)
+            fr.change(f"Removed directory '{dest}'")
     try:
         os.rename(new, dest)
     except OSError as exc:
+        # (the new copy is left where it is, as cf-agent leaves it)
         fr.fail(f"Could not install copy file as '{dest}', directory in the way?. "
                 f"(rename: {exc.strerror})")
-        _discard(new)
+        _restore(fr, dest, backup, renamed)
         return False
-    fr.log("info", f"Moved '{new}' to '{dest}'")
-    if backup and atomic.archive_to_repository(backup, fr.a.repository, fr.log):
+    fr.change(f"Moved '{new}' to '{dest}'")
+    if backup and backup_is_dir:
+        fr.log("info", f"Cannot move a directory to repository, leaving at '{backup}'")
+    elif backup and atomic.archive_to_repository(backup, fr.a.repository, fr.log):
         _discard(backup)
     if copy.stealth:
         try:
@@ -381,6 +382,64 @@ def copy_regular_file(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
         except OSError:
             pass
     return True
+
+
+def _back_up(fr: FileRun, dest: str, backup: str, now: os.stat_result) -> tuple[bool, bool]:
+    """The destination kept as ``backup`` (an old one removed first: a directory is
+    emptied under depth_search only, so a full one stays in the way).  A file is hard
+    linked there rather than renamed (so the destination is never missing, not even for
+    a moment); a directory, or a file that cannot be linked, is renamed.  Returns
+    (the old backup was a directory, the destination was renamed)."""
+    try:
+        old: os.stat_result | None = os.lstat(backup)
+    except OSError:
+        old = None
+    was_dir = old is not None and stat.S_ISDIR(old.st_mode)
+    if old is not None:
+        if was_dir:
+            purge_local_files(fr, None, backup)
+            try:
+                os.rmdir(backup)
+            except OSError:
+                fr.fail(f"Failed to remove old backup directory '{backup}'")
+            else:
+                fr.change(f"Removed old backup directory '{backup}'")
+        try:
+            os.unlink(backup)
+        except OSError:
+            fr.fail(f"Failed to remove old backup '{backup}'")
+        else:
+            fr.change(f"Removed old backup '{backup}'")
+    renamed = False
+    try:
+        if stat.S_ISDIR(now.st_mode):
+            raise IsADirectoryError
+        os.link(dest, backup)
+    except OSError:
+        try:
+            os.rename(dest, backup)
+            renamed = True
+        except OSError:
+            fr.fail(f"Failed to back up '{dest}' as '{backup}'")
+            return was_dir, False
+    fr.change(f"Backed up '{dest}' as '{backup}'")
+    return was_dir, renamed
+
+
+def _restore(fr: FileRun, dest: str, backup: str, renamed: bool) -> None:
+    """The backup put back after a failed install (a linked one is only dropped: the
+    destination never left)."""
+    try:
+        if not backup:
+            raise OSError
+        if renamed:
+            os.rename(backup, dest)
+        else:
+            os.unlink(backup)
+    except OSError:
+        fr.fail(f"Could not restore '{dest}' as '{backup}'")
+        return
+    fr.change(f"Restored '{dest}' from '{backup}'")
 
 
 def _copy_data(src: Any, source: str, new: str, mode: int, expected: int) -> None:

@@ -2,9 +2,12 @@
 
 ScheduleEditOperation + FinishEditContext of cf-agent:
 
-1. the file is loaded into an :class:`EditBuffer` (refused when it is not a
-   plain file or is larger than ``max_file_size``); ``empty_file_before_editing``
-   (implied by a CFEngine template) starts from no lines;
+1. for an edit_line bundle the file is loaded into an :class:`EditBuffer` (refused
+   when it is not a plain file or is larger than ``max_file_size``);
+   ``empty_file_before_editing`` (implied by a template) starts from no lines, and a
+   template alone never loads the file: it is only compared with it when saving (so
+   a promiser ``D/`` naming a directory renders, and fails to save: cf-agent's
+   SaveAsFile writes ``D/.cf-after-edit`` and cannot copy ``D/`` to its backup);
 2. the edit_line bundle runs against the buffer (its promises count their
    edits), a CFEngine template is applied as insert_lines promises, a mustache
    template is rendered;
@@ -54,7 +57,9 @@ def load_lines(fr: FileRun, path: str) -> list[str] | None:
 
 def schedule_edit(fr: FileRun, path: str, create: bool = False) -> None:
     """ScheduleEditOperation for ``path``; ``create``: a template makes the missing file
-    (a CFEngine template before it edits, a mustache one once a rendering is due)."""
+    (a CFEngine template before it edits, a mustache one once a rendering is due).  After
+    the edit context is made, its info messages are held back unless the edit repairs the
+    promise (cf-agent's log buffer)."""
     a = fr.a
     if not os.path.isabs(path):
         fr.log("error", f"Relative file name '{path}' was marked for editing but has no "
@@ -64,27 +69,34 @@ def schedule_edit(fr: FileRun, path: str, create: bool = False) -> None:
     if a.edit_xml is not None:
         edit_xml(fr, path)
         return
-    mustache = a.template_method in ("mustache", "inline_mustache") and \
-        (a.edit_template is not None or a.edit_template_string is not None)
-    needs_lines = a.edit_line is not None or (a.template_method == "cfengine"
-                                              and a.edit_template is not None)
-    loaded: list[str] = []
-    if create and a.template_method == "cfengine" and not _create_for(fr, path, "cfengine"):
-        return
-    if needs_lines:
-        got = load_lines(fr, path)
-        if got is None:
+    # cf-agent's edit context loads (or, when it is to be emptied, only checks) the file
+    # for an edit_line bundle alone: a template by itself starts from no lines, whatever
+    # the path is (a directory too), and is compared with the file only when saved
+    loaded: list[str] | None = None
+    if a.edit_line is not None:
+        loaded = load_lines(fr, path)
+        if loaded is None:
             fr.fail(f"File '{path}' was marked for editing but could not be opened")
             return
-        loaded = got
+    with fr.holding_info():
+        _edit_loaded(fr, path, create, loaded)
+
+
+def _edit_loaded(fr: FileRun, path: str, create: bool, loaded: list[str] | None) -> None:
+    a = fr.a
+    mustache = a.template_method in ("mustache", "inline_mustache") and \
+        (a.edit_template is not None or a.edit_template_string is not None)
+    cfengine = a.template_method == "cfengine" and a.edit_template is not None
+    if create and cfengine and not _create_for(fr, path, "cfengine"):
+        return
     # cf-agent's edits.empty_before_use: set by edit_defaults, and by any template
     # (GetFilesAttributes), also read as $(edit.empty_before_use)
     empty = a.edits.empty_before_use or a.edit_template is not None or \
         a.edit_template_string is not None
-    if empty and needs_lines:
+    if empty and (loaded is not None or cfengine):
         fr.log("verbose", "Build file model from a blank slate (emptying)")
-    buffer = EditBuffer(path, [] if empty else list(loaded), original=loaded,
-                        dry_run=fr.dry_run)
+    buffer = EditBuffer(path, [] if empty or loaded is None else list(loaded),
+                        original=loaded, dry_run=fr.dry_run)
     buffer.empty_before_use = empty
     failed = False
     if a.edit_line is not None:
@@ -92,10 +104,10 @@ def schedule_edit(fr: FileRun, path: str, create: bool = False) -> None:
         result = bridge.run_edit_bundle(fr.agent, a.edit_line, buffer, fr.run.namespace, path)
         if result is None:
             fr.log("error", f"Did not find bundle '{a.edit_line.name}' for edit operation")
-    if a.template_method == "cfengine" and a.edit_template is not None:
+    if cfengine:
         fr.log("verbose", f"Rendering '{path}' using template '{a.edit_template}' with method "
                           f"'{a.template_method}'")
-        outcome = template.render_cfengine(fr, buffer, a.edit_template)
+        outcome = template.render_cfengine(fr, buffer, a.edit_template or "")
         failed = failed or outcome.not_kept
     elif mustache:
         render_mustache(fr, path, create)
@@ -108,7 +120,19 @@ def schedule_edit(fr: FileRun, path: str, create: bool = False) -> None:
             buffer.original = after
     if failed:
         return
+    if loaded is None:
+        buffer.original = compared_lines(path, fr)
     finish_edit(fr, buffer)
+
+
+def compared_lines(path: str, fr: FileRun) -> list[str] | None:
+    """The lines an edit is compared with (CompareToFile): None when there is no file
+    there, or one that cannot be read as lines (a directory) -- then any edit differs."""
+    try:
+        os.stat(path)
+    except OSError:
+        return None
+    return load_lines(fr, path)
 
 
 def edit_xml(fr: FileRun, path: str) -> None:
@@ -140,7 +164,7 @@ def edit_xml(fr: FileRun, path: str) -> None:
     try:
         atomic.replace_file(path, new.encode("utf-8", "surrogateescape"),
                             backup=a.edits.backup, rotate=a.edits.rotate,
-                            repository=a.repository, log=fr.log)
+                            repository=a.repository, log=fr.log, staged=True)
     except OSError:
         fr.fail(f"Unable to save file '{path}' after editing")
         return
@@ -152,18 +176,22 @@ def edit_xml(fr: FileRun, path: str) -> None:
 
 
 def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:
-    """FinishEditContext: save the buffer if it differs from the file."""
+    """FinishEditContext: save the buffer if it differs from the file (a buffer
+    compared with no readable file differs: there is nothing to diff it with)."""
     path = buffer.filename
+    original = buffer.original
+    differs = original is None or buffer.lines != original
+    before = original or []
     if fr.warn_only:
-        changed = buffer.edits > 0 and buffer.lines != buffer.original
+        changed = buffer.edits > 0 and differs
         if fr.dry_run and not buffer.forced:
             # -n: the edit promises said what they would do.  cf-agent's buffer holds
             # none of those edits, only empty_file_before_editing's emptying: when an
             # edit was due and the emptied buffer is not the file, it says "Should edit"
             # too (even when the edits would have put the file back as it was)
-            if changed:
-                diff.report(fr.log, path, buffer.original, buffer.lines)
-            if buffer.edits > 0 and buffer.empty_before_use and buffer.original:
+            if changed and original is not None:
+                diff.report(fr.log_now, path, original, buffer.lines)
+            if buffer.edits > 0 and buffer.empty_before_use and original != []:
                 fr.should(f"Should edit file '{path}'")
             elif changed:
                 fr.kept()
@@ -173,28 +201,28 @@ def finish_edit(fr: FileRun, buffer: EditBuffer) -> None:
         if not changed:
             fr.kept(f"No edit changes to file '{path}' need saving")
             return
-        if not fr.dry_run:
-            for line in diff.item_warnings(buffer.original, buffer.lines):
-                fr.log("warning", line)
-        diff.report(fr.log, path, buffer.original, buffer.lines)
+        if original is not None:
+            if not fr.dry_run:
+                for line in diff.item_warnings(original, buffer.lines):
+                    fr.log("warning", line)
+            diff.report(fr.log_now, path, original, buffer.lines)
         fr.should(f"Should edit file '{path}'")
         return
-    if buffer.edits <= 0 or buffer.lines == buffer.original:
+    if buffer.edits <= 0 or not differs:
         fr.kept(f"No edit changes to file '{path}' need saving")
         return
     data = join_lines(buffer.lines).encode("utf-8", "surrogateescape")
     edits = fr.a.edits
     try:
         atomic.replace_file(path, data, backup=edits.backup, rotate=edits.rotate,
-                            repository=fr.a.repository, log=fr.log)
+                            repository=fr.a.repository, log=fr.log, staged=True)
     except OSError:
         fr.fail(f"Unable to save file '{path}' after editing")
         return
     for level, message in buffer.messages:
         fr.log(level, message)
     note_change(fr, kind="content", path=path,
-                diff=functools.partial(diff.unified, path, list(buffer.original),
-                                     list(buffer.lines)))
+                diff=functools.partial(diff.unified, path, list(before), list(buffer.lines)))
     fr.change(f"Edited file '{path}'")
 
 
@@ -227,7 +255,8 @@ def render_mustache(fr: FileRun, path: str, create: bool = False) -> None:
         return
     if fr.warn_only:
         if old is not None:
-            diff.report(fr.log, path, split_lines(old.decode("utf-8", "surrogateescape")),
+            diff.report(fr.log_now, path,
+                        split_lines(old.decode("utf-8", "surrogateescape")),
                         split_lines(rendered))
         fr.should(f"Should update rendering of '{fr.run.promiser}' from mustache template "
                   f"'{name}'")
@@ -237,7 +266,7 @@ def render_mustache(fr: FileRun, path: str, create: bool = False) -> None:
     edits = fr.a.edits
     try:
         atomic.replace_file(path, new, backup=edits.backup, rotate=edits.rotate,
-                            repository=fr.a.repository, log=fr.log)
+                            repository=fr.a.repository, log=fr.log, staged=True)
     except OSError:
         fr.fail(f"Failed to update rendering of '{fr.run.promiser}' from mustache template "
                 f"'{name}'")

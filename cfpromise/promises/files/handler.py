@@ -425,9 +425,9 @@ def _verify_file_promise(fr: FileRun, path: str) -> None:
             if not create.create_file(fr, path):
                 return
     else:
-        # (cf-agent says nothing of an existing file that a cfengine template only
-        # implies it should create)
-        if want_create and not (implied and a.template_method == "cfengine"):
+        # (cf-agent says nothing of an existing file that a template only implies it
+        # should create)
+        if want_create and not implied:
             fr.kept(f"File '{path}' exists as promised")
         exists = True
         link = True
