@@ -1,9 +1,10 @@
 """One agent run from start to end: set-up, policy loading, validation, the bundlesequence.
 
 Loading follows CFEngine: the entry file is parsed, its common bundles are
-evaluated (vars, classes) so that ``inputs`` holding variables resolve, the
-inputs are parsed, their common bundles evaluated, and so on until no new file
-appears.  A relative input is looked up beside the file naming it.  A file is
+evaluated (vars, classes) so that ``inputs`` holding variables resolve, then each
+input is read depth first -- parsed, its common bundles evaluated, its own inputs
+read -- before the next (the order of bundles and bodies: bundlesmatching(),
+-p json-full).  A relative input is looked up beside the file naming it.  A file is
 read once however often it is named.  Any syntax or validation error stops the
 run before anything is actuated: the errors are printed and the failsafe runs
 as cf-agent's does (:mod:`cfpromise.agent.failsafe`).
