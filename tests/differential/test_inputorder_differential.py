@@ -1,6 +1,6 @@
 """Differential test: the order a policy's files are read in (:mod:`inputorder`): the
-agent's ``bundlesmatching()`` and ``cf-promises -p json-full``'s bundles and bodies,
-each case under CFEngine 3.21 and cf-lite."""
+agent's ``bundlesmatching()`` and ``cf-promises -p json-full`` (its bundles and bodies in
+order, then the whole text), each case under CFEngine 3.21 and cf-lite."""
 from __future__ import annotations
 
 import json
@@ -16,7 +16,7 @@ from tests.differential import harness, inputorder
 pytestmark = harness.needs_cf_agent
 
 
-def _full(which: str, policy: Any, workdir: Any) -> list[tuple[str, str]]:
+def _full(which: str, policy: Any, workdir: Any) -> tuple[list[tuple[str, str]], str]:
     if which == "ref":
         run = subprocess.run(["cf-promises", "-p", "json-full", "-f", str(policy)],
                              capture_output=True, text=True, timeout=60,
@@ -27,7 +27,7 @@ def _full(which: str, policy: Any, workdir: Any) -> list[tuple[str, str]]:
                              capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     data = json.loads(run.stdout)
-    return [(kind, b["name"]) for kind in ("bundles", "bodies") for b in data[kind]]
+    return [(kind, b["name"]) for kind in ("bundles", "bodies") for b in data[kind]], run.stdout
 
 
 @pytest.fixture(scope="module")
