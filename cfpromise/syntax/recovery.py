@@ -28,6 +28,7 @@ cf-lite's own words (cfpromise.syntax.parser.syntax_error) and ends the parse.
 """
 from __future__ import annotations
 
+from cfpromise.syntax import bison
 from cfpromise.syntax.errors import Coord, Diagnostic, source_line_of
 
 TYPE_CHECKING = False
@@ -42,13 +43,13 @@ _QUIET = 3             # bison's yyerrstatus: tokens to read before a new "synta
 
 
 def recover(text: str, filename: str, tokens: list[Any], error: Any,
-            run: Callable[[list[Any]], Any], said: Callable[[Any], list[Diagnostic]],
+            run: Callable[[list[Any]], Any],
             ) -> tuple[list[Diagnostic], Any, list[int]] | None:
     """cf-promises' errors for the syntax error ``error`` (an ``lr.SyntaxErrorAt``) met
-    parsing ``tokens``: (its errors, the blocks parsed past them or None, the offsets of
-    the '{' of each bundle left out); None when the first error has no recovery here.
-    ``run`` parses a token list (raising ``lr.SyntaxErrorAt``), ``said`` gives cf-lite's
-    own words for an error."""
+    parsing ``tokens`` when its recovery only drops tokens at a bundle's start and the
+    rest parses: (its errors, the blocks parsed past them, the offsets of the '{' of
+    each bundle left out); otherwise None (:func:`bison_errors` says them).
+    ``run`` parses a token list (raising ``lr.SyntaxErrorAt``)."""
     current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
     out: list[Diagnostic] = []
     skipped: list[int] = []
@@ -58,16 +59,13 @@ def recover(text: str, filename: str, tokens: list[Any], error: Any,
         index = next((i for i, tok in enumerate(current) if tok is error.token), None)
         known = index is not None and accepted in (BUNDLE_START, TOP_LEVEL)
         if not known:
-            if not out:
-                return None
-            return out + said(error), None, skipped
+            return None         # (bison's recovery goes on otherwise: see bison_errors)
         bad = current[index]
         raw, coord = _after(text, filename, bad)
         if index - resumed >= _QUIET:
             out.append(_at(text, coord, "syntax error"))
         if accepted == TOP_LEVEL:
-            out.append(_at(text, coord, f"Expected 'bundle' or 'body' keyword, wrong input '{raw}'"))
-            return out[:MAX_ERRORS + 1], None, skipped
+            return None
         end = index
         while end < len(current) and current[end][0] not in BUNDLE_START \
                 and len(out) <= MAX_ERRORS:
@@ -75,7 +73,7 @@ def recover(text: str, filename: str, tokens: list[Any], error: Any,
             out.append(_at(text, coord, f"Expected promise type, got '{raw}'"))
             end += 1
         if len(out) > MAX_ERRORS or end == len(current):
-            return out[:MAX_ERRORS + 1], None, skipped     # (too many, or the end: aborted)
+            return None                 # (too many, or the end: aborted)
         skipped.append(current[index - 1][2])
         current = current[:index] + current[end:]
         resumed = index
@@ -83,6 +81,25 @@ def recover(text: str, filename: str, tokens: list[Any], error: Any,
             return out, run(list(current)), skipped
         except _syntax_error(error) as again:
             error = again
+
+
+def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception | None,
+                 ) -> tuple[list[Diagnostic], bool]:
+    """Every error cf-promises says of ``tokens`` (cf-lite's, the text's up to a lexer
+    error ``after``), by :mod:`cfpromise.syntax.bison`, and whether they are more than it
+    says before "Too many errors".  Raises ``after`` if the parse reads up to it."""
+    current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
+
+    def where(i: int) -> tuple[str, Coord]:
+        if i < len(current):
+            return _after(text, filename, current[i])
+        if after is not None:
+            raise after
+        line = text.count("\n") + 1
+        return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1)
+    said, _ = bison.errors(current, where)
+    out = [_at(text, coord, message) for coord, message in said]
+    return out[:MAX_ERRORS + 1], len(out) > MAX_ERRORS
 
 
 def _syntax_error(error: Any) -> type:
