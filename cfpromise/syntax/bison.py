@@ -244,12 +244,13 @@ def tables() -> _Tables:
     return _TABLES[0]
 
 
-def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]]
-           ) -> tuple[list[tuple[Any, str]], bool]:
+def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
+           at_end: list[tuple[Any, str]] = ()) -> tuple[list[tuple[Any, str]], bool]:
     """cf-promises' errors for ``tokens`` (cf-lite's, without a sentinel): a list of
     (position, message), and whether the parse stopped ("Too many errors" not said:
     the caller sees more than :data:`MAX_ERRORS`).  ``where(i)`` is token ``i`` as
-    written (yytext) and the position one past it (``i == len(tokens)``: the end)."""
+    written (yytext) and the position one past it (``i == len(tokens)``: the end);
+    ``at_end``: the lexer's errors each time it is asked for a token at the end."""
     t = tables()
     kinds = [tok[1] if tok[0] == "BADCHAR" else TOKEN_OF.get(tok[0], tok[0])
              for tok in tokens] + ["$end"]
@@ -272,6 +273,9 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]]
                 read = look = min(read + 1, len(tokens))
                 if look == len(tokens):
                     where(look)         # (the end, or the lexer's error there: raised)
+                    out.extend(at_end)
+                    if len(out) > MAX_ERRORS:
+                        return out, True
             kind = kinds[look]
             act = t.action[state].get(kind, t.default[state])
         if act is None:                     # no action: a syntax error

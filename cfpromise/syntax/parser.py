@@ -517,7 +517,12 @@ def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: A
     found = recovery.recover(text, filename, tokens, exc,
                              lambda toks: lr.parse(_tables(), toks, after))
     if found is None:
-        said, too_many = recovery.bison_errors(text, filename, tokens, after)
+        try:
+            lexer.check_end()
+            at_end = []
+        except PolicyError as open_if:
+            at_end = open_if.diagnostics
+        said, too_many = recovery.bison_errors(text, filename, tokens, after, at_end)
         if not said:
             return
         raised = PolicyError(said)

@@ -84,10 +84,12 @@ def recover(text: str, filename: str, tokens: list[Any], error: Any,
 
 
 def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception | None,
-                 ) -> tuple[list[Diagnostic], bool]:
+                 at_end: Sequence[Diagnostic] = ()) -> tuple[list[Diagnostic], bool]:
     """Every error cf-promises says of ``tokens`` (cf-lite's, the text's up to a lexer
     error ``after``), by :mod:`cfpromise.syntax.bison`, and whether they are more than it
-    says before "Too many errors".  Raises ``after`` if the parse reads up to it."""
+    says before "Too many errors".  Raises ``after`` if the parse reads up to it;
+    ``at_end``: the lexer's errors at the end of the text (an @if left open), said
+    each time the parser reads there."""
     current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
 
     def where(i: int) -> tuple[str, Coord]:
@@ -97,8 +99,9 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
             raise after
         line = text.count("\n") + 1
         return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1)
-    said, _ = bison.errors(current, where)
-    out = [_at(text, coord, message) for coord, message in said]
+    said, _ = bison.errors(current, where, [(d.coord, d) for d in at_end])
+    out = [message if isinstance(message, Diagnostic) else _at(text, coord, message)
+           for coord, message in said]
     return out[:MAX_ERRORS + 1], len(out) > MAX_ERRORS
 
 
