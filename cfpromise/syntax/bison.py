@@ -204,6 +204,7 @@ class _Tables:
         import ply.yacc as yacc
         grammar = yacc.Grammar(TERMINALS)
         rules: list[tuple[str, Any, bool, bool]] = [("", None, False, False)]
+        self.symbols = [""] + [symbols for _, symbols, *_ in GRAMMAR]
         for name, symbols, words, clear, abort in GRAMMAR:
             grammar.add_production(_name(name), [_name(s) for s in symbols.split()])
             rules.append((name, words, clear, abort))
@@ -245,17 +246,21 @@ def tables() -> _Tables:
 
 
 def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
-           at_end: list[tuple[Any, str]] = ()) -> tuple[list[tuple[Any, str]], bool]:
+           at_end: list[tuple[Any, str]] = (), checks: Callable[..., Any] | None = None,
+           ) -> tuple[list[tuple[Any, str]], bool]:
     """cf-promises' errors for ``tokens`` (cf-lite's, without a sentinel): a list of
     (position, message), and whether the parse stopped ("Too many errors" not said:
     the caller sees more than :data:`MAX_ERRORS`).  ``where(i)`` is token ``i`` as
     written (yytext) and the position one past it (``i == len(tokens)``: the end);
-    ``at_end``: the lexer's errors each time it is asked for a token at the end."""
+    ``at_end``: the lexer's errors each time it is asked for a token at the end;
+    ``checks(say)``: an object whose ``reduce(name, symbols, values)`` is told each
+    reduction (:class:`cfpromise.syntax.bisoncheck.Checks`)."""
     t = tables()
     kinds = [tok[1] if tok[0] == "BADCHAR" else TOKEN_OF.get(tok[0], tok[0])
              for tok in tokens] + ["$end"]
     out: list[tuple[Any, str]] = []
     states = [0]
+    values: list[Any] = [None]
     read = -1              # index of the last token the lexer gave (yytext, position)
     look: int | None = None  # index of the look-ahead (None: yychar is empty)
     status = 0
@@ -263,6 +268,8 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
     def say(message: str) -> None:
         text, coord = where(read) if read >= 0 else ("", None)
         out.append((coord, message.format(text) if "{}" in message else message))
+
+    hooks = checks(say) if checks is not None else None
 
     while True:
         state = states[-1]
@@ -291,11 +298,14 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
                     return out, True
                 states.pop()
             states.append(t.action[states[-1]]["error"])
+            del values[len(states) - 1:]
+            values.append(None)
             if len(out) > MAX_ERRORS:
                 return out, True
             continue
         if act > 0:                         # shift
             states.append(act)
+            values.append(tokens[look] if look < len(tokens) else None)
             look = None
             if status:
                 status -= 1
@@ -315,9 +325,15 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
             if clear:
                 look = None
         length = t.length[-act]
+        if hooks is not None:
+            hooks.reduce(name, t.symbols[-act], values[len(values) - length:])
+            if len(out) > MAX_ERRORS:
+                return out, True
         if length:
             del states[-length:]
+            del values[-length:]
         states.append(t.goto[states[-1]][_name(name)])
+        values.append(None)
 
 
 def _char(tokens: list[Any], look: int | None) -> str:

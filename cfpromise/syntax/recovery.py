@@ -99,7 +99,8 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
             raise after
         line = text.count("\n") + 1
         return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1)
-    said, _ = bison.errors(current, where, [(d.coord, d) for d in at_end])
+    from cfpromise.syntax.bisoncheck import Checks     # (the schema: on the error path only)
+    said, _ = bison.errors(current, where, [(d.coord, d) for d in at_end], Checks)
     out = [message if isinstance(message, Diagnostic) else _at(text, coord, message)
            for coord, message in said]
     return out[:MAX_ERRORS + 1], len(out) > MAX_ERRORS
