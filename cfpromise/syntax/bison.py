@@ -326,7 +326,8 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
                 look = None
         length = t.length[-act]
         if hooks is not None:
-            hooks.reduce(name, t.symbols[-act], values[len(values) - length:])
+            hooks.reduce(name, t.symbols[-act], values[len(values) - length:],
+                         tokens[look] if look is not None and look < len(tokens) else None)
             if len(out) > MAX_ERRORS:
                 return out, True
         if length:

@@ -4,8 +4,7 @@ When a file has a syntax error cf-promises' errors come from one run of its pars
 (:mod:`cfpromise.syntax.bison`), and the checks in its grammar's actions are said
 between its syntax errors, where its lexer stands when the rule is reduced:
 
-* a bundle type it does not know ("Unknown bundle type"), a body type ("Unknown body
-  type");
+* a bundle type it does not know ("Unknown bundle type"; any body type goes);
 * an attribute its promise type (or body type) does not have ("Unknown attribute ...");
   from there it checks nothing more of the block (``INSTALL_SKIP``; also after a
   syntax error in a bundle's promises, until the bundle's ``}``);
@@ -40,10 +39,15 @@ class Checks:
         self.lval = ""
         self.rval = "null"
         self.skip = False
+        self.lookahead: Any = None
+        self.stale: Any = None
 
-    def reduce(self, name: str, symbols: str, values: list[Any]) -> None:
+    def reduce(self, name: str, symbols: str, values: list[Any], lookahead: Any) -> None:
+        """Production ``name: symbols`` reduced over ``values`` (a token's: its Token),
+        the look-ahead token read (or None)."""
         method = _HOOKS.get((name, symbols))
         if method is not None:
+            self.lookahead = lookahead
             method(self, values)
 
     # -- blocks ----------------------------------------------------------------
@@ -56,10 +60,10 @@ class Checks:
             self.say(f"Unknown bundle type '{self.blocktype}'")
             self.skip = True
 
-    def body_type(self, values: list[Any]) -> None:
-        self.block = "body"
-        if self.blocktype not in self.schema.body_types:
-            self.say(f"Unknown body type '{self.blocktype}'")
+    def body_begin(self, values: list[Any]) -> None:
+        # (ParserBeginBlockBody forgets the identifier read last: one read already, as
+        # the look-ahead of a syntax error, is named '' by the attribute it becomes)
+        self.stale = self.lookahead
 
     def symbol(self, values: list[Any]) -> None:
         self.blockid = values[0][1]
@@ -84,7 +88,7 @@ class Checks:
         self.lval = name
 
     def selection_id(self, values: list[Any]) -> None:
-        name = values[0][1]
+        name = "" if values[0] is self.stale else values[0][1]
         if not self.skip:
             attrs = self.schema.body_types.get(self.blocktype)
             if attrs is not None and name not in attrs:
@@ -114,6 +118,10 @@ class Checks:
         return self.schema.promise_types.get(self.ptype)
 
     def _shape(self, attr: Any) -> None:
+        # (a promise type's own attributes only, and no body or bundle reference: those
+        # are checked once the policy is whole)
+        if attr.visibility == "global" or attr.type in ("body", "bundle"):
+            return
         if self.rval == "null":
             self.say("Attempted to give a value of type null")
         elif self.rval == "scalar" and attr.type in LIST_TYPES \
@@ -132,7 +140,7 @@ def _rval_of(kind: str) -> Callable[[Checks, list[Any]], None]:
 _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], None]] = {
     ("typeid", "IDENTIFIER"): Checks.typeid,
     ("bundletype_values", "typeid"): Checks.bundle_type,
-    ("bodytype_values", "typeid"): Checks.body_type,
+    ("@bodybody", ""): Checks.body_begin,
     ("symbol", "IDENTIFIER"): Checks.symbol,
     ("bundleid_values", "error"): Checks.skipping,
     ("bodyid_values", "error"): Checks.skipping,
