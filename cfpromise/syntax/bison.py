@@ -278,7 +278,10 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
         else:
             if look is None:
                 read = look = min(read + 1, len(tokens))
-                if look == len(tokens):
+                if look < len(tokens):
+                    if hooks is not None:
+                        hooks.read(tokens[look])
+                else:
                     where(look)         # (the end, or the lexer's error there: raised)
                     out.extend(at_end)
                     if len(out) > MAX_ERRORS:

@@ -74,8 +74,10 @@ class Checks:
     def bundle_end(self, values: list[Any]) -> None:
         self.skip = False
 
-    def guard(self, values: list[Any]) -> None:
-        self.ptype = values[0][1]
+    def read(self, token: Any) -> None:
+        """The lexer gave ``token``: a promise type is the current one from there."""
+        if token[0] == "PROMISE_TYPE":
+            self.ptype = token[1]
 
     # -- constraints -----------------------------------------------------------
     def constraint_id(self, values: list[Any]) -> None:
@@ -115,6 +117,10 @@ class Checks:
         self.rval = "null"
 
     def _attrs(self) -> dict[str, Any] | None:
+        """The attributes of the current promise type; None for one its bundle type has
+        not (taken for a custom one)."""
+        if self.ptype not in self.schema.bundle_types.get(self.blocktype, ()):
+            return None
         return self.schema.promise_types.get(self.ptype)
 
     def _shape(self, attr: Any) -> None:
@@ -148,7 +154,6 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], None]] = {
     ("bundle_statements", "error"): Checks.skipping,
     ("promiser", "error"): Checks.skipping,
     ("bundlebody", "body_begin @bundlebody bundle_decl '}'"): Checks.bundle_end,
-    ("promise_guard", "PROMISE_GUARD"): Checks.guard,
     ("constraint_id", "IDENTIFIER"): Checks.constraint_id,
     ("selection_id", "IDENTIFIER"): Checks.selection_id,
     ("constraint", "constraint_id assign_arrow rval"): Checks.constraint,

@@ -51,7 +51,7 @@ bundle agent b(x, y)
 {
   reports:
     linux|!linux::
-      "$(x) $(y)";
+      "$(x).$(y)";
 }
 """,
     "body": """\
