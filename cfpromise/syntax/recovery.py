@@ -23,8 +23,12 @@ Otherwise the parser goes on as though the dropped tokens were not there, instal
 nothing of that bundle: the rest of the file is parsed again without them, and its
 other bundles and bodies get the parser's checks (unknown attributes, values...).
 While bison recovers (until three tokens are read past the error) a new error is said
-without a "syntax error" line.  An error this module knows no recovery for is said in
-cf-lite's own words (cfpromise.syntax.parser.syntax_error) and ends the parse.
+without a "syntax error" line.
+
+Any other syntax error -- or one of these whose recovery does not get through the file
+-- is said by running cf-promises' grammar with its error rules over the tokens
+(:func:`bison_errors`, :mod:`cfpromise.syntax.bison`): every error it says, with the
+checks its parser makes as it goes (:mod:`cfpromise.syntax.bisoncheck`).
 """
 from __future__ import annotations
 
