@@ -32,7 +32,6 @@ checks its parser makes as it goes (:mod:`cfpromise.syntax.bisoncheck`).
 """
 from __future__ import annotations
 
-from cfpromise.syntax import bison
 from cfpromise.syntax.errors import Coord, Diagnostic, source_line_of
 
 TYPE_CHECKING = False
@@ -103,7 +102,8 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
             raise after
         line = text.count("\n") + 1
         return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1)
-    from cfpromise.syntax.bisoncheck import Checks     # (the schema: on the error path only)
+    from cfpromise.syntax import bison                  # (on the error path only)
+    from cfpromise.syntax.bisoncheck import Checks
     said, _ = bison.errors(current, where, [(d.coord, d) for d in at_end], Checks)
     out = [message if isinstance(message, Diagnostic) else _at(text, coord, message)
            for coord, message in said]
