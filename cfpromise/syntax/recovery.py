@@ -94,6 +94,11 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
     ``at_end``: the lexer's errors at the end of the text (an @if left open), said
     each time the parser reads there."""
     current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
+    # the line breaks inside quoted strings: cf-promises' lexer counts the line there but
+    # not its column, nor does it take the new line as the one it shows
+    inside = [(tok[2], _after(text, filename, tok)[0]) for tok in current
+              if tok[0] in ("QSTRING", "VARCLASS")]
+    inside = [(start, start + len(raw)) for start, raw in inside if "\n" in raw]
 
     def where(i: int) -> tuple[str, Coord]:
         if i < len(current):
@@ -102,10 +107,23 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
             raise after
         line = text.count("\n") + 1
         return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1)
+
+    def at(coord: Coord, message: str) -> Diagnostic:
+        if not inside:
+            return _at(text, coord, message)
+        end = _offset(text, coord)
+        start = text.rfind("\n", 0, end)
+        while any(a < start < b for a, b in inside):
+            start = text.rfind("\n", 0, start)
+        coord = coord._replace(col=end - start)
+        if start < 0:                   # (no line break read yet: no line shown)
+            return Diagnostic(coord, message, bare=coord.line > 1)
+        shown = text[start + 1:].split("\n", 1)[0]
+        return Diagnostic(coord, message, source_line=shown)
     from cfpromise.syntax import bison                  # (on the error path only)
     from cfpromise.syntax.bisoncheck import Checks
     said, _ = bison.errors(current, where, [(d.coord, d) for d in at_end], Checks)
-    out = [message if isinstance(message, Diagnostic) else _at(text, coord, message)
+    out = [message if isinstance(message, Diagnostic) else at(coord, message)
            for coord, message in said]
     return out[:MAX_ERRORS + 1], len(out) > MAX_ERRORS
 
@@ -116,6 +134,14 @@ def _syntax_error(error: Any) -> type:
 
 def _at(text: str, coord: Coord, message: str) -> Diagnostic:
     return Diagnostic(coord, message, source_line=source_line_of(text, coord.line))
+
+
+def _offset(text: str, coord: Coord) -> int:
+    """The offset in ``text`` of ``coord`` (a line and column as :func:`_after` gives)."""
+    start = 0
+    for _ in range(coord.line - 1):
+        start = text.index("\n", start) + 1
+    return start + coord.col - 1
 
 
 def _after(text: str, filename: str, tok: Any) -> tuple[str, Coord]:

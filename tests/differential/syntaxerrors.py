@@ -121,6 +121,15 @@ for _base, _policy in BASES.items():
         if _broken != _policy:
             CASES[f"{_base}_{_name}"] = _broken
 
+# a quoted string over lines: cf-promises' lexer counts its lines but not its columns,
+# and shows the line it last started outside a string (none on the first)
+CASES.update({
+    "multiline_first_line": 'bundle agent m { vars: "x" string => "a\nb" "c"; }\n',
+    "multiline_after": 'bundle agent m {\n vars: "x" string => "a\nb\nc" "c"; }\n',
+    "multiline_next_promise": 'bundle agent m {\n vars: "x" string => "a\nb\nc";\n'
+                              ' "y" string => "a" "b"; }\n',
+})
+
 _BUNDLE_TYPE = ("no syntax error here, only a bundle type swapped with its name: cf-lite's "
                 "check of the parsed policy says 'Unknown bundle type' at the name's first "
                 "column, cf-promises' parser one past the type's last character (the AST "
