@@ -23,3 +23,15 @@ def test_same_syntax_errors_as_cf_promises(tmp_path: Path, name: str) -> None:
         return
     assert (lite.returncode, lite.stderr, lite.stdout) \
         == (ref.returncode, ref.stderr, ref.stdout)
+
+
+@pytest.mark.parametrize("name", ["promisee_ins07", "body_ins13", "vars_del05"])
+def test_agent_shows_the_same_errors(tmp_path: Path, name: str) -> None:
+    """cf-agent shows what the cf-promises it validates with says (past twelve errors:
+    "Too many errors", and no "There are syntax errors" verdict), then goes to its
+    failsafe: cf-lite-agent the same."""
+    policy = harness.write_policy(tmp_path / "p.cf", syntaxerrors.CASES[name])
+    ref, lite = harness.run_both(tmp_path, policy, ["-K"])
+    verdict = "There are syntax errors in policy files"
+    assert (lite.returncode, lite.stderr, verdict in lite.stdout) \
+        == (ref.returncode, ref.stderr, verdict in ref.stdout)
