@@ -265,9 +265,10 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
     look: int | None = None  # index of the look-ahead (None: yychar is empty)
     status = 0
 
-    def say(message: str) -> None:
+    def say(message: str, of_text: bool = False) -> None:
+        """Say ``message`` where the lexer stands (``of_text``: a format of yytext)."""
         text, coord = where(read) if read >= 0 else ("", None)
-        out.append((coord, message.format(text) if "{}" in message else message))
+        out.append((coord, message.format(text) if of_text else message))
 
     hooks = checks(say) if checks is not None else None
 
@@ -318,9 +319,8 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
         name, words, clear, abort = t.rules[-act]
         if words is not None:
             if not isinstance(words, str):
-                words = words(kinds[look] if look is not None and look < len(tokens)
-                              else _char(tokens, look))
-            say(words)
+                words = words(kinds[look] if look is not None else "")
+            say(words, of_text=True)
             if len(out) > MAX_ERRORS:
                 return out, True
             if abort:
@@ -338,9 +338,3 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
             del values[-length:]
         states.append(t.goto[states[-1]][_name(name)])
         values.append(None)
-
-
-def _char(tokens: list[Any], look: int | None) -> str:
-    if look is not None and look < len(tokens):
-        return tokens[look][1]
-    return "$end"
