@@ -484,8 +484,7 @@ def _run(agent: Any) -> int:
             return EXIT_FATAL
         # cf-agent shows what the cf-promises it validates with says of a file's errors,
         # then its own verdict on that cf-promises
-        if getattr(exc, "parse_time", True):
-            say("error", "There are syntax errors in policy files")
+        policyfile.say_verdict(exc)
         validation_failed(agent.options)
         return failsafe(agent)
     control_bodies(agent)

@@ -153,6 +153,18 @@ def report_errors(diags: list[Diagnostic], start_dir: str = "") -> None:
             say(d.severity if d.severity in ("error", "warning") else "error", d.message)
 
 
+def say_verdict(exc: Exception) -> None:
+    """cf-promises' last word on a file's errors: "There are syntax errors in policy
+    files" (when its parser or its parse-time checks found them), or past twelve parser
+    errors "Too many errors" on standard error (it exits there, with no verdict)."""
+    from cfpromise.agent.output import say
+    if getattr(exc, "too_many", False):
+        import sys
+        print("Too many errors", file=sys.stderr)
+    elif getattr(exc, "parse_time", True):
+        say("error", "There are syntax errors in policy files")
+
+
 def validated_first(agent: Any, exc: Exception) -> Exception:
     """A policy refused as insecure: cf-agent's validating cf-promises reads files others
     may write, so a policy it finds invalid goes to the failsafe (which may fetch a good

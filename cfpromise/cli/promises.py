@@ -155,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_ERROR
     except PolicyError as exc:
         _report(exc.diagnostics)
+        if getattr(exc, "too_many", False):      # (the parser's exit: no verdict)
+            print("Too many errors", file=sys.stderr)
+            return EXIT_ERROR
         say("error", "There are syntax errors in policy files")
         return EXIT_ERROR
     except LoadError as exc:

@@ -514,16 +514,20 @@ def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: A
     """Raise cf-promises' errors for a syntax error it recovers from
     (:mod:`cfpromise.syntax.recovery`), with the parser's checks of the blocks it
     installs past it; return when it has no recovery."""
-    def said(error: lr.SyntaxErrorAt) -> list[Any]:
-        try:
-            syntax_error(lexer, error.token, list(error.expected))
-        except PolicyError as raised:
-            return raised.diagnostics
-        return []
     found = recovery.recover(text, filename, tokens, exc,
-                             lambda toks: lr.parse(_tables(), toks, after), said)
+                             lambda toks: lr.parse(_tables(), toks, after))
     if found is None:
-        return
+        try:
+            lexer.check_end()
+            at_end = []
+        except PolicyError as open_if:
+            at_end = open_if.diagnostics
+        said, too_many = recovery.bison_errors(text, filename, tokens, after, at_end)
+        if not said:
+            return
+        raised = PolicyError(said)
+        raised.too_many = too_many      # type: ignore[attr-defined]
+        raise raised from None
     errors, blocks, skipped = found
     if blocks is not None:
         from cfpromise.schema.validate import parse_stage

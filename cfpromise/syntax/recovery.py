@@ -23,8 +23,12 @@ Otherwise the parser goes on as though the dropped tokens were not there, instal
 nothing of that bundle: the rest of the file is parsed again without them, and its
 other bundles and bodies get the parser's checks (unknown attributes, values...).
 While bison recovers (until three tokens are read past the error) a new error is said
-without a "syntax error" line.  An error this module knows no recovery for is said in
-cf-lite's own words (cfpromise.syntax.parser.syntax_error) and ends the parse.
+without a "syntax error" line.
+
+Any other syntax error -- or one of these whose recovery does not get through the file
+-- is said by running cf-promises' grammar with its error rules over the tokens
+(:func:`bison_errors`, :mod:`cfpromise.syntax.bison`): every error it says, with the
+checks its parser makes as it goes (:mod:`cfpromise.syntax.bisoncheck`).
 """
 from __future__ import annotations
 
@@ -42,13 +46,13 @@ _QUIET = 3             # bison's yyerrstatus: tokens to read before a new "synta
 
 
 def recover(text: str, filename: str, tokens: list[Any], error: Any,
-            run: Callable[[list[Any]], Any], said: Callable[[Any], list[Diagnostic]],
+            run: Callable[[list[Any]], Any],
             ) -> tuple[list[Diagnostic], Any, list[int]] | None:
     """cf-promises' errors for the syntax error ``error`` (an ``lr.SyntaxErrorAt``) met
-    parsing ``tokens``: (its errors, the blocks parsed past them or None, the offsets of
-    the '{' of each bundle left out); None when the first error has no recovery here.
-    ``run`` parses a token list (raising ``lr.SyntaxErrorAt``), ``said`` gives cf-lite's
-    own words for an error."""
+    parsing ``tokens`` when its recovery only drops tokens at a bundle's start and the
+    rest parses: (its errors, the blocks parsed past them, the offsets of the '{' of
+    each bundle left out); otherwise None (:func:`bison_errors` says them).
+    ``run`` parses a token list (raising ``lr.SyntaxErrorAt``)."""
     current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
     out: list[Diagnostic] = []
     skipped: list[int] = []
@@ -58,16 +62,13 @@ def recover(text: str, filename: str, tokens: list[Any], error: Any,
         index = next((i for i, tok in enumerate(current) if tok is error.token), None)
         known = index is not None and accepted in (BUNDLE_START, TOP_LEVEL)
         if not known:
-            if not out:
-                return None
-            return out + said(error), None, skipped
+            return None         # (bison's recovery goes on otherwise: see bison_errors)
         bad = current[index]
         raw, coord = _after(text, filename, bad)
         if index - resumed >= _QUIET:
             out.append(_at(text, coord, "syntax error"))
         if accepted == TOP_LEVEL:
-            out.append(_at(text, coord, f"Expected 'bundle' or 'body' keyword, wrong input '{raw}'"))
-            return out[:MAX_ERRORS + 1], None, skipped
+            return None
         end = index
         while end < len(current) and current[end][0] not in BUNDLE_START \
                 and len(out) <= MAX_ERRORS:
@@ -75,7 +76,7 @@ def recover(text: str, filename: str, tokens: list[Any], error: Any,
             out.append(_at(text, coord, f"Expected promise type, got '{raw}'"))
             end += 1
         if len(out) > MAX_ERRORS or end == len(current):
-            return out[:MAX_ERRORS + 1], None, skipped     # (too many, or the end: aborted)
+            return None                 # (too many, or the end: aborted)
         skipped.append(current[index - 1][2])
         current = current[:index] + current[end:]
         resumed = index
@@ -85,12 +86,62 @@ def recover(text: str, filename: str, tokens: list[Any], error: Any,
             error = again
 
 
+def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception | None,
+                 at_end: Sequence[Diagnostic] = ()) -> tuple[list[Diagnostic], bool]:
+    """Every error cf-promises says of ``tokens`` (cf-lite's, the text's up to a lexer
+    error ``after``), by :mod:`cfpromise.syntax.bison`, and whether they are more than it
+    says before "Too many errors".  Raises ``after`` if the parse reads up to it;
+    ``at_end``: the lexer's errors at the end of the text (an @if left open), said
+    each time the parser reads there."""
+    current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
+    # the line breaks inside quoted strings: cf-promises' lexer counts the line there but
+    # not its column, nor does it take the new line as the one it shows
+    inside = [(tok[2], _after(text, filename, tok)[0]) for tok in current
+              if tok[0] in ("QSTRING", "VARCLASS")]
+    inside = [(start, start + len(raw)) for start, raw in inside if "\n" in raw]
+
+    def where(i: int) -> tuple[str, Coord]:
+        if i < len(current):
+            return _after(text, filename, current[i])
+        if after is not None:
+            raise after
+        line = text.count("\n") + 1
+        return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1)
+
+    def at(coord: Coord, message: str) -> Diagnostic:
+        if not inside:
+            return _at(text, coord, message)
+        end = _offset(text, coord)
+        start = text.rfind("\n", 0, end)
+        while any(a < start < b for a, b in inside):
+            start = text.rfind("\n", 0, start)
+        coord = coord._replace(col=end - start)
+        if start < 0:                   # (no line break read yet: no line shown)
+            return Diagnostic(coord, message, bare=coord.line > 1)
+        shown = text[start + 1:].split("\n", 1)[0]
+        return Diagnostic(coord, message, source_line=shown)
+    from cfpromise.syntax import bison                  # (on the error path only)
+    from cfpromise.syntax.bisoncheck import Checks
+    said, _ = bison.errors(current, where, [(d.coord, d) for d in at_end], Checks)
+    out = [message if isinstance(message, Diagnostic) else at(coord, message)
+           for coord, message in said]
+    return out[:MAX_ERRORS + 1], len(out) > MAX_ERRORS
+
+
 def _syntax_error(error: Any) -> type:
     return type(error)
 
 
 def _at(text: str, coord: Coord, message: str) -> Diagnostic:
     return Diagnostic(coord, message, source_line=source_line_of(text, coord.line))
+
+
+def _offset(text: str, coord: Coord) -> int:
+    """The offset in ``text`` of ``coord`` (a line and column as :func:`_after` gives)."""
+    start = 0
+    for _ in range(coord.line - 1):
+        start = text.index("\n", start) + 1
+    return start + coord.col - 1
 
 
 def _after(text: str, filename: str, tok: Any) -> tuple[str, Coord]:

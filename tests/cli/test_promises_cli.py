@@ -48,9 +48,11 @@ def test_syntax_error_names_file_line_col_with_caret(tmp_path: Path) -> None:
     proc = run("p.cf", cwd=tmp_path)        # (-f p.cf is WORKDIR/inputs/p.cf)
     assert proc.returncode == 1
     lines = proc.stderr.splitlines()
-    assert lines[0].startswith("p.cf:4:24: error: Expected")
+    # (as cf-promises: bison's "syntax error", then its rule's words, one past the token)
+    assert lines[0] == "p.cf:4:30: error: syntax error"
     assert lines[1] == '    "x" comment => "a" handle => "h";'
-    assert lines[2] == " " * 23 + "^"
+    assert lines[2] == " " * 29 + "^"
+    assert lines[3] == "p.cf:4:30: error: Check previous line, Expected ',', got 'handle'"
     assert "syntax errors" in proc.stdout       # the verdict: a log line, as cf-promises'
 
 

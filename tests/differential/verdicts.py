@@ -33,8 +33,7 @@ INSTALL_SKIP); ``guard_past_*``, the rest of the file after a recovered bundle, 
 checked (the recovered bundle's unknown attributes still said, its values not).
 
 ``VALIDATIONS``: name -> policy text.  ``KNOWN``: name -> why cf-lite still differs
-(none now; syntax errors other than these recoveries are cf-lite's own words, see
-docs/language.md, and are not generated here).
+(none now; syntax errors other than these recoveries are :mod:`syntaxerrors`' family).
 """
 from __future__ import annotations
 

@@ -1,0 +1,150 @@
+"""Syntax errors as cf-promises 3.21 words and places them: generated cases.
+
+A few small valid policies (:data:`BASES`: bundles with parameters, bodies, promise
+types, class guards, lists, function calls nested, a promisee, a custom promise
+block), each written as lines of tokens, and from each the broken ones made
+systematically:
+
+* ``del``: each token deleted;
+* ``ins``: a stray token (``;``, ``}``, ``,``, ``"x"``, ``)``, ``{``, ``=>``, a word,
+  taken in turn) inserted after each token;
+* ``swap``: each token swapped with the next.
+
+cf-promises answers each with bison's "syntax error", its grammar's error rules'
+words, its recovery's further errors (up to "Too many errors"), each at the column
+where its lexer stands, with the source line and caret, then "There are syntax
+errors in policy files" and exit 1.  A mutation that leaves a valid policy is kept:
+both accept it.
+
+``CASES``: name -> policy text.  ``EXPECTED_DIFFERENCES``: name -> why cf-lite still
+differs (the test asserts it does).
+"""
+from __future__ import annotations
+
+# Each base: lines of tokens separated by single spaces (a token never holds one).
+BASES: dict[str, str] = {
+    "promisee": """\
+bundle agent main
+{
+  reports:
+    any::
+      "hello" -> { "me", "you" } comment => "c";
+}
+""",
+    "vars": """\
+bundle agent main
+{
+  vars:
+      "l" slist => { "a", "b", concat("c", "d") };
+      "s" string => format("%s", nth(l, "0"));
+  classes:
+      "k" expression => "any";
+}
+""",
+    "params": """\
+bundle agent main
+{
+  methods:
+      "m" usebundle => b("v", "w");
+}
+bundle agent b(x, y)
+{
+  reports:
+    linux|!linux::
+      "$(x).$(y)";
+}
+""",
+    "body": """\
+bundle agent main
+{
+  files:
+      "/tmp/x" perms => p("600"), create => "false";
+}
+body perms p(m)
+{
+    any::
+      mode => "$(m)";
+}
+""",
+    "common": """\
+body common control
+{
+      bundlesequence => { "main" };
+}
+bundle common main
+{
+  vars:
+      "v" slist => { @(x), "y" };
+}
+""",
+}
+
+STRAYS = (";", "}", ",", '"x"', ")", "{", "=>", "w")
+
+CASES: dict[str, str] = {}
+
+
+def _lines(text: str) -> list[tuple[str, list[str]]]:
+    """Each line's indentation and tokens."""
+    out = []
+    for line in text.splitlines():
+        stripped = line.lstrip(" ")
+        out.append((line[:len(line) - len(stripped)], stripped.split(" ") if stripped else []))
+    return out
+
+
+def _text(lines: list[tuple[str, list[str]]]) -> str:
+    return "".join(indent + " ".join(tokens) + "\n" for indent, tokens in lines)
+
+
+def _mutations(text: str) -> dict[str, str]:
+    lines = _lines(text)
+    places = [(i, j) for i, (_, toks) in enumerate(lines) for j in range(len(toks))]
+    out: dict[str, str] = {}
+    for n, (i, j) in enumerate(places):
+        mutated = [(ind, list(toks)) for ind, toks in lines]
+        del mutated[i][1][j]
+        out[f"del{n:02d}"] = _text(mutated)
+        mutated = [(ind, list(toks)) for ind, toks in lines]
+        mutated[i][1].insert(j + 1, STRAYS[n % len(STRAYS)])
+        out[f"ins{n:02d}"] = _text(mutated)
+        if n + 1 < len(places):
+            (i2, j2) = places[n + 1]
+            mutated = [(ind, list(toks)) for ind, toks in lines]
+            mutated[i][1][j], mutated[i2][1][j2] = mutated[i2][1][j2], mutated[i][1][j]
+            out[f"swap{n:02d}"] = _text(mutated)
+    return out
+
+
+for _base, _policy in BASES.items():
+    for _name, _broken in _mutations(_policy).items():
+        if _broken != _policy:
+            CASES[f"{_base}_{_name}"] = _broken
+
+# a quoted string over lines: cf-promises' lexer counts its lines but not its columns,
+# and shows the line it last started outside a string (none on the first)
+CASES.update({
+    "multiline_first_line": 'bundle agent m { vars: "x" string => "a\nb" "c"; }\n',
+    "multiline_after": 'bundle agent m {\n vars: "x" string => "a\nb\nc" "c"; }\n',
+    "multiline_next_promise": 'bundle agent m {\n vars: "x" string => "a\nb\nc";\n'
+                              ' "y" string => "a" "b"; }\n',
+})
+
+_BUNDLE_TYPE = ("no syntax error here, only a bundle type swapped with its name: cf-lite's "
+                "check of the parsed policy says 'Unknown bundle type' at the name's first "
+                "column, cf-promises' parser one past the type's last character (the AST "
+                "keeps no position of the type)")
+EXPECTED_DIFFERENCES: dict[str, str] = {
+    **{f"{base}_swap01": _BUNDLE_TYPE for base in ("promisee", "vars", "params", "body")},
+    "common_swap11": _BUNDLE_TYPE,
+    "vars_swap19": "a promise type read inside a call's arguments (nth(l, classes:): "
+                   "cf-promises says no 'Unknown constraint 'string' in promise type "
+                   "'classes'' for the constraint reduced after it, cf-lite's recovery "
+                   "checks (cfpromise.syntax.bisoncheck) do",
+    "body_ins19": "a value checked while recovering: cf-promises' 'Error parsing Unix "
+                  "permission string' for mode => \"x\" before the syntax error it "
+                  "recovers from; cf-lite's recovery checks only a value's shape",
+    "common_swap02": "a control body's check while recovering: cf-promises' 'Constraint "
+                     "lvalue \"bundlesequence\" is not allowed in 'common' constraint "
+                     "body' (its CheckSelection) is not made by cf-lite's recovery checks",
+}
