@@ -186,8 +186,8 @@ class _Checker:
     # -- blocks -------------------------------------------------------------
     def bundle(self, b: ast.Bundle) -> None:
         allowed = self.schema.bundle_types.get(b.type)
-        if allowed is None:
-            self.error(b.coord, f"Unknown bundle type '{b.type}'")
+        if allowed is None:         # (where cf-promises' parser stands: past the type)
+            self.error(_before(b.coord), f"Unknown bundle type '{b.type}'")
             return
         self.later = {}
         self.skipping = id(b) in self.skip
@@ -456,3 +456,20 @@ def after_call(coord: Coord) -> Coord:
             col += 1
         line, col = line + 1, 0
     return coord
+
+
+def _before(coord: Coord) -> Coord:
+    """Just past the token before ``coord`` (a bundle's type, before its name)."""
+    from cfpromise.syntax.errors import file_lines
+    lines = file_lines(coord.file, {}) or []
+    line, col = coord.line - 1, coord.col - 1
+    while 0 <= line < len(lines):
+        row = lines[line][:col]
+        if row.strip():
+            end = len(row.rstrip())
+            return Coord(coord.file, line + 1, end + 1,
+                         coord.cf and coord.cf + line + 1 - coord.line)
+        line -= 1
+        col = len(lines[line]) if line >= 0 else 0
+    return coord
+
