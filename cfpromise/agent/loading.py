@@ -170,7 +170,8 @@ def _guarded_inputs(agent: Any, policy: ast.Policy) -> list[ast.Rval]:
     return out
 
 
-# an error of an input file after which cf-promises reads no other file
+# an error of an input file after which cf-promises follows no other input: the files
+# still listed are parsed (their parser's plain lines said), none checked
 # ("Promise type 'x' not supported by 'y' bundle type", "Duplicate promise handle h found")
 _STOPS = ("bundle type", "Duplicate promise handle")
 
@@ -197,6 +198,7 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 pending += [(item, policy.path) for item in items]
         still: list[tuple[ast.Rval, str]] = []
         progress = False
+        stopped = False
         for rval, naming in pending:
             ev = RvalEvaluator(agent.ctx)
             value = ev.value(rval, want_list=True)
@@ -227,17 +229,27 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                         raise
                     # cf-promises says what is wrong with it and reads the other files
                     # (not the inputs this one names): every file's errors, then the verdict
-                    broken.extend(exc.diagnostics)
-                    if any(stop in d.message for d in exc.diagnostics for stop in _STOPS):
-                        # (its check of the file's promise types ends the reading)
-                        raise LoadError(broken, parse_time=True) from None
+                    # -- after a stop, only its parser's plain lines (no FILE:LINE)
+                    broken.extend(d for d in exc.diagnostics if not stopped or _plain(d))
+                    stopped = stopped or any(stop in d.message for d in exc.diagnostics
+                                             for stop in _STOPS)
                     continue
-                if included is None:        # the same text as a file read already
+                if included is None or stopped:     # (read already; or read for nothing)
                     continue
                 agent.add_policy(included)
                 queue.append(included)
                 lockwarn.named(agent, included, naming)
+        if stopped:
+            # (a file's check of its promise types or handles ends the loading: the
+            # inputs still listed are parsed, for their parser's plain lines only)
+            raise LoadError(broken, parse_time=True)
         pending[:] = still
+
+
+def _plain(diagnostic: Diagnostic) -> bool:
+    """A parser's plain log line ("Failed to parse integer number: x"), not a
+    diagnostic at a file's line."""
+    return diagnostic.coord.line == 0
 
 
 def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
