@@ -170,8 +170,7 @@ def _guarded_inputs(agent: Any, policy: ast.Policy) -> list[ast.Rval]:
     return out
 
 
-# an error of an input file after which cf-promises follows no other input: the files
-# still listed are parsed (their parser's plain lines said), none checked
+# an error after which cf-promises only parses the inputs still listed (plain lines said)
 # ("Promise type 'x' not supported by 'y' bundle type", "Duplicate promise handle h found")
 _STOPS = ("bundle type", "Duplicate promise handle")
 
@@ -197,8 +196,7 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 items = rval.items if isinstance(rval, ast.List) else (rval,)
                 pending += [(item, policy.path) for item in items]
         still: list[tuple[ast.Rval, str]] = []
-        progress = False
-        stopped = False
+        progress = stopped = False
         for rval, naming in pending:
             ev = RvalEvaluator(agent.ctx)
             value = ev.value(rval, want_list=True)
@@ -229,10 +227,9 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                         raise
                     # cf-promises says what is wrong with it and reads the other files
                     # (not the inputs this one names): every file's errors, then the verdict
-                    # -- after a stop, only its parser's plain lines (no FILE:LINE)
-                    broken.extend(d for d in exc.diagnostics if not stopped or _plain(d))
-                    stopped = stopped or any(stop in d.message for d in exc.diagnostics
-                                             for stop in _STOPS)
+                    # -- after a stop, only its parser's plain lines (line 0: no FILE:LINE)
+                    broken.extend(d for d in exc.diagnostics if not stopped or not d.coord.line)
+                    stopped |= any(s in d.message for d in exc.diagnostics for s in _STOPS)
                     continue
                 if included is None or stopped:     # (read already; or read for nothing)
                     continue
@@ -240,16 +237,8 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
                 queue.append(included)
                 lockwarn.named(agent, included, naming)
         if stopped:
-            # (a file's check of its promise types or handles ends the loading: the
-            # inputs still listed are parsed, for their parser's plain lines only)
             raise LoadError(broken, parse_time=True)
         pending[:] = still
-
-
-def _plain(diagnostic: Diagnostic) -> bool:
-    """A parser's plain log line ("Failed to parse integer number: x"), not a
-    diagnostic at a file's line."""
-    return diagnostic.coord.line == 0
 
 
 def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
