@@ -18,7 +18,7 @@ from cfpromise.fast import oneshot
 from cfpromise.agent import augments, leftout, lockwarn, policyfile
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
-from cfpromise.agent.abort import SelfReference
+from cfpromise.agent.abort import Exits
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.sequence import bundlesequence, check_found, check_own, verified
 from cfpromise.agent.workdir import check_workdir, prepare_workdir  # (prepare_workdir: others')
@@ -469,7 +469,7 @@ def _run(agent: Any) -> int:
     check_workdir(agent.options.workdir, agent.out.log)     # (UNTRUSTED directories)
     try:
         load(agent)
-    except SelfReference as exc:
+    except Exits as exc:
         if not augments.validating(agent):
             raise
         for message in exc.messages:        # what the validating cf-promises says
