@@ -29,15 +29,29 @@ class FatalError(Exception):
     through :mod:`cfpromise.promises.api`, --only -- needs no more of the engine.)"""
 
 
-class SelfReference(FatalError):
-    """A vars promise whose value names the variable itself (cf-agent's Epimenides):
-    cf-agent says so and exits 1, with no "Fatal CFEngine error" line; found while the
-    policy loads, the validating cf-promises is what exits, so the failsafe runs."""
+class Exits(FatalError):
+    """An error after which cf-agent says its messages and exits 1, with no "Fatal
+    CFEngine error" line; found while the policy loads, the validating cf-promises is
+    what exits, so the failsafe runs."""
     final = ""
 
     def __init__(self, *messages: str) -> None:
         super().__init__(messages[0])
         self.messages = messages
+
+
+class SelfReference(Exits):
+    """A vars promise whose value names the variable itself (cf-agent's Epimenides)."""
+
+
+class ConversionExit(Exits):
+    """A container copied (stored in a variable, handed on by a function) that holds an
+    integer written with an exponent (``1e3``): libntech reads it as an integer and its
+    JsonCopy converts the text with StringToLongExitOnError, which exits."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"Conversion error (-83 - Not terminated) on '{text}' "
+                         "(StringToLongExitOnError)")
 
 
 class AbortRun(Exception):

@@ -19,7 +19,7 @@ from cfpromise.fast import oneshot
 from cfpromise.agent import augments, leftout, lockwarn, policyfile
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
-from cfpromise.agent.abort import SelfReference
+from cfpromise.agent.abort import Exits
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.programs import own_programs, validation_failed
 from cfpromise.agent.sequence import bundlesequence, check_found, check_own, verified
@@ -152,7 +152,7 @@ def _guarded_inputs(agent: Any, policy: ast.Policy) -> list[ast.Rval]:
     return out
 
 
-# an error of an input file after which cf-promises reads no other file
+# an error after which cf-promises only parses the inputs still listed (plain lines said)
 # ("Promise type 'x' not supported by 'y' bundle type", "Duplicate promise handle h found")
 _STOPS = ("bundle type", "Duplicate promise handle")
 
@@ -165,14 +165,16 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
     with all of its own inputs before the next one), so bundles and bodies are in
     cf-agent's order; an input that does not resolve yet waits in ``pending`` and is
     tried again until none resolves any more."""
-    state = (base, seen, pending, missing, broken)
+    state = (base, seen, pending, missing, broken, [])     # (the last: a stop's error)
     for policy in queue:
         _file_and_inputs(agent, policy, state)
-    while pending and progress:
+    while pending and progress and not state[5]:
         waiting, progress = list(pending), False
         pending.clear()
         for rval, naming in waiting:
             progress = _input(agent, rval, naming, state) or progress
+    if state[5]:
+        raise LoadError(broken, parse_time=True)
 
 
 def _file_and_inputs(agent: Any, policy: ast.Policy, state: tuple) -> None:
@@ -193,7 +195,7 @@ def _file_and_inputs(agent: Any, policy: ast.Policy, state: tuple) -> None:
 def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
     """One item of an ``inputs`` list: each file it names read, then its own inputs;
     False when it does not resolve yet (it waits in ``pending``)."""
-    base, seen, pending, missing, broken = state
+    base, seen, pending, missing, broken, stopped = state
     value = RvalEvaluator(agent.ctx).value(rval, want_list=True)
     items = value if isinstance(value, list) else [value]
     names = [n for n in items if isinstance(n, str)]
@@ -220,12 +222,12 @@ def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
                 raise
             # cf-promises says what is wrong with it and reads the other files
             # (not the inputs this one names): every file's errors, then the verdict
-            broken.extend(exc.diagnostics)
-            if any(stop in d.message for d in exc.diagnostics for stop in _STOPS):
-                # (its check of the file's promise types ends the reading)
-                raise LoadError(broken, parse_time=True) from None
+            # -- after a stop, only its parser's plain lines (line 0: no FILE:LINE)
+            broken.extend(d for d in exc.diagnostics if not stopped or not d.coord.line)
+            if any(s in d.message for d in exc.diagnostics for s in _STOPS):
+                stopped.append(True)
             continue
-        if included is None:        # the same text as a file read already
+        if included is None or stopped:     # (read already; or read for nothing)
             continue
         agent.add_policy(included)
         lockwarn.named(agent, included, naming)
@@ -462,7 +464,7 @@ def _run(agent: Any) -> int:
     check_workdir(agent.options.workdir, agent.out.log)     # (UNTRUSTED directories)
     try:
         load(agent)
-    except SelfReference as exc:
+    except Exits as exc:
         if not augments.validating(agent):
             raise
         for message in exc.messages:        # what the validating cf-promises says

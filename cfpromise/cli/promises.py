@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         path = input_file(args.file, args.workdir or default_workdir())
     from cfpromise.agent.loading import LoadError, evaluated_agent, show_classes, show_vars
+    from cfpromise.agent.abort import Exits
     from cfpromise.agent.yyerrors import TooManyErrors
     from cfpromise.eval.functions.api import FatalFunctionError
     # Load as the agent does (host data and augments first, then common bundles
@@ -166,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
             say("error", "There are syntax errors in policy files")
         return EXIT_ERROR
     except TooManyErrors:                   # (said already: cfpromise.agent.yyerrors)
+        return EXIT_ERROR
+    except Exits as exc:                    # said, then exit 1 (no verdict)
+        for message in exc.messages:
+            say("error", message)
         return EXIT_ERROR
     except FatalFunctionError as exc:       # a built-in's fatal error while evaluating
         say("error", f"Fatal CFEngine error: {exc}")

@@ -65,12 +65,15 @@ def json_copy(value: Any) -> Any:
     """libntech's JsonCopy (also :func:`cfpromise.eval.functions.jsondata.copy`; it lives
     here because jsondata imports re, kept off the start path): a deep copy whose reals
     (jsondata.Real keeps its source text) are plain doubles again and whose integers
-    keep 32 bits."""
+    keep 32 bits; an integer written with an exponent (jsondata.ExpInteger) exits."""
     if isinstance(value, dict):
         return {k: json_copy(v) for k, v in value.items()}
     if isinstance(value, list):
         return [json_copy(v) for v in value]
     if isinstance(value, float):
+        if getattr(value, "integer", False):      # (1e3: an integer to libntech)
+            from cfpromise.agent.abort import ConversionExit
+            raise ConversionExit(value.text)     # type: ignore[attr-defined]
         return float(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return (value + 2**31) % 2**32 - 2**31

@@ -29,9 +29,10 @@ class JsonError(ValueError):
 
 
 class _Reader:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, exponent_integers: bool = True) -> None:
         self.text = text
         self.pos = 0
+        self.exponent_integers = exponent_integers
 
     def ws(self) -> None:
         self.pos = _WS.match(self.text, self.pos).end()  # type: ignore[union-attr]
@@ -56,6 +57,8 @@ class _Reader:
         if m:
             self.pos = m.end()
             num = m.group()
+            if "." not in num and not self.exponent_integers and ("e" in num or "E" in num):
+                raise JsonError("An integer with an exponent", pos)
             return float(num) if any(c in num for c in ".eE") else int(num)
         raise JsonError("Unable to parse json data, unrecognized token", pos)
 
@@ -124,9 +127,11 @@ def loads(text: str) -> Any:
     return _Reader(text).value()
 
 
-def loads_container(text: str) -> Any:
-    """Read a JSON object or array (what a data container holds); JsonError otherwise."""
-    reader = _Reader(text)
+def loads_container(text: str, exponent_integers: bool = True) -> Any:
+    """Read a JSON object or array (what a data container holds); JsonError otherwise
+    (and, without ``exponent_integers``, for an integer written with an exponent such
+    as ``1e3``, which CFEngine reads as an integer it cannot copy)."""
+    reader = _Reader(text, exponent_integers)
     reader.ws()
     if not text.startswith(("{", "["), reader.pos):
         raise JsonError("Unable to parse json data as object or array", reader.pos)

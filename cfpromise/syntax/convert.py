@@ -69,8 +69,8 @@ def inline_data(rval: ast.Scalar) -> ast.Rval:
         return ast.FnCall("parseyaml", (rval,), rval.coord)
     if "$(" not in text and "${" not in text:
         try:
-            value = cfjson.loads_container(text)
-        except cfjson.JsonError:
+            value = cfjson.loads_container(text, exponent_integers=False)
+        except cfjson.JsonError:        # (1e3: parsejson's reader, whose copy exits)
             pass
         else:
             return ast.Data(value, text, rval.coord, canonical_json(value))

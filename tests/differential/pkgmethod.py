@@ -66,9 +66,4 @@ for cname, cmd in (("true", "/bin/true"), ("false", "/bin/false"),
                           ("-n",) if dry else ()))
 NAMES = [c[0] for c in CASES]
 
-# Known differences, each with its reason (the test fails when one starts agreeing).
-_BULK = ("a bulk command's result: cf-agent gives it to the first promise of the batch only "
-         "(cflitepkg_a, added in the same command as bash's deletion, gets no class), "
-         "cf-lite to every promise in it (cfpromise.promises.packages.legacy.schedule)")
-EXPECTED_DIFFERENCES = {f"errors_once_pkgmethod_{c}_bulk": _BULK
-                        for c in ("true", "false", "missing")}
+EXPECTED_DIFFERENCES: dict[str, str] = {}

@@ -53,12 +53,21 @@ def test_lookup_of_bare_variable_names() -> None:
 
 
 def test_reals_keep_their_text_until_copied() -> None:
-    value = jsondata.loads("[2.50, 1e3]")
-    assert [jsondata.prim_text(v) for v in value] == ["2.50", "1e3"]
+    value = jsondata.loads("[2.50, 1.0e3]")
+    assert [jsondata.prim_text(v) for v in value] == ["2.50", "1.0e3"]
     copied = jsondata.copy(value)
     assert [jsondata.prim_text(v) for v in copied] == ["2.5000", "1000.0000"]
     assert jsondata.prim_str(value[0]) == "2.50"
     assert jsondata.prim_str(3.14159) == "3.14"
+
+
+def test_an_integer_with_an_exponent_keeps_its_text_and_exits_when_copied() -> None:
+    """libntech's integer '1e3' (no dot): its text as it stands, a copy exits."""
+    from cfpromise.agent.abort import ConversionExit
+    value = jsondata.loads('[1, {"k": -12e-1}]')
+    assert jsondata.prim_text(value[1]["k"]) == "-12e-1"
+    with pytest.raises(ConversionExit, match=r"on '-12e-1' \(StringToLongExitOnError\)"):
+        jsondata.copy(value)
 
 
 def test_primitive_text() -> None:

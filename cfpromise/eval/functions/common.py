@@ -354,6 +354,21 @@ def gather_array(ctx: FunctionContext, name: str) -> dict[str, Any] | None:
     return result or None
 
 
+# The functions that copy the container they are given (libntech's JsonCopy): one
+# holding an integer written with an exponent (``getvalues('[1e3]')``) exits there
+# (jsondata.ExpInteger); length(), join(), sort(), nth(), format()... read it as it is.
+COPYING = frozenset({"getvalues", "filter", "grep", "every", "some", "none", "sum",
+                     "product", "mean", "variance", "mapdata", "maparray"})
+
+
+def copied(fn: str, data: Any) -> Any:
+    """``data``, after the copy ``fn`` makes of it when it is one of :data:`COPYING`
+    (which can exit); unchanged."""
+    if fn in COPYING and isinstance(data, (dict, list)):
+        jsondata.json_copy(data)
+    return data
+
+
 def collect(ctx: FunctionContext, value: Value, allow_scalars: bool = False) -> Any | None:
     """A collecting argument as JSON (CFEngine's VarNameOrInlineToJson): a list
     value, a data container, inline JSON or a variable name.  None if it does

@@ -18,7 +18,7 @@ from cfpromise.eval.functions import jsondata
 from cfpromise.eval.functions import messages
 from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
-    argv, boolean, collect, collect_container, describe, lazy_value, scalar)
+    argv, boolean, collect, collect_container, copied, describe, lazy_value, scalar)
 from cfpromise.eval.functions.lists import map_container
 
 TYPE_CHECKING = False
@@ -161,7 +161,7 @@ def mapdata(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     mode = scalar(lazy_value(ctx, args[0]), "mapdata", 0)
     if mode not in ("none", "canonify", "json", "json_pipe"):
         raise FunctionError(f"Function 'mapdata': unknown conversion '{mode}'")
-    data = collect_container(ctx, "mapdata", lazy_value(ctx, args[2]))
+    data = copied("mapdata", collect_container(ctx, "mapdata", lazy_value(ctx, args[2])))
     if mode == "json_pipe":
         command = scalar(lazy_value(ctx, args[1]), "mapdata", 1)
         return _json_pipe(command, data)

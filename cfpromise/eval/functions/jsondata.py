@@ -62,6 +62,16 @@ class Real(float):
         return obj
 
 
+class ExpInteger(Real):
+    """An integer written with an exponent and no dot (``1e3``, ``12e-1``): libntech
+    types it an integer but keeps its text, so it reads as the real it is until a
+    container holding it is copied, when converting the text exits
+    (:class:`cfpromise.agent.abort.ConversionExit`)."""
+
+    __slots__ = ()
+    integer = True
+
+
 # ---------------------------------------------------------------------------
 # Reading
 
@@ -208,9 +218,9 @@ class _Parser:
         if not prev.isdigit():
             raise JsonError("Unable to parse json data as string, did not end with digit")
         text = s[start:i]
-        if seen_dot or seen_exp:
+        if seen_dot:
             return Real(text)
-        return int(text)
+        return ExpInteger(text) if seen_exp else int(text)
 
     def word(self) -> tuple[bool, Any]:
         s, i = self.s, self.i

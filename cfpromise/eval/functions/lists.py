@@ -19,8 +19,8 @@ import re
 from cfpromise.eval.functions import jsondata, pcre
 from cfpromise.eval.functions.api import FunctionError, Unresolved, builtin
 from cfpromise.eval.functions.common import (
-    argv, array_candidates, boolean, c_double, collect, collect_container, int_arg, lazy_value,
-    naked, primitive_strs, primitive_texts, qualify, scalar, split_ref, to_bytes)
+    argv, array_candidates, boolean, c_double, collect, collect_container, copied, int_arg,
+    lazy_value, naked, primitive_strs, primitive_texts, qualify, scalar, split_ref, to_bytes)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def unique(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 def _filter(ctx: FunctionContext, fn: str, pattern: str, source: Value, regex: bool,
             invert: bool, limit: int) -> tuple[list[str], int, int]:
     rx = pcre.compile_regex(pattern) if regex else None
-    data = collect_container(ctx, fn, source)
+    data = copied(fn, collect_container(ctx, fn, source))
     found_list: list[str] = []
     matches = total = 0
     for value in primitive_strs(data):
@@ -428,7 +428,7 @@ def _all_values(data: Any) -> list[str]:
 @builtin("getvalues")
 def getvalues(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     (source,) = argv("getvalues", args, 1, raw=(0,))
-    data = collect(ctx, source, allow_scalars=True)
+    data = copied("getvalues", collect(ctx, source, allow_scalars=True))
     if data is None:
         return []
     return _all_values(data)
@@ -544,5 +544,5 @@ def maparray(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     if not isinstance(args[0], str) and not _unbound_pattern_ok(ctx, args[0]):
         raise FunctionError("maparray: its pattern does not resolve before binding this.k")
     source = lazy_value(ctx, args[1])
-    data = collect_container(ctx, "maparray", source)
+    data = copied("maparray", collect_container(ctx, "maparray", source))
     return map_container(ctx, "maparray", args[0], data)

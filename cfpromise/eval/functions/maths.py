@@ -22,7 +22,7 @@ import random
 
 from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
-    CF_NOINT, argv, c_double, collect, double_from_string, fmt_real, int_arg,
+    CF_NOINT, argv, c_double, collect, copied, double_from_string, fmt_real, int_arg,
     primitive_strs)
 from cfpromise.eval.functions.lists import sort_less
 
@@ -251,7 +251,7 @@ def int_(ctx: FunctionContext, args: Sequence[Value]) -> Value:
 
 
 def _fold_values(ctx: FunctionContext, fn: str, source: Value) -> list[str]:
-    data = collect(ctx, source)
+    data = copied(fn, collect(ctx, source))
     if data is None:
         raise FunctionError(f"Function '{fn}': argument does not resolve to a container "
                             f"or a list or a CFEngine array")

@@ -23,8 +23,9 @@ section ends (each pass) it runs the schedule:
 
 The promise's outcome and outcome classes come from that execution, given
 back through the engine's deferred-result hook (no outcome when scheduled).
-cf-agent gives a bulk command's result only to the first promise of the
-batch; cf-lite gives it to every promise in it.  Under ``-n`` nothing runs and,
+A bulk command's result goes to the first promise of the batch only (the newest
+scheduled, whose promiser the command's messages name), as in cf-agent; the others
+get no outcome (no classes), only the error line naming them when it failed.  Under ``-n`` nothing runs and,
 as in cf-agent, nothing is said at the default level (verbose: the command that would
 run) and the promise gets no outcome (no classes).  A failed command is "Package
 schedule execution failed for 'x'", in a bulk command's batch "Bulk package schedule
@@ -203,15 +204,21 @@ class Batch:
         outcome, reason = self._outcome(command, ops, verify, method)
         if outcome is Outcome.SKIPPED:         # (-n: no result at all, as in cf-agent)
             return
+        bulk = len(ops) > 1
         for op in ops:
-            changes = [dict(op.change, outcome=outcome.value)] if \
-                outcome in (Outcome.REPAIRED, Outcome.WARN) and not verify else []
             if outcome is Outcome.FAILED:
                 said = (f"Bulk package schedule execution failed somewhere - unknown outcome "
-                        f"for '{op.name}'") if len(ops) > 1 else \
+                        f"for '{op.name}'") if bulk else \
                     f"Package schedule execution failed for '{op.name}'"
                 agent.log("error", f"{said}{': ' + reason if reason else ''} "
                                    f"({op.run.where()}, attribute '{ATTRIBUTE[action]}')")
+            elif bulk:
+                agent.log("verbose", f"Bulk package schedule execution ok for '{op.name}' "
+                                     "(outcome cannot be promised by cf-agent)")
+            if op is not ops[0]:        # (a bulk command's result: its first promise's only)
+                continue
+            changes = [dict(op.change, outcome=outcome.value)] if \
+                outcome in (Outcome.REPAIRED, Outcome.WARN) and not verify else []
             op.finish(outcome, changes)
 
     def _outcome(self, command: str, ops: list[Op], verify: bool, method: Method
