@@ -148,7 +148,7 @@ def test_second_run_gives_the_same_result(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("policy, message", [
     ('bundle agent main { reports: "x" nosuch => "y"; }', "Unknown attribute 'nosuch'"),
-    ('bundle agent main { reports: "x" }', "p.cf:1:34: error: Expected"),
+    ('bundle agent main { reports: "x" }', "p.cf:1:35: error: Expected ';', got '}'"),
 ])
 def test_bad_policy_reports_the_position_then_fails_safe(tmp_path: Path, policy: str,
                                                          message: str) -> None:

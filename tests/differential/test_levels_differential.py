@@ -37,8 +37,8 @@ def test_same_as_cf_agent(results: dict[str, tuple[dict, dict]], name: str,
 
 
 def test_last_level_option_wins() -> None:
+    from cfpromise.cli.agent import OPTIONS
     from cfpromise.cli.compat import log_level
-from cfpromise.cli.agent import OPTIONS, 
     for parse in (OPTIONS.parse, OPTIONS.parser().parse_args):     # quick reader, argparse
         assert parse(["-v", "-I"]).log_level == "info"
         assert parse(["-I", "-g", "DEB"]).log_level == "debug"
