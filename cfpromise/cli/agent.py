@@ -166,9 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.trust_server is not None and not args.bootstrap:
         say("error", "Option --trust-server can only be used when bootstrapping")
         return 1
-    from cfpromise.cli.compat import check_databases
-    if not check_databases(workdir, args.skip_db_check, Output(level).log):
-        return 1
+    if args.skip_db_check is not None:      # (the default skips it: nothing to do)
+        from cfpromise.cli.compat import check_databases
+        if not check_databases(workdir, args.skip_db_check, Output(level).log):
+            return 1
     if args.bootstrap:
         from cfpromise.net.bootstrap import bootstrap_options
         if not bootstrap_options(args, workdir, level):

@@ -54,10 +54,9 @@ def purge_local_files(fr: FileRun, keep: list[str] | None, localdir: str) -> Non
                 continue
             fr.change(f"Purged directory '{path}' in copy dest directory", counted=False)
             continue
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                fr.fail(f"Couldn't delete '{path}' while purging", counted=False)
-                continue
+        try:
+            os.unlink(path)
+        except OSError:
+            fr.fail(f"Couldn't delete '{path}' while purging", counted=False)
+            continue
         fr.change(f"Purged '{path}' copy dest directory", counted=False)
