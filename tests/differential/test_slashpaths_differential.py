@@ -9,7 +9,8 @@ import pytest
 
 from tests.differential import harness, slashpaths
 
-pytestmark = harness.needs_cf_agent
+# slow: hundreds of agent runs under both agents; `make test-all` runs it (CI stays under 30 min)
+pytestmark = [*harness.needs_cf_agent, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
