@@ -224,6 +224,8 @@ def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
             # (not the inputs this one names): every file's errors, then the verdict
             # -- after a stop, only its parser's plain lines (line 0: no FILE:LINE)
             broken.extend(d for d in exc.diagnostics if not stopped or not d.coord.line)
+            if getattr(exc, "too_many", False):     # its parser exits the process there
+                raise policyfile.too_many(broken)
             if any(s in d.message for d in exc.diagnostics for s in _STOPS):
                 stopped.append(True)
             continue

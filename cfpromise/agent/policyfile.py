@@ -30,6 +30,14 @@ class LoadError(Exception):
         self.fatal = fatal               # a security exception: exit 1, no failsafe (as cf-agent)
 
 
+def too_many(diagnostics: list[Diagnostic]) -> LoadError:
+    """The errors so far, when a file read through ``inputs`` holds more than the
+    parser takes: cf-promises says "Too many errors" and exits, reading no other file."""
+    exc = LoadError(diagnostics, parse_time=True)
+    exc.too_many = True       # type: ignore[attr-defined]
+    return exc
+
+
 def insecure(path: str) -> bool:
     """Policy writable by group or others is refused, as cf-agent refuses it."""
     try:

@@ -163,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
     except LoadError as exc:
         _report(exc.diagnostics)
-        if exc.parse_time:       # cf-promises says no more of a whole-policy check's errors
+        if getattr(exc, "too_many", False):
+            print("Too many errors", file=sys.stderr)
+        elif exc.parse_time:       # cf-promises says no more of a whole-policy check's errors
             say("error", "There are syntax errors in policy files")
         return EXIT_ERROR
     except TooManyErrors:                   # (said already: cfpromise.agent.yyerrors)

@@ -7,9 +7,10 @@ cf-promises says and goes to its failsafe.  The shapes: three inputs, each fine 
 in one of several ways (an unknown attribute, a duplicate handle, a non-number, a
 promise type the bundle does not take: after those two cf-promises still parses the
 inputs listed, saying only its parser's plain lines such as 'Failed to parse integer
-number', and follows no other input), a broken file naming inputs of its own, an entry file
-with errors, a missing input beside a broken one.  (Syntax errors are left out: the
-parser's recovery says other words, a difference of its own in docs/language.md.)
+number', and follows no other input), syntax errors (the parser counts a file's errors
+afresh: past twelve in one file it says "Too many errors" and the process exits there,
+reading no other file), a broken file naming inputs of its own, an entry file with
+errors, a missing input beside a broken one.
 """
 from __future__ import annotations
 
@@ -23,10 +24,12 @@ _KINDS = {
     "dup": 'bundle agent %s { vars: "x" string => "1", handle => "h%s"; "y" string => "2", handle => "h%s"; }\n',
     "int": 'bundle agent %s { vars: "x" int => "q%s"; }\n',
     "ptype": 'bundle edit_line %s { commands: "/bin/%s"; }\n',
+    "syn": 'bundle agent %s { vars: "x", string => "%s"; }\n',
+    "many": 'bundle agent %s {\n' + ' vars: "x", string => "%s";\n' * 4 + '}\n',
 }
 _ENTRY = 'body common control { inputs => { %s }; }\nbundle agent main { reports: "main"; }\n'
 
-for kinds in itertools.product(("ok", "attr", "dup", "int", "ptype"), repeat=2):
+for kinds in itertools.product(tuple(_KINDS), repeat=2):
     if kinds == ("ok", "ok"):
         continue
     files = {"promises.cf": _ENTRY % '"a.cf", "b.cf", "c.cf"'}
@@ -35,7 +38,7 @@ for kinds in itertools.product(("ok", "attr", "dup", "int", "ptype"), repeat=2):
     files["c.cf"] = _KINDS["attr"] % ("c", "c")
     CASES.append((f"multifile_{'_'.join(kinds)}", files, ()))
 
-for kind in ("attr", "int", "ptype"):
+for kind in ("attr", "int", "ptype", "syn", "many"):
     CASES.append((f"multifile_nested_{kind}", {
         "promises.cf": _ENTRY % '"a.cf", "b.cf"',
         "a.cf": 'body file control { inputs => { "d.cf" }; }\n' + _KINDS[kind] % (("a",) * _KINDS[kind].count("%s")),
