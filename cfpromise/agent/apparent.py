@@ -47,9 +47,10 @@ def lines(agent: Any, bundle: ast.Bundle, promise: ast.Promise) -> tuple[str, ..
         if agent.resolver.find(name, c.lval, namespace) is not None \
                 or agent.find_bundle(name, namespace, types) is not None:
             continue
+        from cfpromise.promises.api import shown_path     # (the file as it was given)
+        shown = shown_path(bundle.coord.file, agent.options.start_dir)
         said.append(f"Apparent bundle '{name}' was undeclared, but used in a promise near "
-                    f"line {promise.coord.line} of {bundle.coord.file} (possible unquoted "
-                    f"literal value)")
+                    f"line {promise.coord.line} of {shown} (possible unquoted literal value)")
     return tuple(said)
 
 

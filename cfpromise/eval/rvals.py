@@ -206,6 +206,8 @@ class RvalEvaluator:
         name = self.text(call.name) if "$" in call.name else call.name
         fn = REGISTRY.get(name)
         if fn is None:
+            if name not in _known():
+                self._no_such_call(name)
             self.errors.append(f"Unknown function '{name}'" if name not in _known() else
                                f"Function '{name}' is not implemented in cf-lite yet")
             self.unresolved = True
@@ -279,6 +281,23 @@ class RvalEvaluator:
         if key is not None:
             self.ctx.cache[key] = result
         return result
+
+    def _no_such_call(self, name: str) -> None:
+        """cf-agent's error for a call of no function: where the promise at hand is (its
+        file as given, its line), or no place outside a promise (a control body)."""
+        try:
+            this = self.ctx.frame.this
+        except (AttributeError, IndexError):
+            this = {}
+        where = [getattr(v, "value", v) for v in (this.get("promise_filename"),
+                                                   this.get("promise_linenumber"))]
+        if where[0] is None:
+            emit(self.ctx, "call.unknown_nowhere", {"name": name})
+            return
+        import os
+        from cfpromise.promises.api import shown_path     # (the error path only)
+        shown = shown_path(str(where[0]), os.getcwd())     # (no program changes directory)
+        emit(self.ctx, "call.unknown", {"name": name, "file": shown, "line": where[1]})
 
     def collected_ref(self, fn: str, text: str) -> Any:
         """``@(name)`` given to a collecting function (cf-agent's VarNameOrInlineToJson):

@@ -100,10 +100,24 @@ CALLS: dict[str, tuple[str, str]] = {
     "classfiltercsv_index": ('classfiltercsv("/etc/passwd", "false", 10)', "data"),
     "classfiltercsv_lines": ('classfiltercsv("@ROOT@/bad.csv", "true", 0, 0)', "data"),
     "classfiltercsv_sort": ('classfiltercsv("@ROOT@/bad.csv", "true", 0, 7)', "data"),
+    # a call of no function among the arguments: FnCallEvaluate's "No such FnCall", naming
+    # the promise's file as given and its line (the parser rejects one at the top)
+    "unknown_nested": ('concat("a", nosuchfn_cflite("x"))', "string"),
+    "unknown_deeper": ('format("%s", concat("b", nosuchfn_cflite2("x", "y")))', "string"),
+    "unknown_in_list": ('join(",", nosuchfn_cflite3())', "string"),
+    # IntFromString/DoubleFromString on a text argument (not checked as an int): nth()'s
+    # index in a list, the numbers isgreaterthan() compares
+    "nth_index_text": ('nth(\'[ "a", "b" ]\', "abc")', "string"),
+    "nth_index_ending": ('nth(\'[ "a", "b" ]\', "1 2")', "string"),
+    "nth_index_suffix": ('nth(\'[ "a", "b" ]\', "12abc")', "string"),
+    "nth_index_empty": ('nth(\'[ "a", "b" ]\', "")', "string"),
+    "isgreaterthan_ending": ('isgreaterthan("12abc", "1")', "class"),
+    "islessthan_ending": ('islessthan("1", "2 x")', "class"),
+    "readintlist_ending": ('readintlist("@ROOT@/ints.txt", "", ",", 10, 100)', "ilist"),
 }
 
 # files the calls read (@ROOT@: the test's directory)
-FILES = {"bad.csv": 'cls,a,b\nany,1,2\nany,1\nany,"x\n'}
+FILES = {"bad.csv": 'cls,a,b\nany,1,2\nany,1\nany,"x\n', "ints.txt": "1,12ab,3 4,5"}
 
 
 def materialize(root: Any, text: str) -> str:

@@ -4,8 +4,9 @@ it was given (``-f ./promises.cf`` says ``./promises.cf``, an input beside it
 ``$(this.promise_filename)`` is whole in both.  Found running the EFL library's tests
 (``cd test/masterfiles; cf-agent -Kf ./promises.cf``).  Each case is a policy tree run
 from a directory (``cwd``) with an ``-f`` path relative to it; the messages come from a
-promise's error (its PromiseRef), the rxdirs warning, a bad mode and an illegal
-variable name, in the entry file or in an input."""
+promise's error (its PromiseRef), the rxdirs warning, a bad mode, an illegal
+variable name, a bare word naming nothing ("Apparent bundle") and a call of no
+function ("No such FnCall"), in the entry file or in an input."""
 from __future__ import annotations
 
 CASES: list[tuple[str, dict[str, str], str, str]] = []    # name, files, cwd, -f path
@@ -19,6 +20,8 @@ _MESSAGES = {
                  'vars:\n  "v" string => "zzz";\n', 'body perms m(x) { mode => "$(x)"; }\n'),
     "illegal_name": ('vars:\n  "n" string => "a b";\n  "$(n)" string => "x";\n', ""),
     "report": ('reports:\n  "file=$(this.promise_filename)";\n', ""),
+    "apparent": ('reports:\n  "r" comment => bare_word_naming_nothing;\n', ""),
+    "no_such_fncall": ('vars:\n  "x" string => concat(nosuchfn_cflite("a"));\n', ""),
 }
 _WHERE = {          # where the promise is: the entry file, or an input in lib/
     "entry": None,

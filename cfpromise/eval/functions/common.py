@@ -140,6 +140,19 @@ def int_from_string(text: str, now: int | None = None) -> int:
     return max(LONG_MIN, min(LONG_MAX, value))
 
 
+def number_ending(text: str, kind: str) -> str | None:
+    """The two characters IntFromString (``kind`` int) or DoubleFromString (real) call
+    an anomalous ending: ``sscanf(text, "%lld%c %c")`` read all three (a number, the
+    character after it, a non-blank after that: "12abc" is 'ab', "1 2" is ' 2'); ""
+    when it reads no number at all, None when the number is fine."""
+    m = (_INT_RE if kind == "int" else _DOUBLE_RE).match(text)
+    if not m:
+        return ""
+    rest = text[m.end():]
+    tail = rest[1:].lstrip()
+    return rest[0] + tail[0] if tail else None
+
+
 def int_arg(text: str) -> int:
     """An int argument: IntFromString, with CF_NOINT for junk (as cf-agent)."""
     return int_from_string(text)

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 
-from cfpromise.eval.functions import jsondata, pcre
+from cfpromise.eval.functions import jsondata, messages, pcre
 from cfpromise.eval.functions.api import FunctionError, Unresolved, builtin
 from cfpromise.eval.functions.common import (
-    argv, array_candidates, boolean, c_double, collect, collect_container, copied, int_arg,
-    lazy_value, naked, primitive_strs, primitive_texts, qualify, scalar, split_ref, to_bytes)
+    CF_NOINT, argv, array_candidates, boolean, c_double, collect, collect_container, copied,
+    int_arg, lazy_value, naked, primitive_strs, primitive_texts, qualify, scalar, split_ref,
+    to_bytes)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -160,6 +161,8 @@ def nth(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         element = data.get(key, _MISSING)
     else:
         index = int_arg(key)
+        if index == CF_NOINT:                # IntFromString says why
+            messages.say_number(ctx, "int", key)
         if index < 0:
             index += len(data)
         if 0 <= index < len(data):

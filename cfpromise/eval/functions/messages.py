@@ -42,8 +42,15 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
                  "recognizable value", None),
     "list.real": ("error", "Presumed real value '{item}' read from file '{path}' has no "
                   "recognizable value", None),
+    # FnCallEvaluate: a call of no function (a nested one: the parser rejects the rest)
+    "call.unknown": ("error", "No such FnCall '{name}' in promise '{file}' near line {line}",
+                     None),
+    "call.unknown_nowhere": ("error", "No such FnCall '{name}', context info unavailable",
+                             None),
     "number.int": ("error", "Failed to parse integer number: {item}", None),
     "number.real": ("error", "Failed to parse real number: {item}", None),
+    "number.ending": ("error", "Anomalous ending '{ending}' while parsing {kind} number: "
+                      "{item}", None),
     # JsonReadDataFile (readjson, readyaml, readdata; readcsv and readenvfile say nothing)
     "data.open": ("error", "{fn}: data error parsing {mode} file '{path}': {err}", None),
     "data.parse": ("error", "{fn}: error parsing {mode} file '{path}': {err}", None),
@@ -118,20 +125,23 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
 QUIET_REGEX = frozenset({"regextract", "data_regextract"})
 
 
-# what sscanf("%lld"/"%lf") reads a number from: IntFromString and DoubleFromString
-# (3.21 libpromises/conversion.c) say "Failed to parse" for anything else (re is
-# imported on this error path only: it is not on the start path)
-_NUMBER_START = r"\s*[-+]?(?:\d|\.\d|inf|nan)"
 
 
 def say_number(ctx: Any, kind: str, item: str) -> None:
     """What IntFromString (``kind`` int) or DoubleFromString (real) says of ``item``,
-    a text that is no such number."""
-    if kind == "int" and "$" in item:
-        return                              # "might converge": verbose only in 3.21
-    import re
-    if not re.match(_NUMBER_START, item, re.I):
+    a text that is no such number: none at its start, or more after its unit."""
+    from cfpromise.eval.functions.common import number_ending
+    if kind == "int" and item in ("inf", "now"):
+        return
+    ending = number_ending(item, kind)
+    if ending == "":
+        if kind == "int" and "$" in item:
+            return                          # "might converge": verbose only in 3.21
         say(ctx, "number.int" if kind == "int" else "number.real", item=item)
+        return
+    if ending is not None and not (kind == "int" and ending[0] == "$"):
+        say(ctx, "number.ending", ending=ending, item=item,
+            kind="integer" if kind == "int" else "real")
 
 
 def text(key: str, as_common: bool = False, **fields: Any) -> str:

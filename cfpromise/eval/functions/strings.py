@@ -174,11 +174,13 @@ def strcmp(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     return a == b
 
 
-def _less_greater(fn: str, args: Sequence[Value], rising: bool) -> bool:
+def _less_greater(ctx: FunctionContext, fn: str, args: Sequence[Value], rising: bool) -> bool:
     a, b = argv(fn, args, 2)
     if _is_real(a) and _is_real(b):
-        x, y = double_from_string(a), double_from_string(b)
+        x = double_from_string(a)
+        y = double_from_string(b) if x is not None else None    # (cf-agent's ||)
         if x is None or y is None:
+            messages.say_number(ctx, "real", a if x is None else b)
             raise FunctionError(f"Function '{fn}': failed to parse real number "
                                 f"'{a if x is None else b}'")
         return x > y if rising else x < y
@@ -193,12 +195,12 @@ def _is_real(text: str) -> bool:
 
 @builtin("isgreaterthan")
 def isgreaterthan(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _less_greater("isgreaterthan", args, True)
+    return _less_greater(ctx, "isgreaterthan", args, True)
 
 
 @builtin("islessthan")
 def islessthan(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-    return _less_greater("islessthan", args, False)
+    return _less_greater(ctx, "islessthan", args, False)
 
 
 # ---------------------------------------------------------------------------
