@@ -213,6 +213,9 @@ class BodyResolver:
             # a custom body type (no schema): lists as written, as for custom promises
             want_list = attr.is_list if attr is not None else body_type not in self.schema.body_types
             rval = _list_params_spliced(c.rval, params) if want_list else c.rval
+            if c.lval == "bundlesequence" and type(rval) is ast.List:
+                # its calls name bundles (t2("a")): no function is called, none said
+                rval = ast.List(tuple(i for i in rval.items if type(i) is not ast.FnCall))
             value = evaluator.value(rval, want_list=want_list)
             if value is not UNRESOLVED:
                 if attr is not None and body_type not in _UNCHECKED and not load:

@@ -130,6 +130,7 @@ class PromiseEvaluation:
                     trace.skipped_guard(promise)
                 continue
             frame.this = dict(base_this)
+            frame.promise = promise             # (PromiseRef of its first calls: with, handle)
             ev = RvalEvaluator(ctx, bindings)
             ctx.fresh_calls = facts.fresh_c is not None and self.immediate(facts.fresh_c, ev,
                                                                             run, bindings)
@@ -597,4 +598,3 @@ class _SkippedStep:
         handle = promise.get("handle")
         self.handle = handle.rval.value if handle is not None and \
             isinstance(handle.rval, ast.Scalar) else None
-

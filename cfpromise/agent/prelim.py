@@ -219,13 +219,14 @@ def expand(agent: Any, run: Any, ptype: str, promise: ast.Promise) -> None:
         iterated_guard = quoted_guard(ctx, promise)
         if iterated_guard is None:
             return
+    frame = run.frame
     if found.body_args:                     # DeRefCopyPromise: once, before iterating
+        frame.this, frame.promise = {}, None    # (its calls have no caller: no PromiseRef)
         ev = RvalEvaluator(ctx, {})
         for c in found.body_args:
             for arg in c.rval.args:         # type: ignore[union-attr]
                 if _calls(arg):
                     ev.value(arg, want_list=True)
-    frame = run.frame
     filename, dirname = facts.paths()
     base_this = {"promise_filename": filename, "promise_dirname": dirname,
                  "promise_linenumber": facts.line, "bundle": run.bundle.name,
@@ -249,6 +250,7 @@ def _iteration(agent: Any, run: Any, ptype: str, promise: ast.Promise, facts: An
     ctx = agent.ctx
     frame.this = dict(base_this)
     frame.extra = {}
+    frame.promise = promise             # (PromiseRef of its first calls: with, handle)
     ev = RvalEvaluator(ctx, bindings)
     ctx.fresh_calls = facts.fresh_c is not None and agent.immediate(facts.fresh_c, ev, run,
                                                                      bindings)

@@ -212,6 +212,11 @@ class RvalEvaluator:
                                f"Function '{name}' is not implemented in cf-lite yet")
             self.unresolved = True
             return UNRESOLVED
+        wanted = _ARITY.get(name, -2)
+        if wanted == -2:
+            wanted = _ARITY[name] = _arity(name)
+        if wanted >= 0 and len(call.args) != wanted:
+            self._arity_exit(name, wanted, call.args)
         before = self.unresolved
         self.unresolved = False
         if fn.lazy:
@@ -281,6 +286,44 @@ class RvalEvaluator:
         if key is not None:
             self.ctx.cache[key] = result
         return result
+
+    def _arity_exit(self, name: str, wanted: int, written: tuple[ast.Rval, ...]) -> None:
+        """cf-agent's NewExpArgs: another number of arguments than the function takes is
+        said, with where the promise is (PromiseRef), and the process exits 1; a
+        delayed-evaluation built-in given more (CallFunction) says "Bad arguments"."""
+        from cfpromise.agent.abort import Exits
+        if name in _DELAYED and len(written) > wanted:
+            shown = [_as_written(a) for a in written]
+            from cfpromise.schema import schema
+            ranges = [p[1] for p in schema().functions[name].params]
+            listed = ",".join(f'"{a}"' for a in shown)
+            raise Exits(f"Argument template mismatch handling function {name}( {{{listed}}})",
+                        *(f"  arg[{i}] range {r}\t {shown[0]} " for i, r in enumerate(ranges)),
+                        "Fatal CFEngine error: Bad arguments")
+        raise Exits(f"Arguments to function '{name}' do not tally. Expected {wanted} not "
+                    f"{len(written)}", *self._promise_ref())
+
+    def _promise_ref(self) -> list[str]:
+        """PromiseRef of the promise at hand (none outside a promise)."""
+        try:
+            frame = self.ctx.frame
+        except (AttributeError, IndexError):
+            return []
+        this, promise = frame.this, frame.promise
+        filename = getattr(this.get("promise_filename"), "value", this.get("promise_filename"))
+        if filename is None or promise is None:
+            return []
+        import os
+        from cfpromise.promises.api import referred, shown_path
+        lines = [f"Promise belongs to bundle '{frame.bundle}' in file "
+                 f"'{shown_path(str(filename), os.getcwd())}' near line {promise.coord.line}"]
+        # the promise as written: no comment yet (an expanded copy gets it), the
+        # promisees unexpanded
+        promisee = promise.promisee
+        written = [_as_written(i) for i in promisee.items] \
+            if isinstance(promisee, ast.List) else \
+            None if promisee is None else _as_written(promisee)
+        return lines + referred(None, written, isinstance(promisee, ast.List))
 
     def _no_such_call(self, name: str) -> None:
         """cf-agent's error for a call of no function: where the promise at hand is (its
@@ -422,6 +465,25 @@ def _returns_data(name: str) -> bool:
         sig = schema().functions.get(name)
         found = _RETURNS_DATA[name] = bool(sig is not None and sig.return_type == "data")
     return found
+
+
+# the built-ins whose arguments NewExpArgs leaves to them (FNCALL_OPTION_DELAYED_EVALUATION)
+_DELAYED = frozenset({"maplist", "mapdata"})
+# name -> the number of arguments it takes (-1: any number, or no signature)
+_ARITY: dict[str, int] = {}
+
+
+def _arity(name: str) -> int:
+    from cfpromise.schema import schema
+    sig = schema().functions.get(name)
+    return -1 if sig is None or sig.variadic else len(sig.params)
+
+
+def _as_written(rval: ast.Rval) -> str:
+    """An argument as RlistWrite shows it (a call: its name and arguments)."""
+    if isinstance(rval, ast.FnCall):
+        return f"{rval.name}({','.join(_as_written(a) for a in rval.args)})"
+    return getattr(rval, "value", str(rval))
 
 
 def _known() -> frozenset[str]:

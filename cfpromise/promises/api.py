@@ -286,19 +286,24 @@ class PromiseRun:
         """cf-agent's PromiseRef, every line: where the promise is, then its comment
         (``Comment is '...'``) and its promisees (``This was a promise to ' {"a","b"}'``,
         a list as RlistWrite writes it) when it has them."""
-        lines = [self.belongs_to()]
-        comment = self.attributes.get("comment")
-        if isinstance(comment, str):
-            lines.append(f"Comment is '{comment}'")
-        promisee = self.promisee
-        if isinstance(promisee, list) or isinstance(self.promise.promisee, ast.List):
-            items = promisee if isinstance(promisee, list) else [promisee]
-            if items:
-                written = ",".join('"' + str(i).replace('"', '\\"') + '"' for i in items)
-                lines.append(f"This was a promise to ' {{{written}}}'")
-        elif isinstance(promisee, str):
-            lines.append(f"This was a promise to '{promisee}'")
-        return lines
+        return [self.belongs_to()] + referred(self.attributes.get("comment"), self.promisee,
+                                             isinstance(self.promise.promisee, ast.List))
+
+
+def referred(comment: Any, promisee: Any, as_list: bool) -> list[str]:
+    """PromiseRef's lines after the first: the promise's comment, then its promisees
+    (``as_list``: written as a list, so shown as one even when it expanded to a text)."""
+    lines = []
+    if isinstance(comment, str):
+        lines.append(f"Comment is '{comment}'")
+    if isinstance(promisee, list) or as_list:
+        items = promisee if isinstance(promisee, list) else [promisee]
+        if items:
+            written = ",".join('"' + str(i).replace('"', '\\"') + '"' for i in items)
+            lines.append(f"This was a promise to ' {{{written}}}'")
+    elif isinstance(promisee, str):
+        lines.append(f"This was a promise to '{promisee}'")
+    return lines
 
 
 if TYPE_CHECKING:

@@ -207,19 +207,11 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
     # (the check's errors: file:line:0, no source line -- cfpromise.schema.partial)
     out += [partial.error(d.coord, d.message)
             for d in duplicates(policy.bundles, "bundle") + duplicates(policy.bodies, "body")]
-    sigs: dict[str, Any] = {}
     for call in _calls(policy, sch):
-        if call.name in sigs:
-            sig = sigs[call.name]
-        else:
-            sig = sigs[call.name] = sch.functions.get(call.name)
         if call.name == "ifelse" and len(call.args) % 2 == 0 and not any(
                 isinstance(a, ast.Scalar) and a.value.startswith("@") for a in call.args):
             out.append(Diagnostic(call.coord, "Fatal CFEngine error: in built-in FnCall ifelse: "
                                               "even number of arguments"))
-        if sig is not None and not sig.variadic and len(call.args) != len(sig.params):
-            out.append(Diagnostic(call.coord, f"Arguments to function '{call.name}' do not "
-                                              f"tally. Expected {len(sig.params)} not {len(call.args)}"))
     return out
 
 
