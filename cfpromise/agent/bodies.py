@@ -67,6 +67,8 @@ class InheritanceError(BodyError):
         fatal = FatalError(str(self))
         if str(self).startswith(APPEND_PARENTS):
             fatal.final = ""
+        elif str(self).startswith(ARGUMENT_COUNT):      # FatalError's own words, one line
+            fatal.messages, fatal.final = (), str(self)
         return fatal
 
 
@@ -74,6 +76,7 @@ class InheritanceError(BodyError):
 # this (a loop) aborts the run, as does a body inheriting from itself
 MAX_INHERITANCE_DEPTH = 30
 APPEND_PARENTS = "EvalContextAppendBodyParentsAndArgs: "
+ARGUMENT_COUNT = "Argument count mismatch for body"
 
 
 def inheritance_loop(find: Callable[[str, str, str], Any], body_type: str, name: str,
@@ -183,17 +186,20 @@ class BodyResolver:
         params = dict(zip(body.args, args))
         evaluator = RvalEvaluator(_ParamContext(self.ctx, params, body.namespace), bindings)
         result: dict[str, Any] = {}
-        for c in body.constraints:
-            if c.lval != "inherit_from" or not self._holds(c.classes, evaluator):
-                continue
+        for c in reversed(_parents(body)):      # (the first parent's attributes win)
             if load and has_call(c.rval):
                 continue
+            written = getattr(c.rval, "name" if type(c.rval) is ast.FnCall else "value", None)
+            if not isinstance(written, str) or "$" in written or "@" in written:
+                continue            # cf-agent names the parent as written: no such body
             ref = body_reference(c.rval, evaluator)
             if ref is not None:
                 parent = self.find(ref[0], body_type, body.namespace)
-                if parent is not None and len(parent.args) != len(ref[1]):
+                if parent is None:
+                    continue        # a parent no body answers: silently none (cf-agent)
+                if len(parent.args) != len(ref[1]):
                     raise InheritanceError(
-                        f"Argument count mismatch for body (gave {len(ref[1])} arguments) vs. "
+                        f"{ARGUMENT_COUNT} (gave {len(ref[1])} arguments) vs. "
                         f"inherited body '{parent.namespace}:{parent.name}' (requires "
                         f"{len(parent.args)} arguments)")
                 result.update(self.resolve(body_type, ref[0], ref[1], body.namespace, bindings,
@@ -240,6 +246,17 @@ class BodyResolver:
         if classes == "any":
             return True
         return self.ctx.eval_class_expr(evaluator.text(classes) if "$" in classes else classes)
+
+
+def _parents(body: ast.Body) -> list[ast.Constraint]:
+    """The body's inherit_from constraints as cf-agent 3.21 follows them: each one, class
+    guard or not, in the order written; one repeated under the same guard replaces the
+    earlier in its place (the parser's BodyAppendConstraint)."""
+    kept: dict[str, ast.Constraint] = {}
+    for c in body.constraints:
+        if c.lval == "inherit_from":
+            kept[c.classes] = c
+    return list(kept.values())
 
 
 def _list_params_spliced(rval: ast.Rval, params: dict[str, Any]) -> ast.Rval:

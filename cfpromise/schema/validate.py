@@ -84,7 +84,9 @@ class _Checker:
                 if want in LIST_TYPES and attr.visibility != "global":
                     self.error(coord, "Attempted to give a scalar to a non-scalar type")
                     return
-                if want == "body" and rval.kind == _QUOTED:
+                if want == "body" and rval.kind == _QUOTED and lval != "inherit_from":
+                    # (a promise's attribute: cf-promises' parser does not check a body's
+                    # inherit_from, which names its parent quoted or not)
                     self.error(coord, "An rvalue is quoted, but we expect an unquoted body "
                                       "identifier")
                     return
