@@ -11,16 +11,29 @@ exits 1 there and then (no more promises, no --show-evaluated-* tables).  The va
 itself is then expanded once more (:mod:`cfpromise.eval.expand`: the open reference
 becomes ``${}``).
 
-cf-agent checks each value more often than cf-lite evaluates it (its passes, its
-validating cf-promises' own), so the count in cf-lite runs behind: a policy that
-cf-agent stops at its thirteenth such error may run further here.
+The count is cf-agent's, check by check: cf-lite evaluates a vars promise fewer times
+than cf-agent calls VerifyVarPromise on it, so each evaluation counts (and says) the
+checks cf-agent makes at that point (:func:`phase`, :func:`vars_times`), as found by
+running cf-agent over many shapes (tests/differential/brokenrefs.py):
+
+* in an agent pass, two (KeepAgentPromise's, then ExpandPromiseAndDo's second "sampling");
+  in BundleResolve (after a pass's classes section, before a methods call's bundle), one;
+* while the policy loads (LoadPolicyFile's PolicyResolve), one for a bundle that is not
+  common, two for a common one (vars, classes, vars -- cf-lite's three passes there
+  count the first two evaluations);
+* in the preliminary convergence, two for a bundle that is not common (the walk's, then
+  PolicyResolve's); three for a common one (cf-lite evaluates those before the walk);
+* a report's text, one each time it is evaluated.
+
+The count starts again at nought with each file the parser reads (ParserStateReset).
 """
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 
-from cfpromise.agent.abort import FatalError
-from cfpromise.syntax.varstring import BROKEN, broken
+from cfpromise.agent.abort import Exits
+from cfpromise.syntax.varstring import BROKEN, BROKEN_SCALAR, broken
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,16 +42,97 @@ if TYPE_CHECKING:
 LIMIT = 12
 
 
-class TooManyErrors(FatalError):
-    """Past :data:`LIMIT` parser errors: exit 1, nothing more said (printed already)."""
-    final = ""
-    messages = ()
+class TooManyErrors(Exits):
+    """Past :data:`LIMIT` parser errors: exit 1, nothing more said (printed already);
+    while the policy loads, the validating cf-promises is what stops (the failsafe)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.messages = ()
 
 
-def check_value(agent: Any, value: Any) -> None:
+def validated(agent: Any) -> bool:
+    """Once the policy is loaded, the validating cf-promises' last PolicyResolve: it
+    checks again what its loading checked (the agent's loading was its own: the same
+    files, the same checks), its count going on from its last file's; False when it
+    stops there ("Too many errors": the policy fails validation).  It enters each
+    bundle twice more (:meth:`cfpromise.eval.context.EvalContext.expand_scope`)."""
+    lines, agent.yy_loaded = getattr(agent, "yy_loaded", None) or [], None
+    count = getattr(agent, "parse_errors", 0)
+    if lines:
+        agent.out.flush()
+    for line in lines:
+        count += 1
+        print(line, file=sys.stderr)
+        if count > LIMIT:
+            print("Too many errors", file=sys.stderr)
+            sys.stderr.flush()
+            return False
+    ctx = agent.ctx
+    for ns, scope in list(ctx.broken_values):
+        ctx.expand_scope(ns, scope, again=True)
+    return True
+
+
+# the checks of a vars promise's evaluation in an agent pass (no phase set)
+PASS_CHECKS = 2
+
+
+@contextmanager
+def phase(agent: Any, times: int, budget: int | None = None) -> Any:
+    """While cf-lite evaluates vars promises for one of cf-agent's phases: each
+    evaluation counts ``times`` checks, and at most ``budget`` in all per promise (and
+    promiser) in the phase (cf-lite evaluates some more often than cf-agent does there).
+    A phase with a budget keeps it through the phases inside it."""
+    outer = getattr(agent, "yy_phase", None)
+    if outer is not None and outer[1] is not None:
+        yield
+        return
+    agent.yy_phase = (times, budget, {})
+    try:
+        yield
+    finally:
+        agent.yy_phase = outer
+
+
+def expansions(agent: Any, key: Any) -> tuple[int, int]:
+    """How often cf-agent expands a vars promise where cf-lite evaluates it once now
+    (each time its function calls' arguments are checked, :func:`check_args`), and how
+    many checks of its value each expansion makes (``key``: the promise and its
+    promiser, for a phase's budget)."""
+    current = getattr(agent, "yy_phase", None)
+    if current is None:
+        return 1, PASS_CHECKS
+    times, budget, used = current
+    if budget is None:
+        return times, 1
+    done = used.get(key, 0)
+    times = max(0, min(times, budget - done))
+    used[key] = done + times
+    return times, 1
+
+
+def check_args(agent: Any, texts: list[str]) -> None:
+    """The expanded arguments of a call that IsCf3Scalar says are left open
+    (RlistIsUnresolved, each time cf-agent evaluates the call), said and counted."""
+    for text in texts:
+        say(agent, BROKEN_SCALAR.format(text))
+
+
+def file_parsed(agent: Any) -> None:
+    """The parser read a file: its count starts again (ParserStateReset); while the
+    policy loads, what is said is kept (:func:`validated`)."""
+    agent.parse_errors = 0
+    if not hasattr(agent, "yy_loaded"):
+        agent.yy_loaded = []
+
+
+def check_value(agent: Any, value: Any, times: int = 1) -> None:
     """Each string of a vars promise's value (a scalar, a list's items) that
     IsCf3VarString says is left open (:func:`cfpromise.syntax.varstring.broken`),
-    said as the parser says it, and counted."""
+    said as the parser says it, and counted, ``times`` over."""
+    if times <= 0:
+        return
     if isinstance(value, str):
         items: Any = (value,)
         joined = value
@@ -52,8 +146,9 @@ def check_value(agent: Any, value: Any) -> None:
         return
     if "(" not in joined and "{" not in joined:     # no reference, open or not: most values
         return
-    for item in items:
-        if isinstance(item, str) and broken(item):
+    found = [item for item in items if isinstance(item, str) and broken(item)]
+    for _ in range(times if found else 0):      # (check by check, each in the value's order)
+        for item in found:
             say(agent, BROKEN.format(item))
 
 
@@ -62,7 +157,11 @@ def say(agent: Any, message: str) -> None:
     agent.out.flush()
     sys.stdout.flush()
     where = getattr(agent, "parsed_last", "") or agent.options.file
-    print(f"{where}:1:1: error: {message}", file=sys.stderr)
+    line = f"{where}:1:1: error: {message}"
+    print(line, file=sys.stderr)
+    loaded = getattr(agent, "yy_loaded", None)
+    if loaded is not None:
+        loaded.append(line)
     if agent.parse_errors > LIMIT:
         print("Too many errors", file=sys.stderr)
         sys.stderr.flush()
