@@ -30,7 +30,6 @@ The count starts again at nought with each file the parser reads (ParserStateRes
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 
 from cfpromise.agent.abort import Exits
 from cfpromise.syntax.varstring import BROKEN, BROKEN_SCALAR, broken
@@ -78,21 +77,27 @@ def validated(agent: Any) -> bool:
 PASS_CHECKS = 2
 
 
-@contextmanager
-def phase(agent: Any, times: int, budget: int | None = None) -> Any:
-    """While cf-lite evaluates vars promises for one of cf-agent's phases: each
-    evaluation counts ``times`` checks, and at most ``budget`` in all per promise (and
-    promiser) in the phase (cf-lite evaluates some more often than cf-agent does there).
-    A phase with a budget keeps it through the phases inside it."""
-    outer = getattr(agent, "yy_phase", None)
-    if outer is not None and outer[1] is not None:
-        yield
-        return
-    agent.yy_phase = (times, budget, {})
-    try:
-        yield
-    finally:
-        agent.yy_phase = outer
+class phase:
+    """While cf-lite evaluates vars promises for one of cf-agent's phases (``with
+    phase(agent, times, budget)``): each evaluation counts ``times`` checks, and at most
+    ``budget`` in all per promise (and promiser) in the phase (cf-lite evaluates some more
+    often than cf-agent does there).  A phase with a budget keeps it through the phases
+    inside it.  (A class: contextlib is not on the start path.)"""
+
+    __slots__ = ("agent", "state", "outer")
+
+    def __init__(self, agent: Any, times: int, budget: int | None = None) -> None:
+        self.agent = agent
+        self.state = (times, budget, {})
+        self.outer: Any = None
+
+    def __enter__(self) -> None:
+        self.outer = outer = getattr(self.agent, "yy_phase", None)
+        if outer is None or outer[1] is None:
+            self.agent.yy_phase = self.state
+
+    def __exit__(self, *exc: Any) -> None:
+        self.agent.yy_phase = self.outer
 
 
 def expansions(agent: Any, key: Any) -> tuple[int, int]:
