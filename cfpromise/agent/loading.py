@@ -282,7 +282,7 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     if os.path.isfile(path):
         load(agent)             # evaluates the common bundles as it loads their files
         if converge:            # cf-promises': vars and meta again, no walk
-            agent.preliminary_convergence(expand=False)
+            yyerrors.cf_promises_converges(agent)
     return agent
 
 

@@ -124,6 +124,16 @@ def check_args(agent: Any, texts: list[str]) -> None:
         say(agent, BROKEN_SCALAR.format(text))
 
 
+def cf_promises_converges(agent: Any) -> None:
+    """cf-promises' last PolicyResolve (its vars and meta again, no walk), its checks
+    those of its loading again (:func:`validated`); raises :class:`TooManyErrors` past
+    the limit."""
+    with phase(agent, 0):
+        agent.preliminary_convergence(expand=False)
+    if not validated(agent):
+        raise TooManyErrors("")
+
+
 def file_parsed(agent: Any) -> None:
     """The parser read a file: its count starts again (ParserStateReset); while the
     policy loads, what is said is kept (:func:`validated`)."""
