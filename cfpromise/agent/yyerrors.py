@@ -56,13 +56,14 @@ def validated(agent: Any) -> bool:
     files, the same checks), its count going on from its last file's; False when it
     stops there ("Too many errors": the policy fails validation).  It enters each
     bundle twice more (:meth:`cfpromise.eval.context.EvalContext.expand_scope`)."""
-    lines, agent.yy_loaded = getattr(agent, "yy_loaded", None) or [], None
+    messages, agent.yy_loaded = getattr(agent, "yy_loaded", None) or [], None
     count = getattr(agent, "parse_errors", 0)
-    if lines:
+    if messages:
         agent.out.flush()
-    for line in lines:
+    where = getattr(agent, "parsed_last", "") or agent.options.file
+    for message in messages:            # (at the file parsed last, as all of them now)
         count += 1
-        print(line, file=sys.stderr)
+        print(f"{where}:1:1: error: {message}", file=sys.stderr)
         if count > LIMIT:
             print("Too many errors", file=sys.stderr)
             sys.stderr.flush()
@@ -172,11 +173,10 @@ def say(agent: Any, message: str) -> None:
     agent.out.flush()
     sys.stdout.flush()
     where = getattr(agent, "parsed_last", "") or agent.options.file
-    line = f"{where}:1:1: error: {message}"
-    print(line, file=sys.stderr)
+    print(f"{where}:1:1: error: {message}", file=sys.stderr)
     loaded = getattr(agent, "yy_loaded", None)
     if loaded is not None:
-        loaded.append(line)
+        loaded.append(message)
     if agent.parse_errors > LIMIT:
         print("Too many errors", file=sys.stderr)
         sys.stderr.flush()
