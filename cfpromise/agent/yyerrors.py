@@ -17,6 +17,8 @@ checks cf-agent makes at that point (:func:`phase`, :func:`vars_times`), as foun
 running cf-agent over many shapes (tests/differential/brokenrefs.py):
 
 * in an agent pass, two (KeepAgentPromise's, then ExpandPromiseAndDo's second "sampling");
+  in an edit bundle's pass, one (in its first, one more: the files promise's
+  BundleResolve);
   in BundleResolve (after a pass's classes section, before a methods call's bundle), one;
 * while the policy loads (LoadPolicyFile's PolicyResolve), one for a bundle that is not
   common, two for a common one (vars, classes, vars -- cf-lite's three passes there
@@ -101,14 +103,16 @@ class phase:
         self.agent.yy_phase = self.outer
 
 
-def expansions(agent: Any, key: Any) -> tuple[int, int]:
+def expansions(agent: Any, key: Any, pass_no: int = 0) -> tuple[int, int]:
     """How often cf-agent expands a vars promise where cf-lite evaluates it once now
     (each time its function calls' arguments are checked, :func:`check_args`), and how
     many checks of its value each expansion makes (``key``: the promise and its
     promiser, for a phase's budget)."""
     current = getattr(agent, "yy_phase", None)
-    if current is None:
-        return 1, PASS_CHECKS
+    if current is None:     # a pass; an edit bundle's has no second "sampling", but its
+        if getattr(agent.ctx.frame, "edit", None) is None:      # files promise resolved it
+            return 1, PASS_CHECKS                               # (BundleResolve) first
+        return (2 if pass_no == 1 else 1), 1
     times, budget, used = current
     if budget is None:
         return times, 1

@@ -102,7 +102,7 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         return None if not step.last else Outcome.SKIPPED
     # each expansion: IsCf3Scalar of its calls' arguments, then (each check) IsCf3VarString
     # of the value and of the name -- a reference left open, said as the parser says it
-    times, checks = expansions(step.agent, (id(step.promise), step.promiser))
+    times, checks = expansions(step.agent, (id(step.promise), step.promiser), step.run.pass_no)
     for _ in range(times):
         check_args(step.agent, ev.broken_args)
         for _ in range(checks):

@@ -135,6 +135,14 @@ for place, (seq, holder, extra, counts) in _PLACES.items():
             "promises.cf": f'body common control {{ bundlesequence => {{ {seq_names} }}; }}\n'
                            f'bundle {holder}\n{{\nvars:\n{values}{extra}{reports}}}\n{main}',
             "d.txt": "a ${x"}, ()))
+# in an edit bundle (its files promise's BundleResolve, then one check a pass)
+for count in (1, 2, 3):
+    CASES.append((f"errors_once_count_edit_{count}", {
+        "promises.cf": 'bundle agent main\n{\nfiles:\n  "$(sys.workdir)/edited" create => '
+                       '"true", edit_line => el;\nreports:\n  "done";\n}\nbundle edit_line el\n'
+                       '{\nvars:\n' + "".join(_READ.format(i=i) for i in range(count))
+                       + 'insert_lines:\n  "line";\n}\n',
+        "d.txt": "a ${x"}, ()))
 # one value, its list's items: each broken item is a check
 for count in (2, 4, 5):
     CASES.append((f"errors_once_count_list_{count}", {
