@@ -13,21 +13,27 @@ becomes ``${}``).
 
 The count is cf-agent's, check by check: cf-lite evaluates a vars promise fewer times
 than cf-agent calls VerifyVarPromise on it, so each evaluation counts (and says) the
-checks cf-agent makes at that point (:func:`phase`, :func:`vars_times`), as found by
-running cf-agent over many shapes (tests/differential/brokenrefs.py):
+checks cf-agent makes at that point (:class:`phase`, :func:`expansions`), as found by
+running cf-agent over many shapes (tests/differential/brokenrefs.py, the ``count_``
+cases):
 
-* in an agent pass, two (KeepAgentPromise's, then ExpandPromiseAndDo's second "sampling");
-  in an edit bundle's pass, one (in its first, one more: the files promise's
-  BundleResolve);
-  in BundleResolve (after a pass's classes section, before a methods call's bundle), one;
+* in an agent pass, two (KeepAgentPromise's, then ExpandPromiseAndDo's second
+  "sampling"); in an edit bundle's pass, one (in its first, one more: the files
+  promise's BundleResolve); in BundleResolve (after a pass's classes section, before a
+  methods call's bundle), one;
 * while the policy loads (LoadPolicyFile's PolicyResolve), one for a bundle that is not
   common, two for a common one (vars, classes, vars -- cf-lite's three passes there
   count the first two evaluations);
 * in the preliminary convergence, two for a bundle that is not common (the walk's, then
   PolicyResolve's); three for a common one (cf-lite evaluates those before the walk);
-* a report's text, one each time it is evaluated.
+* each expansion of a vars promise checks its calls' expanded arguments with IsCf3Scalar
+  too ("Broken scalar variable syntax or bracket mismatch in 'TEXT'": :func:`check_args`);
+* a report's text, in each pass but the last (cfpromise.agent.evaluation).
 
 The count starts again at nought with each file the parser reads (ParserStateReset).
+The cf-promises that validates the policy keeps its own: its loading's checks, then
+the same again in its last PolicyResolve (:func:`validated`); past twelve it stops, and
+the policy fails validation.
 """
 from __future__ import annotations
 
