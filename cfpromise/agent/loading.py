@@ -239,10 +239,11 @@ def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
 def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
     """A file's loading, bundle by bundle, with cf-promises' round for that file
     (:mod:`cfpromise.agent.lockwarn`) beside it."""
-    for bundle in policy.bundles:
-        if bundle.type == "common":
-            rounds.load_bundle(bundle, lambda b=bundle: agent.run_bundle(
-                b, [], types=LOAD_EVALUATION))
+    with yyerrors.phase(agent, 1, 2):     # (PolicyResolve: vars, classes, vars)
+        for bundle in policy.bundles:
+            if bundle.type == "common":
+                rounds.load_bundle(bundle, lambda b=bundle: agent.run_bundle(
+                    b, [], types=LOAD_EVALUATION))
     kept = {id(b) for b in policy.bundles}
     for bundle in leftout.every_bundle(agent, policy):     # (cf-promises has them all)
         if bundle.type != "common":
