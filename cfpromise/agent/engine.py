@@ -50,7 +50,7 @@ from __future__ import annotations
 import os
 import time
 
-from cfpromise.agent import settle
+from cfpromise.agent import settle, yyerrors
 from cfpromise.agent.abort import AbortBundle, AbortRun, AbortWatch, FatalError
 from cfpromise.agent.bodies import BodyResolver
 from cfpromise.agent.bundleargs import actual_text, bind
@@ -268,6 +268,7 @@ class Agent(PromiseEvaluation, Recording):
             # which elements its clearing walk misses: VariableStore.clear_arrays)
             ctx.vars.clear_arrays(bundle.namespace, bundle.name)
         ctx.push(frame)
+        ctx.expand_scope(bundle.namespace, bundle.name)
         if ctx.injected:
             ctx.remove_injected(bundle.namespace, bundle.name)     # (CFE-1915)
         started = time.perf_counter()
@@ -330,10 +331,11 @@ class Agent(PromiseEvaluation, Recording):
         if trace is not None:
             trace.muted += 1
         try:
-            for name in names:
-                section = bundle.section(name)
-                if section is not None:
-                    settle.run_section(self, run, section, settling)
+            with yyerrors.phase(self, 1):
+                for name in names:
+                    section = bundle.section(name)
+                    if section is not None:
+                        settle.run_section(self, run, section, settling)
         finally:
             if trace is not None:
                 trace.muted -= 1
@@ -359,11 +361,12 @@ class Agent(PromiseEvaluation, Recording):
         parameters unbound: what needs them waits for the call, the rest is defined at
         once."""
         ctx = self.ctx
-        for bundle in self.policy.bundles if bundles is None else bundles:
-            if bundle.type != "common":
-                if ctx.injected:                # BundleResolve's first step (CFE-1915)
-                    ctx.remove_injected(bundle.namespace, bundle.name)
-                self._pre_evaluate(bundle, [s for s in (bundle.section("vars"),) if s])
+        with yyerrors.phase(self, 1):
+            for bundle in self.policy.bundles if bundles is None else bundles:
+                if bundle.type != "common":
+                    if ctx.injected:                # BundleResolve's first step (CFE-1915)
+                        ctx.remove_injected(bundle.namespace, bundle.name)
+                    self._pre_evaluate(bundle, [s for s in (bundle.section("vars"),) if s])
 
     def preliminary_convergence(self, bundles: Any = None, expand: bool = True) -> None:
         """cf-agent's "Preliminary variable/class-context convergence" (3.21's
@@ -381,7 +384,8 @@ class Agent(PromiseEvaluation, Recording):
         self.ctx.bundle_names = frozenset(b.name for b in self.policy.bundles)   # (CFE-1915)
         if bundles is None and expand:
             from cfpromise.agent.prelim import converge
-            converge(self, BundleRun)
+            with yyerrors.phase(self, 2):     # (the walk's check, then PolicyResolve's)
+                converge(self, BundleRun)
             return
         ctx = self.ctx
         for bundle in self.policy.bundles if bundles is None else bundles:
@@ -395,6 +399,7 @@ class Agent(PromiseEvaluation, Recording):
             frame = Frame(bundle.namespace, bundle.name, bundle)
             run = BundleRun(bundle, frame, pass_no=0)
             self.ctx.push(frame)
+            self.ctx.expand_scope(bundle.namespace, bundle.name)
             try:
                 for section in sections:
                     self.eval_section(run, section)

@@ -27,6 +27,7 @@ from cfpromise.agent.bundleargs import bundle_call, done_text, reference_rvals
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.prelim import call_more
+from cfpromise.agent.yyerrors import check_value
 from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
     quoted_guard
@@ -44,7 +45,6 @@ from cfpromise.syntax import ast
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Iterator
-
     from cfpromise.agent.engine import BundleRun
 
 # promise type -> the engine's own evaluator (vars, classes, meta, defaults, methods, reports)
@@ -60,8 +60,7 @@ BEFORE_LOCK_TYPES: dict[str, str | None] = {
 
 
 class PromiseEvaluation:
-    """Evaluating promises and actuating them (a part of the Agent; see the module
-    docstring)."""
+    """Evaluating promises and actuating them (a part of the Agent; see the module)."""
 
     def eval_promise(self, run: BundleRun, ptype: str, promise: ast.Promise) -> None:
         if self.promise_filter is not None and not self.promise_filter(run, ptype, promise):
@@ -227,10 +226,12 @@ class PromiseEvaluation:
 
     def reread_bodies(self, run: BundleRun, ptype: str, promise: ast.Promise,
                       bindings: dict[str, str]) -> None:
-        """A promise done in an earlier pass: cf-agent reads its attributes again in each
-        pass before its lock says so, and parses its action and classes bodies' integers
-        each time (UNCHECKED_INTS): one that does not parse is said again.  (Not a classes
-        promise: one whose class is defined is dropped before its attributes are read.)"""
+        """A promise done in an earlier pass: cf-agent reads its attributes again before its
+        lock says so, parsing its action and classes bodies' integers (UNCHECKED_INTS: one
+        that does not parse is said again), and checks a report's text but in the last
+        pass (cfpromise.agent.yyerrors).  (Not a classes promise: dropped before.)"""
+        if ptype == "reports" and run.pass_no < PASSES and "$" in promise.promiser:
+            check_value(self, RvalEvaluator(self.ctx, bindings).text(promise.promiser))
         if ptype == "classes":
             return
         memo = self.__dict__.setdefault("_int_bodies", {})
@@ -377,7 +378,6 @@ class PromiseEvaluation:
                     observer.promise_skipped(self, _SkippedStep(run, promise, promiser), reason)
                 return True
         return False
-
 
     # -- actuation: attributes, bodies, the handler ------------------------------------
     def attributes(self, step: Step) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments, leftout, lockwarn, policyfile
+from cfpromise.agent import augments, leftout, lockwarn, policyfile, yyerrors
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import Exits
@@ -182,9 +182,10 @@ def _file_and_inputs(agent: Any, policy: ast.Policy, state: tuple) -> None:
     if rounds is not None:
         _file_round(agent, policy, rounds)
     else:
-        for bundle in policy.bundles:
-            if bundle.type == "common":
-                agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+        with yyerrors.phase(agent, 1, 2):     # (PolicyResolve: vars, classes, vars)
+            for bundle in policy.bundles:
+                if bundle.type == "common":
+                    agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
         leftout.pre_evaluate(agent, policy)     # (those cf-agent leaves out too)
     file_control(agent, policy)
     for rval in _guarded_inputs(agent, policy):
@@ -240,10 +241,11 @@ def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
 def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
     """A file's loading, bundle by bundle, with cf-promises' round for that file
     (:mod:`cfpromise.agent.lockwarn`) beside it."""
-    for bundle in policy.bundles:
-        if bundle.type == "common":
-            rounds.load_bundle(bundle, lambda b=bundle: agent.run_bundle(
-                b, [], types=LOAD_EVALUATION))
+    with yyerrors.phase(agent, 1, 2):     # (PolicyResolve: vars, classes, vars)
+        for bundle in policy.bundles:
+            if bundle.type == "common":
+                rounds.load_bundle(bundle, lambda b=bundle: agent.run_bundle(
+                    b, [], types=LOAD_EVALUATION))
     kept = {id(b) for b in policy.bundles}
     for bundle in leftout.every_bundle(agent, policy):     # (cf-promises has them all)
         if bundle.type != "common":
@@ -283,7 +285,7 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     if os.path.isfile(path):
         load(agent)             # evaluates the common bundles as it loads their files
         if converge:            # cf-promises': vars and meta again, no walk
-            agent.preliminary_convergence(expand=False)
+            yyerrors.cf_promises_converges(agent)
     return agent
 
 
@@ -491,6 +493,9 @@ def _run(agent: Any) -> int:
         policyfile.say_verdict(exc)
         validation_failed(agent.options)
         return failsafe(agent)
+    if augments.validating(agent) and not yyerrors.validated(agent):    # ("Too many errors")
+        validation_failed(agent.options)
+        return failsafe(agent)
     control_bodies(agent)
     if agent.options.simulate:
         start_simulation(agent)
@@ -507,7 +512,8 @@ def _run(agent: Any) -> int:
         observer.run_started(agent)
     for bundle in list(agent.policy.bundles):
         if bundle.type == "common":
-            agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+            with yyerrors.phase(agent, 1, 3):     # (the walk's, PolicyResolve's two)
+                agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
         elif agent.ctx.injected:        # BundleResolve's first step (CFE-1915)
             agent.ctx.remove_injected(bundle.namespace, bundle.name)
     agent.preliminary_convergence()     # every promise expanded, vars evaluated

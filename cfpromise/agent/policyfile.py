@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 
+from cfpromise.agent import yyerrors
 from cfpromise.fast.policycache import content_digest
 from cfpromise.promises.api import inputs_directory
 from cfpromise.syntax import ast
@@ -75,6 +76,7 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
         agent.policy_digests.add(digest)
     from cfpromise.promises.api import shown_path
     agent.parsed_last = shown_path(path, getattr(agent.options, "start_dir", ""))
+    yyerrors.file_parsed(agent)             # (the parser's count starts again)
     if cached is not None:
         return _as_parsed(agent, cached)
     # The parser (and PLY, which imports inspect) and the parse-time checks load only

@@ -77,6 +77,7 @@ def _converge(agent: Any, make_run: Any) -> None:
         frame = Frame(bundle.namespace, bundle.name, bundle)
         run = make_run(bundle, frame, pass_no=0)
         ctx.push(frame)
+        ctx.expand_scope(bundle.namespace, bundle.name)
         try:
             for section in bundle.sections:
                 ptype = section.name

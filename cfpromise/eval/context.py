@@ -19,7 +19,7 @@ import os
 
 from cfpromise.eval.cmap import CMap, string_hash
 from cfpromise.fast import precompiled
-from cfpromise.eval.expand import Expander
+from cfpromise.eval.expand import Expander, segments
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.variables import VariableStore, parse_ref
 from cfpromise.syntax import classexpr
@@ -105,6 +105,9 @@ class EvalContext:
         # its bundle ran (removed when it runs: remove_injected)
         self.bundle_names: frozenset[str] = frozenset()
         self.injected: dict[tuple[str, str], dict[str, None]] = {}   # ordered sets
+        # the function-made variables whose value holds a broken reference, by scope
+        # (ordered sets): expanded again each time their bundle is entered (expand_scope)
+        self.broken_values: dict[tuple[str, str], dict[str, None]] = {}
         self.comments: dict[str, str] = {}   # class name or variable key -> its promise's comment
         # bumped by every class defined anew (or with other tags) or undefined: the
         # engine's fixed-point test (cfpromise.agent.settle) compares it
@@ -347,6 +350,30 @@ class EvalContext:
         frame = self.frame
         ns, scope, short = parse_ref(name, frame.namespace, frame.bundle)
         self.vars.set(ns, scope, short, Variable(type, value, tags))
+        if isinstance(value, str) and "$" in value and segments(value)[2]:
+            self.broken_values.setdefault((ns, scope), {})[short] = None
+
+    def expand_scope(self, ns: str, scope: str, again: bool = False) -> None:
+        """Entering a bundle (cf-agent's EvalContextStackPushBundleFrame, once its frame
+        is pushed): each variable of its scope is expanded again and stored so -- which
+        cf-lite does for the function-made values holding a broken reference only (a
+        readstringarray() field ``${x``: "Variable reference close mismatch '${x'" each
+        time, "Empty variable reference close mismatch '${}'" when it is entered again
+        before the function makes it anew).  ``again``: as the cf-promises that validates
+        the policy enters them last, twice, the value kept as it is."""
+        names = self.broken_values.get((ns, scope))
+        if not names:
+            return
+        for short in list(names):
+            var = self.vars.get(ns, scope, short)
+            if var is None or type(var.value) is not str or not segments(var.value)[2]:
+                del names[short]
+                continue
+            expanded = Expander(self.resolve_ref, {}, False, self._log).expand(var.value)
+            if again:
+                Expander(self.resolve_ref, {}, False, self._log).expand(expanded)
+            else:
+                self.vars.set(ns, scope, short, Variable(var.type, expanded, var.tags))
 
     @property
     def simulate(self) -> bool:

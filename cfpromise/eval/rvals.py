@@ -22,6 +22,7 @@ from cfpromise.eval.functions.messages import QUIET_REGEX, emit
 from cfpromise.eval.functions.api import (REGISTRY, DataArray, FatalFunctionError, FunctionError,
                                          Variable, system_functions_cached)
 from cfpromise.syntax import ast
+from cfpromise.syntax.varstring import broken_scalar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,7 +84,8 @@ def as_text(value: Any) -> str:
 
 
 class RvalEvaluator:
-    __slots__ = ("ctx", "bindings", "unresolved", "failed_call", "errors", "_expander")
+    __slots__ = ("ctx", "bindings", "unresolved", "failed_call", "errors", "broken_args",
+                 "_expander")
 
     def __init__(self, ctx: Any, bindings: dict[str, str] | None = None) -> None:
         self.ctx = ctx
@@ -91,6 +93,9 @@ class RvalEvaluator:
         self.unresolved = False
         self.failed_call = False          # a function in a list could not run
         self.errors: list[str] = []
+        # the expanded arguments IsCf3Scalar says are left open, call by call (cf-agent's
+        # parser error for each, counted where the promise is: cfpromise.agent.yyerrors)
+        self.broken_args: list[str] = []
         self._expander: Any = None        # text()'s, made on first use
 
     # -- strings ---------------------------------------------------------------
@@ -232,6 +237,9 @@ class RvalEvaluator:
                     if _list_ref(a) else
                     self.nested(a) if type(a) is ast.FnCall else
                     self.value(a, want_list=True) for a in call.args]
+            for value in args:
+                if type(value) is str and broken_scalar(value):
+                    self.broken_args.append(value)
             if fn.unresolved_ok and _nested_call_failed(name, call.args, args):
                 # a call among the arguments could not run: cf-agent's argument list
                 # still holds that call, so it is unresolved and this one fails too

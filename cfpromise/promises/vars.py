@@ -12,7 +12,7 @@ leaves out of a list the ``@(name)`` items that do not resolve (cf-agent's
 from __future__ import annotations
 
 from cfpromise.agent.outcome import Outcome
-from cfpromise.agent.yyerrors import check_value
+from cfpromise.agent.yyerrors import check_args, check_value, expansions
 from cfpromise.fast.memo import lru_cache
 from cfpromise.promises.api import SelfReference
 from cfpromise.eval.rvals import UNRESOLVED, as_text, refers_to
@@ -72,6 +72,7 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
     if_defined = policy is not None and \
         ev.text(getattr(policy.rval, "value", "")) == "ifdefined"
     ev.unresolved = before
+    ev.broken_args.clear()
     if if_defined and isinstance(type_c.rval, ast.List):
         value = ev.items(type_c.rval.items, drop_undefined=True)
     else:
@@ -99,10 +100,18 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
         step.log("error", _belongs(step))
         step.agent.scalar_lists.setdefault(id(step.promise), (type_c.lval, as_text(value)))
         return None if not step.last else Outcome.SKIPPED
+    # each expansion: IsCf3Scalar of its calls' arguments, then (each check) IsCf3VarString
+    # of the value and of the name -- a reference left open, said as the parser says it
+    times, checks = expansions(step.agent, (id(step.promise), step.promiser), step.run.pass_no)
+    for _ in range(times):
+        check_args(step.agent, ev.broken_args)
+        for _ in range(checks):
+            if type_c.lval != "data":
+                check_value(step.agent, value)
+            check_value(step.agent, step.promiser)
+    ev.broken_args.clear()
     if type_c.lval != "data":
-        check_value(step.agent, value)      # (IsCf3VarString: a reference left open)
         value = _expanded_again(step, value)
-    check_value(step.agent, step.promiser)      # (the name's, too, as IsCf3VarString says)
     if references(step.promiser):
         # a name still holding a reference (keys from a list that is not defined):
         # cf-agent makes no variable of it (``$(a/b)``, ``${a $(b)}`` are no reference:

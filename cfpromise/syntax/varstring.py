@@ -20,6 +20,10 @@ started and its brackets not closed at the end (``$(a``, ``${a $(b)``, ``$(a ${b
 brackets closed but mismatched (``$(a}``, ``${a $(b)}``) are neither broken nor a
 reference.
 
+:func:`broken_scalar` is IsCf3Scalar's verdict, the same walk started by ``$`` only,
+which cf-agent asks of each argument of a function call once expanded (RlistIsUnresolved):
+``FILE:1:1: error: Broken scalar variable syntax or bracket mismatch in 'TEXT'``.
+
 :func:`naked` is the question cf-agent asks before it, where one whole reference is
 all a value may be (IsNakedVar): ``${a $(b)}`` is one, ``$(a}`` is not.
 """
@@ -30,28 +34,30 @@ if TYPE_CHECKING:
     Verdict = tuple[bool, bool]
 
 BROKEN = "Broken variable syntax or bracket mismatch in string ({})"
+BROKEN_SCALAR = "Broken scalar variable syntax or bracket mismatch in '{}'"
 
 # (a plain pair, not a NamedTuple: typing imports re, which the start path never does)
 _NONE = (False, False)
 _WHOLE = (True, False)
 _MARKS = ("$(", "${", "@(", "@{")
+_SCALAR_MARKS = ("$(", "${")        # (IsCf3Scalar's)
 
 
-def _first_mark(text: str) -> int:
-    """Where the walk starts counting: the first ``$(``/``${``/``@(``/``@{``, -1: none."""
+def _first_mark(text: str, marks: tuple[str, ...] = _MARKS) -> int:
+    """Where the walk starts counting: the first of ``marks``, -1: none."""
     start = -1
-    for mark in _MARKS:
+    for mark in marks:
         at = text.find(mark)
         if at >= 0 and (start < 0 or at < start):
             start = at
     return start
 
 
-def walk(text: str) -> Verdict:
+def walk(text: str, marks: tuple[str, ...] = _MARKS) -> Verdict:
     """Both verdicts of IsCf3VarString on ``text`` (see the module docstring): whether
     it holds a whole reference (its result), and whether it says :data:`BROKEN` (a
-    reference left open); never both."""
-    start = _first_mark(text)
+    reference left open); never both.  ``marks``: those that start the walk."""
+    start = _first_mark(text, marks)
     if start < 0:
         return _NONE        # (most texts: nothing is counted before the first mark)
     depth = 0
@@ -77,11 +83,12 @@ def references(text: str) -> bool:
     return walk(text)[0]
 
 
-def broken(text: str) -> bool:
-    """Whether IsCf3VarString says :data:`BROKEN` of ``text``."""
+def broken(text: str, marks: tuple[str, ...] = _MARKS) -> bool:
+    """Whether IsCf3VarString says :data:`BROKEN` of ``text`` (``marks``: as
+    :func:`walk`)."""
     if "$" not in text and "@" not in text:
         return False
-    start = _first_mark(text)
+    start = _first_mark(text, marks)
     if start < 0:
         return False
     # the walk counts every bracket after the first mark; when as many close as open
@@ -89,7 +96,12 @@ def broken(text: str) -> bool:
     rest = text[start:]
     if rest.count("(") + rest.count("{") == rest.count(")") + rest.count("}"):
         return False
-    return walk(text)[1]
+    return walk(text, marks)[1]
+
+
+def broken_scalar(text: str) -> bool:
+    """Whether IsCf3Scalar says :data:`BROKEN_SCALAR` of ``text``."""
+    return "$" in text and broken(text, _SCALAR_MARKS)
 
 
 _CLOSING = {"(": ")", "{": "}"}
