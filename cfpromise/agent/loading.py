@@ -20,11 +20,11 @@ from cfpromise.agent import augments, leftout, lockwarn, policyfile, yyerrors
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import Exits
+from cfpromise.agent.controls import control_bodies, control_log_level, file_control
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.programs import own_programs, validation_failed
 from cfpromise.agent.sequence import bundlesequence, check_found, check_own, verified
 from cfpromise.agent.workdir import check_workdir, prepare_workdir  # (prepare_workdir: others')
-from cfpromise.eval.context import Frame
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.functions.messages import Sink
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
@@ -182,10 +182,7 @@ def _file_and_inputs(agent: Any, policy: ast.Policy, state: tuple) -> None:
     if rounds is not None:
         _file_round(agent, policy, rounds)
     else:
-        with yyerrors.phase(agent, 1, 2):     # (PolicyResolve: vars, classes, vars)
-            for bundle in policy.bundles:
-                if bundle.type == "common":
-                    agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+        _common_bundles(agent, policy, None)
         leftout.pre_evaluate(agent, policy)     # (those cf-agent leaves out too)
     file_control(agent, policy)
     for rval in _guarded_inputs(agent, policy):
@@ -238,14 +235,18 @@ def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
     return True
 
 
+def _common_bundles(agent: Any, policy: ast.Policy, rounds: Any) -> None:
+    """A file's common bundles evaluated as it loads (beside cf-promises' ``rounds``)."""
+    with yyerrors.phase(agent, 1, 2):     # (PolicyResolve: vars, classes, vars)
+        for bundle in (b for b in policy.bundles if b.type == "common"):
+            run = (lambda b=bundle: agent.run_bundle(b, [], types=LOAD_EVALUATION))
+            rounds.load_bundle(bundle, run) if rounds is not None else run()
+
+
 def _file_round(agent: Any, policy: ast.Policy, rounds: Any) -> None:
     """A file's loading, bundle by bundle, with cf-promises' round for that file
     (:mod:`cfpromise.agent.lockwarn`) beside it."""
-    with yyerrors.phase(agent, 1, 2):     # (PolicyResolve: vars, classes, vars)
-        for bundle in policy.bundles:
-            if bundle.type == "common":
-                rounds.load_bundle(bundle, lambda b=bundle: agent.run_bundle(
-                    b, [], types=LOAD_EVALUATION))
+    _common_bundles(agent, policy, rounds)
     kept = {id(b) for b in policy.bundles}
     for bundle in leftout.every_bundle(agent, policy):     # (cf-promises has them all)
         if bundle.type != "common":
@@ -305,123 +306,6 @@ def _written(rval: ast.Rval) -> str:
     if isinstance(rval, ast.FnCall):
         return f"{rval.name}(...)"
     return ""
-
-
-# the control bodies whose attributes cf-agent publishes as $(control_TYPE.attribute)
-CONTROL_BODY_TYPES = ("common", "agent", "server", "monitor", "runagent", "executor", "hub")
-# (and "file": one per file, see control_bodies)
-_SCALAR_TYPES = frozenset({"string", "int", "real", "slist", "ilist", "rlist"})
-
-
-def control_variables(agent: Any, body_type: str, values: dict[str, Any]) -> None:
-    """ResolveControlBody: each attribute of ``body TYPE control`` whose class guard holds
-    becomes the variable ``control_TYPE.attribute``, of the attribute's declared type
-    (tagged source=promise), so that ``$(control_agent.ifelapsed)`` and
-    ``@(control_common.bundlesequence)`` read what the control body says."""
-    from cfpromise.schema import schema
-    attrs = schema().body_types.get(body_type, {})
-    scope = f"control_{body_type}"
-    for lval, value in values.items():
-        attr = attrs.get(lval)
-        if attr is None or value is None or not isinstance(value, (str, list)):
-            continue
-        type_ = attr.type if attr.type in _SCALAR_TYPES else "string"
-        if isinstance(value, list) != type_.endswith("list"):
-            continue            # cf-agent: "Attribute ... is of wrong type, skipping"
-        agent.ctx.set_var("default", scope, lval, type_, value, ("source=promise",))
-
-
-def file_control(agent: Any, policy: ast.Policy) -> None:
-    """The file's ``body file control`` as control_file variables, as cf-agent's
-    PolicyResolve of each file it loads resolves that file's control bodies (after its
-    bundles' variables, before its inputs are read): this is when $(control_file.inputs)
-    enters cf-agent's variable table, whose order variablesmatching() returns."""
-    bodies = [b for b in policy.bodies if b.name == "control" and b.type == "file"]
-    if not bodies:
-        return
-    agent.ctx.push(Frame("default", "control"))
-    try:
-        for body in bodies:
-            control_variables(agent, "file", agent.resolver.resolve_body(body, "file", [], {}))
-    finally:
-        agent.ctx.pop()
-
-
-def control_bodies(agent: Any) -> None:
-    """Read the control bodies: common and agent settle the run, and every one's
-    attributes become control_TYPE variables."""
-    frame = Frame("default", "control")
-    agent.ctx.push(frame)
-    try:
-        for body_type in CONTROL_BODY_TYPES:
-            if agent.bodies.get(("default", "control", body_type)) is None:
-                continue
-            values = agent.resolver.resolve(body_type, "control", [], "default", {})
-            target = {"common": agent.control, "agent": agent.agent_control}.get(body_type)
-            if target is not None:
-                target.update(values)
-            control_variables(agent, body_type, values)
-        # every file's ``body file control``, in policy order: the last one's inputs and
-        # namespace are $(control_file.inputs) and $(control_file.namespace)
-        for body in agent.policy.bodies:
-            if body.name == "control" and body.type == "file":
-                control_variables(agent, "file",
-                                  agent.resolver.resolve_body(body, "file", [], {}))
-    finally:
-        agent.ctx.pop()
-    domain = agent.control.get("domain")
-    if isinstance(domain, str) and domain:
-        # body common control domain overrides the discovered one (sys.domain, fqhost)
-        from cfpromise.eval.canon import canonify
-        ctx = agent.ctx
-        host = ctx.lookup("sys.host")
-        ctx.set_var("default", "sys", "domain", "string", domain, ("source=agent",))
-        if host is not None and isinstance(host.value, str):
-            ctx.set_var("default", "sys", "fqhost", "string", f"{host.value}.{domain}",
-                        ("inventory", "source=agent", "attribute_name=Host name"))
-            ctx.define_class(canonify(f"{host.value}.{domain}"), ("source=agent", "hardclass"))
-        ctx.define_class(canonify(domain), ("source=agent", "hardclass"))
-    for name in _strings(agent.agent_control.get("addclasses")):
-        agent.ctx.define_class(name, ("source=agent",))
-    agent.abortclasses = _strings(agent.agent_control.get("abortclasses"))
-    agent.abortbundleclasses = _strings(agent.agent_control.get("abortbundleclasses"))
-
-
-# body agent control inform/verbose, in the order given: true raises the level to info or
-# verbose, false lowers it to notice or info (cf-agent 3.21); the *_mode classes, defined
-# from the command line before the policy is read, stay as they are
-_CONTROL_LEVELS = {"inform": ("info", "notice"), "verbose": ("verbose", "info")}
-
-
-def _control_log_level(agent: Any) -> None:
-    from cfpromise.agent.output import LEVELS
-    out = agent.out
-    for lval, value in agent.agent_control.items():
-        if lval not in _CONTROL_LEVELS or not isinstance(value, str):
-            continue
-        on = value.lower() in ("true", "yes", "on")
-        if not on and value.lower() not in ("false", "no", "off"):
-            continue
-        raise_to, lower_to = _CONTROL_LEVELS[lval]
-        if on and LEVELS[raise_to] < out.threshold:
-            out.threshold = LEVELS[raise_to]
-        elif not on and LEVELS[lower_to] > out.threshold:
-            out.threshold = LEVELS[lower_to]
-        else:
-            continue
-        name = raise_to if on else lower_to
-        out.log("verbose", f"body agent control, {lval} => '{value}', sets new log level "
-                           f"to '{name}'")
-    inform = out.enabled("info")
-    agent.ctx.inform = inform
-    if agent._services is not None:
-        agent._services.inform = inform
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return [value] if isinstance(value, str) else []
 
 
 def run_agent(agent: Any) -> int:
@@ -522,7 +406,7 @@ def _run(agent: Any) -> int:
     check_policy(agent)                 # cf-agent's type check of every promise at load
     # body agent control's inform/verbose take effect now, once the policy is loaded
     # (KeepControlPromises): what loading said, it said at the command line's level
-    _control_log_level(agent)
+    control_log_level(agent)
     if agent.trace is not None:
         agent.trace.sequence(sequence)
     check_found(agent, sequence)            # KeepPromiseBundles: fatal when one is not
