@@ -63,7 +63,9 @@ class MonitorDaemon(Daemon):
             return [self.options.file]
         try:
             control = load_control(self.options.file, self.options.workdir, out,
-                                   self.options.define)
+                                   self.options.define, negate=list(self.options.negate),
+                                   ignore_preferred_augments=(
+                                       self.options.ignore_preferred_augments))
         except Exception as err:
             raise ValueError(_load_error(err)) from None
         self.control = control
