@@ -9,9 +9,9 @@ another; and cf-runagent's hailing options (``-b``, ``-i``, ``-n``, ``--remote-b
 
 No daemon is started: a daemon's command line ends in ``-V`` (the version, once what
 comes before it is read) or is refused before anything starts.  What is compared
-(tests/differential/test_cliparity_daemons_differential.py): the exit code, standard error and the lines of standard output, the
-program's name, the version line, the help after a usage line and the closed ports
-masked.
+(tests/differential/test_cliparity_daemons_differential.py): the exit code, standard
+error and the lines of standard output, the program's name, the version line, the help
+after a usage line and the closed ports masked.
 """
 from __future__ import annotations
 
