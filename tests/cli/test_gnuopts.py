@@ -111,7 +111,8 @@ def test_ignore_preferred_augments_reaches_the_monitor_policy(tmp_path: Path, ig
     from cfpromise.agent.output import Output
     from cfpromise.monitor.policy import load_control
     policy = _augmented(tmp_path, 'body monitor control { forgetrate => "$(def.f)"; }\n')
-    control = load_control(str(policy), str(tmp_path / "wd"), Output("critical", stream=io.StringIO()),
+    quiet = Output("critical", stream=io.StringIO())
+    control = load_control(str(policy), str(tmp_path / "wd"), quiet,
                            ignore_preferred_augments=ignore)
     assert control.forgetrate == rate
 
