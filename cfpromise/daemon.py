@@ -35,7 +35,7 @@ What :meth:`Daemon.run` does, as cf-serverd / cf-monitord 3.21:
 Command line: :data:`ROWS_DAEMON` are the options every CFEngine daemon has (``-F``,
 ``-f FILE`` / positional ``FILE``, ``-I``, ``-v``, ``-d``, ``-g``, ``-l``, ``-C``, ``-K``,
 ``-D``, ``-N``, ``-x``, ``-V``, ``--ignore-preferred-augments``, ``-w/--workdir``),
-:func:`start` reads them as getopt_long does (:mod:`cfpromise.cli.gnuopts`) and
+:func:`cfpromise.cli.entry.getopt_start` reads them as getopt_long does and
 :func:`options_from_args` turns them into :class:`DaemonOptions` (workdir from
 ``CFENGINE_TEST_OVERRIDE_WORKDIR``, then ``--workdir``, then the default).
 """
@@ -52,8 +52,7 @@ import attrs
 from typing import Any, Callable, Iterable, TextIO
 
 from cfpromise.agent.output import COLOR, LEVELS, PREFIX
-from cfpromise.cli.compat import (DIAGNOSTIC_RETIRED, ROW_AUGMENTS, ROW_RETIRED_DIAGNOSTIC,
-                                  ROWS_GETOPT_ONLY, ROWS_OUTPUT)
+from cfpromise.cli.compat import ROW_AUGMENTS, ROW_RETIRED_DIAGNOSTIC, ROWS_GETOPT_ONLY, ROWS_OUTPUT
 
 SYSLOG_PRIORITY = {"debug": 7, "verbose": 7, "info": 6, "notice": 5, "warning": 4,
                    "error": 3, "critical": 2}
@@ -99,7 +98,7 @@ ROWS_DAEMON = (
 -w: cf-lite's), read by :mod:`cfpromise.cli.gnuopts` as getopt_long reads them."""
 
 STOPS = ("version", "diagnostic", "manpage", "unhandled")
-"""What the daemons act on as soon as it is read (cfpromise.cli.gnuopts)."""
+"""What the daemons act on as soon as it is read (cfpromise.cli.entry.getopt_start)."""
 
 
 def options_from_args(args: Any) -> DaemonOptions:
@@ -122,39 +121,6 @@ def options_from_args(args: Any) -> DaemonOptions:
         policy_check_interval=max(interval, 0.05),
         ignore_preferred_augments=args.ignore_preferred_augments,
         color=colored(args, sys.stdout))
-
-
-def start(options: Any, argv: list[str] | None, name: str, note: str,
-          stops: tuple[str, ...] = STOPS) -> Any:
-    """A daemon's (or cf-lite-runagent's) command line read: the arguments, or the exit
-    code when that is all it does -- refused, -h, -V, -M (the man page), -x (retired,
-    as in cf-serverd and cf-monitord), an option getopt knows but the program does not
-    handle (its help, exit 1)."""
-    from cfpromise.cli import gnuopts
-    from cfpromise.cli.compat import refused
-    from cfpromise.cli.options import sanitize_environment
-    sanitize_environment()
-    args = gnuopts.parse(options, sys.argv[1:] if argv is None else argv, stops)
-    if isinstance(args, int):
-        return args
-    code = refused(args)
-    if code is not None:
-        return code
-    if getattr(args, "unhandled", None):
-        sys.stdout.write(options.parser().format_help())
-        return 1
-    if args.version:
-        from cfpromise.cli.entry import print_version
-        return print_version(name, note)
-    if getattr(args, "manpage", False):
-        from cfpromise.cli.manpage import page
-        sys.stdout.write(page(name))
-        return 0
-    if getattr(args, "diagnostic", False) and "diagnostic" in stops:
-        from cfpromise.agent.output import say
-        say("error", DIAGNOSTIC_RETIRED)
-        return 0
-    return args
 
 
 class DaemonLog:

@@ -42,9 +42,9 @@ def _seconds(text: str | None, default: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cfpromise.cli.entry import language_note
-    from cfpromise.daemon import options_from_args, start
-    args = start(OPTIONS, argv, "cf-lite-monitord", language_note())
+    from cfpromise.cli.entry import getopt_start, language_note
+    from cfpromise.daemon import STOPS, options_from_args
+    args = getopt_start(OPTIONS, argv, "cf-lite-monitord", language_note(), STOPS)
     if isinstance(args, int):
         return args
     from cfpromise.monitor.daemon import DEFAULT_INTERVAL, MonitorDaemon

@@ -148,9 +148,8 @@ def hail(host: str, exec_line: str, send_classes: list[str], opts: Any, out: Tex
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cfpromise.cli.entry import PROTOCOL_NOTE
-    from cfpromise.daemon import start
-    args = start(OPTIONS, argv, "cf-lite-runagent", PROTOCOL_NOTE, STOPS)
+    from cfpromise.cli.entry import PROTOCOL_NOTE, getopt_start
+    args = getopt_start(OPTIONS, argv, "cf-lite-runagent", PROTOCOL_NOTE, STOPS)
     if isinstance(args, int):
         return args
     from cfpromise.agent.output import Output, say

@@ -35,9 +35,9 @@ OPTIONS = Options((
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cfpromise.cli.entry import PROTOCOL_NOTE
-    from cfpromise.daemon import options_from_args, start
-    args = start(OPTIONS, argv, "cf-lite-serverd", PROTOCOL_NOTE, STOPS + ("generate_avahi_conf",))
+    from cfpromise.cli.entry import PROTOCOL_NOTE, getopt_start
+    from cfpromise.daemon import options_from_args
+    args = getopt_start(OPTIONS, argv, "cf-lite-serverd", PROTOCOL_NOTE, STOPS + ("generate_avahi_conf",))
     if isinstance(args, int):
         return args
     if args.generate_avahi_conf:
