@@ -76,7 +76,9 @@ HAILING = {
     "background_interactive": ["-b", "-i"], "interactive_eof": ["-i"],
     "dry_run": ["-n", "-I"], "bundles": ["--remote-bundles", "a,b", "-I"],
     "classes": ["-D", "x", "-s", "y", "-I"], "timeout": ["-t", "3", "-I"],
-    "timestamps": ["-l", "-I"], "augments": ["--ignore-preferred-augments", "-I"],
+    "timestamps": ["-l", "-I"], "color": ["-Calways", "-I"],
+    "color_stamps": ["-l", "-Calways", "-I"], "color_auto": ["-C", "-I"],
+    "color_never": ["--color=never", "-I"], "augments": ["--ignore-preferred-augments", "-I"],
     "verbose_modules": ["--log-modules=nosuch", "-I"], "operand": ["-I", "POLICY"],
 }
 INTERACTIVE_INPUT = {"interactive_yes": ["-i", "-I"], "interactive_no": ["-i", "-I"]}

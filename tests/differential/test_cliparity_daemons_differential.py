@@ -29,12 +29,13 @@ pytestmark = harness.needs_cf_agent
 _NAME = re.compile(r"cf-(?:lite-)?(serverd|monitord|runagent)")
 _VERSION = re.compile(r"^(CFEngine Core 3\.21\.\d+|PROG \S+ \(CFEngine (Core 3\.21 protocol|"
                       r"3\.21\.\d+ language)\))$")
-_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} ")
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} ")
 # how each side says why a connection failed, before "Failed to connect to host"; and
 # the reference looking for its Enterprise extension library (cf-lite loads none)
-_OWN_WORDS = re.compile(r"^(STAMP )?\s+(info: (Failed to connect to server|No server is "
-                        r"responding|Connection refused|Could not connect|Connection to )|"
-                        r"(verbose|debug): .*(extension plugin|shlib_open|shared library))")
+_OWN_WORDS = re.compile(r"^(\x1b\[\d+m)*(STAMP )?\s+(info: (Failed to connect to server|"
+                        r"No server is responding|Connection refused|Could not connect|"
+                        r"Connection to )|(verbose|debug): .*(extension plugin|shlib_open|"
+                        r"shared library))")
 
 
 def _lines(text: str, workdir: Path, ports: dict[str, int]) -> list[str]:
