@@ -228,7 +228,7 @@ def _load_error(err: Exception) -> str:
     if diagnostics:
         first = diagnostics[0]
         coord = getattr(first, "coord", None)
-        where = f"{coord.file}:{coord.line}:{coord.column}: " if coord is not None else ""
+        where = f"{coord.file}:{coord.line}:{coord.col}: " if coord is not None else ""
         return where + str(getattr(first, "message", first))
     return f"{type(err).__name__}: {err}" if not str(err) else str(err)
 
