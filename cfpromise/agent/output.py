@@ -81,10 +81,12 @@ class Output:
         self.stream.flush()
 
 
-def say(level: str, message: str) -> None:
+def say(level: str, message: str, stamped: bool = False) -> None:
     """A log line with no agent's :class:`Output` at hand (loading, validation verdicts,
-    the failsafe): on standard output, as cf-agent's logger writes every level."""
-    sys.stdout.write(PREFIX[level] + message + "\n")
+    the failsafe, the command line): on standard output, as cf-agent's logger writes
+    every level; ``stamped``: after the time, as with -l."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z ") if stamped else ""
+    sys.stdout.write(stamp + PREFIX[level] + message + "\n")
 
 
 def diagnose(text: str) -> None:

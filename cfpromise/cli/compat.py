@@ -88,17 +88,22 @@ def log_level(text: str) -> str:
     return INVALID + text        # told after parsing, as cf-agent: exit 1
 
 # -I, -v, -d and -g set one level: the last one given wins, as in cf-agent and cf-promises
-ROWS_OUTPUT = (
+ROWS_LEVEL = (
     (("-I", "--inform"), dict(dest="log_level", action="store_const", const="info")),
     (("-v", "--verbose"), dict(dest="log_level", action="store_const", const="verbose")),
     (("-d", "--debug"), dict(dest="log_level", action="store_const", const="debug")),
     (("-g", "--log-level"), dict(dest="log_level", type=log_level,
                                  metavar="{critical,error,warning,notice,info,verbose,debug}")),
+)
+ROWS_LOOK = (
     (("-l", "--timestamp"), dict(action="store_true", help="timestamps on log lines")),
     (("-C", "--color"), dict(nargs="?", const="auto", type=color, metavar="always|auto|never",
                              help="colour log lines as cf-agent (auto: when stdout is a "
                                   "terminal)")),
 )
+ROWS_OUTPUT = ROWS_LEVEL + ROWS_LOOK
+"""(Apart where a program's table has them apart: getopt lists an ambiguous option's
+possibilities in the table's order, cfpromise.cli.gnuopts.)"""
 
 
 def refused(args: Any) -> int | None:
@@ -107,12 +112,13 @@ def refused(args: Any) -> int | None:
     import sys
 
     from cfpromise.agent.output import say
+    stamped = bool(getattr(args, "timestamp", False))       # -l: said after the time
     level = getattr(args, "log_level", None) or ""
     if level.startswith(INVALID):
         print(f"Invalid log level: '{level[len(INVALID):]}'", file=sys.stderr)
         return 1
     if (getattr(args, "color", None) or "").startswith(INVALID):
-        say("error", f"Unrecognized color mode '{args.color[len(INVALID):]}'")
+        say("error", f"Unrecognized color mode '{args.color[len(INVALID):]}'", stamped)
         return 1
     modules = getattr(args, "log_modules", None) or ""
     if modules.startswith(INVALID):
@@ -121,7 +127,7 @@ def refused(args: Any) -> int | None:
         return 1
     for name in modules.split(","):
         if name and name not in LOG_MODULES:
-            say("warning", f"Unknown debug logging module '{name}'")
+            say("warning", f"Unknown debug logging module '{name}'", stamped)
     return None
 
 

@@ -99,6 +99,6 @@ def getopt_start(options: Options, argv: Sequence[str] | None, name: str, note: 
     if getattr(args, "diagnostic", False) and "diagnostic" in stops:
         from cfpromise.agent.output import say
         from cfpromise.cli.compat import DIAGNOSTIC_RETIRED
-        say("error", DIAGNOSTIC_RETIRED)
+        say("error", DIAGNOSTIC_RETIRED, args.timestamp)
         return 0
     return args

@@ -45,11 +45,13 @@ class Refused(Exception):
     """A command line getopt refuses: ``message`` for stderr (glibc's form when
     ``glibc``), then the help on stdout when ``show_help``."""
 
-    def __init__(self, message: str, show_help: bool = True, glibc: bool = True) -> None:
+    def __init__(self, message: str, show_help: bool = True, glibc: bool = True,
+                 stamped: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.show_help = show_help
         self.glibc = glibc
+        self.stamped = stamped      # said after the time (-l read before it)
 
 
 class _Row:
@@ -87,7 +89,8 @@ class _Row:
             try:
                 value = kw["type"](word)
             except ValueError as exc:
-                raise Refused(str(exc), show_help=False, glibc=False) from None
+                raise Refused(str(exc), show_help=False, glibc=False,
+                              stamped=bool(values.get("timestamp"))) from None
         if action == "append":
             values[self.dest] = [*(values[self.dest] or ()), value]
         else:
@@ -177,7 +180,8 @@ def read(options: Options, argv: Sequence[str], stops: Iterable[str] = ()) -> An
             if not stored(row, value):
                 return SimpleNamespace(**values)
     if len(operands) > len(positionals):
-        raise Refused("Too many arguments", show_help=False, glibc=False)
+        raise Refused("Too many arguments", show_help=False, glibc=False,
+                      stamped=bool(values.get("timestamp")))
     for dest, operand in zip(positionals, operands):
         values[dest] = operand
     return SimpleNamespace(**values)
@@ -213,7 +217,7 @@ def parse(options: Options, argv: Sequence[str], stops: Iterable[str] = ()) -> A
             sys.stderr.write(f"{prog}: {exc.message}\n")
         else:
             from cfpromise.agent.output import say
-            say("error", exc.message)
+            say("error", exc.message, exc.stamped)
         if exc.show_help:
             sys.stdout.write(options.parser().format_help())
         return 1

@@ -26,7 +26,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from cfpromise.cli.compat import ROWS_COMMON, ROWS_GETOPT_ONLY, ROWS_OUTPUT, string_to_long
+from cfpromise.cli.compat import (ROWS_COMMON, ROWS_GETOPT_ONLY, ROWS_LEVEL, ROWS_LOOK,
+                                  string_to_long)
 from cfpromise.cli.options import Options
 from cfpromise.fast import oneshot
 
@@ -38,7 +39,7 @@ OPTIONS = Options((
     (("-b", "--background"), dict(nargs="?", const="", type=string_to_long, metavar="N",
                                   help="hail up to N hosts at once, from child processes "
                                        "(default 50)")),
-    *ROWS_OUTPUT,
+    *ROWS_LEVEL,
     (("-n", "--dry-run"), dict(action="store_true", help="accepted: the request is the same, "
                                                          "as cf-runagent's")),
     (("-V", "--version"), dict(action="store_true")),
@@ -57,6 +58,7 @@ OPTIONS = Options((
                                    help="ask whether to trust a host whose key is not known")),
     (("-t", "--timeout"), dict(type=string_to_long, default=30, metavar="SECONDS",
                                help="connection timeout")),
+    *ROWS_LOOK,
     *ROWS_COMMON,
     (("--remote-bundles",), dict(action="append", default=[],
                                  help="bundlesequence for the remote agent (bundle access "
@@ -155,10 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     from cfpromise.agent.output import Output, say
     if args.remote_options is not None:
         say("error", 'Option "-o" has been deprecated, you can not pass arbitrary arguments '
-                     "to remote cf-agent")
+                     "to remote cf-agent", args.timestamp)
         return 1
     if args.deprecated:
-        say("error", 'Option "-x" has been deprecated')
+        say("error", 'Option "-x" has been deprecated', args.timestamp)
         return 1
     from cfpromise.cli.agent import default_workdir
     from cfpromise.cli.compat import colored

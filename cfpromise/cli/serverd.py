@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         return args
     if args.generate_avahi_conf:
         from cfpromise.agent.output import say
-        say("error", AVAHI)
+        say("error", AVAHI, args.timestamp)
         return 0
     options = options_from_args(args)
     from cfpromise.server.daemon import ServerD

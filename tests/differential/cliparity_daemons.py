@@ -30,10 +30,12 @@ COMMON = {
     "version_then_bad_level": ["-V", "-g", "nosuch"], "bad_level_then_version": ["-g", "x", "-V"],
     "operands": ["a", "b"], "operands_version": ["a", "b", "-V"], "unhandled": ["-S"],
     "diagnostic_after_version": ["-Vx"], "ver_ambiguous": ["--ver"],
-    "log_modules": ["--log-modules=evalctx", "-V"],
+    "log_modules": ["--log-modules=evalctx", "-V"], "stamped_operands": ["-l", "a", "b"],
+    "stamped_color": ["-l", "--color=bad"], "color_not_yet": ["-Calways", "--color=bad"],
 }
 DAEMONS = {
     "diagnostic": ["-x"], "diagnostic_long": ["--diagnostic"], "diagnostic_short": ["--diag"],
+    "stamped_diagnostic": ["-l", "-x"], "diagnostic_then_stamp": ["-x", "-l"],
     "no_fork": ["-F", "-V"], "no_lock": ["-K", "-V"], "file_next": ["-f", "x.cf", "-V"],
     "file_dash": ["-f", "-x", "-V"], "runagent_only": ["-i"], "background": ["-b"],
     "remote_bundles": ["--remote-bundles=x", "-V"],
@@ -42,6 +44,7 @@ SERVERD = {
     "define": ["-D", "a,b", "-N", "c", "-V"], "avahi": ["-A"],
     "avahi_long": ["--generate-avahi-conf"], "graceful": ["-t", "-V"],
     "graceful_value": ["-t5", "-V"], "graceful_bad": ["-tx"], "graceful_tail": ["-t5x"],
+    "stamped_graceful_bad": ["-l", "-tx"], "stamped_avahi": ["-lA"],
     "graceful_long": ["--graceful-detach=7", "-V"], "graceful_long_next": ["--graceful-detach",
                                                                            "7", "-V"],
     "ld_path": ["--ld-library-path=/x", "-V"], "ld_path_next": ["--ld-library-path", "/x", "-V"],
@@ -55,6 +58,8 @@ MONITORD = {
 }
 RUNAGENT = {
     "diagnostic": ["-x"], "remote_options": ["-o", "x"], "background_value": ["-b5", "-V"],
+    "stamped_diagnostic": ["-lx"], "stamped_remote_options": ["-l", "-o", "x"],
+    "stamped_timeout": ["-l", "-t", "x"],
     "background_bad": ["-bx"], "background_next": ["-b", "5", "-V"],
     "log_modules_help": ["--log-modules=help"], "log_modules_bad": ["--log-modules=nosuch", "-V"],
     "log_modules_two": ["--log-modules=all,vars", "-V"], "log_modules_missing": ["--log-modules"],
@@ -66,6 +71,7 @@ RUNAGENT = {
     "timeout_negative": ["-t", "-5", "-V"], "timeout_missing": ["-t"], "no_fork": ["-F"],
     "hail_missing": ["-H"], "select_missing": ["-s"], "define_missing": ["-D"],
     "d_ambiguous": ["--d"], "diagnostic_first": ["-xV"], "options_first": ["-o", "x", "-x"],
+    "time_ambiguous": ["--time"], "t_ambiguous": ["--t", "5"],
 }
 # cf-runagent hailing: PORT1 and PORT2 are closed ports of 127.0.0.1 (nothing listens)
 HAILING = {
