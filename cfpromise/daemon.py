@@ -32,15 +32,15 @@ What :meth:`Daemon.run` does, as cf-serverd / cf-monitord 3.21:
   and the registered objects until the next tick or policy check: idle, it uses no CPU.
 * an exception in ``tick`` or a callback is logged and the loop goes on: daemons do not die.
 
-Command line: :func:`add_arguments` adds the options every CFEngine daemon has (``-F``,
-``-f FILE`` / positional ``FILE``, ``-I``, ``-v``, ``-d``, ``-g``, ``-l``, ``-K``, ``-D``,
-``-N``, ``-V``, ``-w/--workdir``); :func:`options_from_args` turns them into
-:class:`DaemonOptions` (workdir from ``CFENGINE_TEST_OVERRIDE_WORKDIR``, then ``--workdir``,
-then the default).
+Command line: :data:`ROWS_DAEMON` are the options every CFEngine daemon has (``-F``,
+``-f FILE`` / positional ``FILE``, ``-I``, ``-v``, ``-d``, ``-g``, ``-l``, ``-C``, ``-K``,
+``-D``, ``-N``, ``-x``, ``-V``, ``--ignore-preferred-augments``, ``-w/--workdir``),
+:func:`cfpromise.cli.entry.getopt_start` reads them as getopt_long does and
+:func:`options_from_args` turns them into :class:`DaemonOptions` (workdir from
+``CFENGINE_TEST_OVERRIDE_WORKDIR``, then ``--workdir``, then the default).
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import selectors
@@ -51,7 +51,8 @@ import time
 import attrs
 from typing import Any, Callable, Iterable, TextIO
 
-from cfpromise.agent.output import LEVELS, PREFIX
+from cfpromise.agent.output import COLOR, LEVELS, PREFIX
+from cfpromise.cli.compat import ROW_AUGMENTS, ROW_RETIRED_DIAGNOSTIC, ROWS_GETOPT_ONLY, ROWS_OUTPUT
 
 SYSLOG_PRIORITY = {"debug": 7, "verbose": 7, "info": 6, "notice": 5, "warning": 4,
                    "error": 3, "critical": 2}
@@ -73,32 +74,38 @@ class DaemonOptions:
     define: list[str] = attrs.field(factory=list)
     negate: list[str] = attrs.field(factory=list)
     policy_check_interval: float = DEFAULT_POLICY_CHECK_INTERVAL
+    ignore_preferred_augments: bool = False
+    color: bool = False
 
 
-def add_arguments(ap: argparse.ArgumentParser) -> None:
-    """The options every CFEngine daemon takes."""
-    ap.add_argument("-F", "--no-fork", action="store_true",
-                    help="run in the foreground, logging to stdout")
-    ap.add_argument("-f", "--file", help="policy file (one not starting with / or . is in WORKDIR/inputs)")
-    ap.add_argument("policy", nargs="?", help="policy file, as with -f")
-    ap.add_argument("-I", "--inform", action="store_true")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    ap.add_argument("-d", "--debug", action="store_true")
-    ap.add_argument("-g", "--log-level", choices=("critical", "error", "warning", "notice",
-                                                  "info", "verbose", "debug"))
-    ap.add_argument("-l", "--timestamp", action="store_true", help="timestamps on log lines")
-    ap.add_argument("-K", "--no-lock", action="store_true", help="ignore locks")
-    ap.add_argument("-D", "--define", action="append", default=[], help="classes to define")
-    ap.add_argument("-N", "--negate", action="append", default=[], help="classes to negate")
-    ap.add_argument("-w", "--workdir", help="the work directory")
-    ap.add_argument("-V", "--version", action="store_true")
+ROWS_DAEMON = (
+    (("-F", "--no-fork"), dict(action="store_true",
+                               help="run in the foreground, logging to stdout (also -v, -d)")),
+    (("-f", "--file"), dict(help="policy file (one not starting with / or . is in "
+                                 "WORKDIR/inputs)")),
+    (("policy",), dict(nargs="?", help="policy file, as with -f")),
+    *ROWS_OUTPUT,
+    (("-K", "--no-lock"), dict(action="store_true", help="ignore locks")),
+    (("-D", "--define"), dict(action="append", default=[], help="classes to define")),
+    (("-N", "--negate"), dict(action="append", default=[], help="classes to negate")),
+    ROW_RETIRED_DIAGNOSTIC,
+    ROW_AUGMENTS,
+    *ROWS_GETOPT_ONLY,
+    (("-w", "--workdir"), dict(help="the work directory")),
+    (("-V", "--version"), dict(action="store_true")),
+)
+"""The options every cf-lite daemon takes (-D and -N: cf-serverd's, extra in cf-lite-monitord;
+-w: cf-lite's), read by :mod:`cfpromise.cli.gnuopts` as getopt_long reads them."""
+
+STOPS = ("version", "diagnostic", "manpage", "unhandled")
+"""What the daemons act on as soon as it is read (cfpromise.cli.entry.getopt_start)."""
 
 
-def options_from_args(args: argparse.Namespace) -> DaemonOptions:
+def options_from_args(args: Any) -> DaemonOptions:
     from cfpromise.cli.agent import default_workdir, resolve_file
+    from cfpromise.cli.compat import colored
     workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
-    level = args.log_level or ("debug" if args.debug else "verbose" if args.verbose else
-                               "info" if args.inform else "notice")
+    level = args.log_level or "notice"
     interval = DEFAULT_POLICY_CHECK_INTERVAL
     try:
         interval = float(os.environ.get("CF_LITE_POLICY_CHECK_INTERVAL", interval))
@@ -106,18 +113,23 @@ def options_from_args(args: argparse.Namespace) -> DaemonOptions:
         pass
     return DaemonOptions(
         workdir=workdir, file=resolve_file(args.policy or args.file, workdir, args.policy is None),
-        foreground=args.no_fork, level=level, timestamps=args.timestamp, no_lock=args.no_lock,
+        # -v and -d keep cf-serverd and cf-monitord in the foreground too
+        foreground=args.no_fork or bool({"-v", "-d"} & set(args.given)), level=level,
+        timestamps=args.timestamp, no_lock=args.no_lock,
         define=[c for item in args.define for c in item.split(",") if c],
         negate=[c for item in args.negate for c in item.split(",") if c],
-        policy_check_interval=max(interval, 0.05))
+        policy_check_interval=max(interval, 0.05),
+        ignore_preferred_augments=args.ignore_preferred_augments,
+        color=colored(args, sys.stdout))
 
 
 class DaemonLog:
     """cf-<daemon>'s log lines: stdout in the foreground, syslog once detached."""
 
     def __init__(self, name: str, level: str, timestamps: bool,
-                 stream: TextIO | None = None) -> None:
+                 stream: TextIO | None = None, color: bool = False) -> None:
         self.name = name
+        self.color = color          # -C: the line in the level's colour, as cf-serverd
         self.threshold = LEVELS[level]
         self.timestamps = timestamps
         self.stream = stream or sys.stdout
@@ -144,7 +156,10 @@ class DaemonLog:
                 return
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z ") if self.timestamps else ""
             try:
-                self.stream.write(f"{self.name} {stamp}{PREFIX[level]}{message}\n")
+                line = f"{self.name} {stamp}{PREFIX[level]}{message}\n"
+                if self.color and level in COLOR:
+                    line = COLOR[level] + line + "\x1b[0m"
+                self.stream.write(line)
                 self.stream.flush()
             except (OSError, ValueError):
                 pass
@@ -201,7 +216,8 @@ class Daemon:
 
     def __init__(self, options: DaemonOptions, stream: TextIO | None = None) -> None:
         self.options = options
-        self.out = DaemonLog(self.name, options.level, options.timestamps, stream)
+        self.out = DaemonLog(self.name, options.level, options.timestamps, stream,
+                             options.color)
         self.selector = selectors.DefaultSelector()
         self.watch = InputWatch()
         self._stop = False

@@ -66,8 +66,10 @@ class Output:
                 message = self.rewrite(message)
             if message.endswith("\n"):
                 message = message[:-1]
-            if self.color and level in COLOR:
-                self._write(COLOR[level] + PREFIX[level] + message + "\n\x1b[0m", newline=False)
+            if self.color and level in COLOR:     # (the timestamp coloured too, as cf-agent)
+                stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z ") if self.timestamps else ""
+                self._write(COLOR[level] + stamp + PREFIX[level] + message + "\n\x1b[0m",
+                            newline=False, stamp=False)
                 return
             for i, line in enumerate(message.split("\n")):
                 self._write((PREFIX[level] if i == 0 else "") + line, stamp=i == 0)
@@ -79,10 +81,12 @@ class Output:
         self.stream.flush()
 
 
-def say(level: str, message: str) -> None:
+def say(level: str, message: str, stamped: bool = False) -> None:
     """A log line with no agent's :class:`Output` at hand (loading, validation verdicts,
-    the failsafe): on standard output, as cf-agent's logger writes every level."""
-    sys.stdout.write(PREFIX[level] + message + "\n")
+    the failsafe, the command line): on standard output, as cf-agent's logger writes
+    every level; ``stamped``: after the time, as with -l."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z ") if stamped else ""
+    sys.stdout.write(stamp + PREFIX[level] + message + "\n")
 
 
 def diagnose(text: str) -> None:

@@ -21,7 +21,7 @@ import os
 import sys
 
 from cfpromise.fast import oneshot
-from cfpromise.cli.compat import INVALID, ROWS_COMMON, ROWS_OUTPUT
+from cfpromise.cli.compat import ROWS_COMMON, ROWS_OUTPUT, colored, refused
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 
@@ -155,10 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     from cfpromise.agent.output import Output
     workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
     workdir = os.path.abspath(workdir)      # files promises change the working directory
+    code = refused(args)
+    if code is not None:
+        return code
     level = args.log_level or "notice"
-    if level.startswith(INVALID):
-        print(f"Invalid log level: '{level[len(INVALID):]}'", file=sys.stderr)
-        return 1
     if args.self_diagnostics is not None:
         from cfpromise.cli.compat import self_diagnostics
         self_diagnostics(workdir, sys.stdout.write)
@@ -191,8 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         show_classes=args.show_evaluated_classes, show_vars=args.show_evaluated_vars,
         bundle_path=args.bundle_path, ignore_preferred_augments=args.ignore_preferred_augments)
     out = Output(level, args.timestamp)
-    if args.color == "always" or (args.color == "auto" and out.stream.isatty()):
-        out.color = True
+    out.color = colored(args, out.stream)
     agent = Agent(options, out)
     only = [n for item in args.only or () for n in item.split(",") if n]
     if args.only is not None and not only:

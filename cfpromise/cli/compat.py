@@ -16,9 +16,15 @@ script written for CFEngine runs unchanged (``tests/differential/test_cliparity_
   (:func:`check_databases`) -- cf-agent's are LMDB files, cf-lite's JSON and SQLite; a
   corrupt one is moved aside, as cf-check's repair does, so the run starts it afresh;
   ``yes`` or no value: skip it (the default); anything else is an error, exit 1.
-* ``-E``/``--no-extensions``, ``--log-modules LIST``, ``-n`` (cf-promises): accepted;
-  cf-lite loads no extension library, has no per-module debug logging, and cf-promises
-  changes nothing.
+* ``-E``/``--no-extensions``, ``-n`` (cf-promises): accepted; cf-lite loads no
+  extension library and cf-promises changes nothing.
+* ``--log-modules LIST``: cf-lite has no per-module debug logging, but the names are
+  checked as CFEngine checks them: one it does not know is a warning, ``help`` lists
+  them and exits 1 (:func:`refused`).
+* ``-C``/``--color[=WHEN]``: a word other than always, auto or never is "Unrecognized
+  color mode", exit 1 (:func:`refused`).
+* :func:`string_to_long`: a number option of cf-runagent and cf-serverd (``-t``, ``-b``),
+  refused with libntech's StringToLongExitOnError message.
 """
 from __future__ import annotations
 
@@ -30,11 +36,41 @@ if TYPE_CHECKING:
 
 WARNING_KINDS = ("deprecated", "removed")
 
-ROWS_COMMON = (
-    (("--ignore-preferred-augments",), dict(
-        action="store_true", help="read def.json even where def_preferred.json is")),
-    (("--log-modules",), dict(metavar="LIST", help="accepted (cf-lite has no debug modules)")),
+INVALID = "\0invalid:"
+"""What a type function of a row returns for a value the program refuses after parsing
+(:func:`refused`), where CFEngine's programs refuse it: argparse would say its own words."""
+
+LOG_MODULES = ("help", "all", "evalctx", "expand", "iterations", "parser", "vartable", "vars",
+               "locks", "ps")
+
+
+def log_modules(text: str) -> str:
+    """A --log-modules list; with ``help``, INVALID (the list is printed, exit 1)."""
+    return INVALID + text if "help" in text.split(",") else text
+
+
+def color(text: str) -> str:
+    return text if text in ("always", "auto", "never") else INVALID + text
+
+
+ROW_AUGMENTS = (("--ignore-preferred-augments",), dict(
+    action="store_true", help="read def.json even where def_preferred.json is"))
+ROW_LOG_MODULES = (("--log-modules",), dict(
+    metavar="LIST", type=log_modules,
+    help="checked (help lists them) but cf-lite has no per-module debug logging"))
+ROWS_COMMON = (ROW_AUGMENTS, ROW_LOG_MODULES)
+
+DIAGNOSTIC_RETIRED = "Self-diagnostic functionality is retired."
+ROW_RETIRED_DIAGNOSTIC = (("-x", "--diagnostic"), dict(
+    action="store_true", help="retired, as in CFEngine 3.21: says so and exits 0"))
+
+SUPPRESS = "==SUPPRESS=="        # argparse.SUPPRESS: in no help and no man page
+ROWS_GETOPT_ONLY = (
+    (("-M",), dict(action="store_true", dest="manpage", help=SUPPRESS)),
+    (("-S",), dict(action="store_true", dest="unhandled", help=SUPPRESS)),
 )
+"""What CFEngine's daemons take without listing it: -M prints the man page; -S their
+getopt knows but they do not handle (the help, exit 1)."""
 
 
 _LEVEL_NAMES = (("critical", "critical"), ("errors", "error"), ("warnings", "warning"),
@@ -51,22 +87,78 @@ def log_level(text: str) -> str:
             return level
     return INVALID + text        # told after parsing, as cf-agent: exit 1
 
-
-INVALID = "\0invalid:"
-
 # -I, -v, -d and -g set one level: the last one given wins, as in cf-agent and cf-promises
-ROWS_OUTPUT = (
+ROWS_LEVEL = (
     (("-I", "--inform"), dict(dest="log_level", action="store_const", const="info")),
     (("-v", "--verbose"), dict(dest="log_level", action="store_const", const="verbose")),
     (("-d", "--debug"), dict(dest="log_level", action="store_const", const="debug")),
     (("-g", "--log-level"), dict(dest="log_level", type=log_level,
                                  metavar="{critical,error,warning,notice,info,verbose,debug}")),
+)
+ROWS_LOOK = (
     (("-l", "--timestamp"), dict(action="store_true", help="timestamps on log lines")),
-    (("-C", "--color"), dict(nargs="?", const="auto", default="never",
-                             choices=("always", "auto", "never"),
+    (("-C", "--color"), dict(nargs="?", const="auto", type=color, metavar="always|auto|never",
                              help="colour log lines as cf-agent (auto: when stdout is a "
                                   "terminal)")),
 )
+ROWS_OUTPUT = ROWS_LEVEL + ROWS_LOOK
+"""(Apart where a program's table has them apart: getopt lists an ambiguous option's
+possibilities in the table's order, cfpromise.cli.gnuopts.)"""
+
+
+def refused(args: Any) -> int | None:
+    """What the options the rows above check say after parsing, in CFEngine's words: the
+    exit code (1) when one refuses its value, else None (a warning may have been said)."""
+    import sys
+
+    from cfpromise.agent.output import say
+    stamped = bool(getattr(args, "timestamp", False))       # -l: said after the time
+    level = getattr(args, "log_level", None) or ""
+    if level.startswith(INVALID):
+        print(f"Invalid log level: '{level[len(INVALID):]}'", file=sys.stderr)
+        return 1
+    if (getattr(args, "color", None) or "").startswith(INVALID):
+        say("error", f"Unrecognized color mode '{args.color[len(INVALID):]}'", stamped)
+        return 1
+    modules = getattr(args, "log_modules", None) or ""
+    if modules.startswith(INVALID):
+        print("\n--log-modules accepts a comma separated list of one or more of the "
+              "following:\n\n" + "".join(f"    {m}\n" for m in LOG_MODULES))
+        return 1
+    for name in modules.split(","):
+        if name and name not in LOG_MODULES:
+            say("warning", f"Unknown debug logging module '{name}'", stamped)
+    return None
+
+
+def colored(args: Any, stream: Any) -> bool:
+    """Whether -C/--color colours log lines written to ``stream``."""
+    when = getattr(args, "color", None)
+    if when == "auto":
+        try:
+            return stream.isatty()
+        except (AttributeError, ValueError):
+            return False
+    return when == "always"
+
+
+_LONG = 2 ** 63
+
+
+def string_to_long(text: str) -> int:
+    """A number as libntech's StringToLong reads it (base 10, blanks around it); a
+    ValueError with StringToLongExitOnError's message otherwise."""
+    import re
+    match = re.match(r"\s*([+-]?\d+)", text)
+    if match is None:
+        code, why = -81, "No digits"
+    elif text[match.end():].strip():
+        code, why = -83, "Not terminated"
+    elif not -_LONG <= int(match.group(1)) < _LONG:
+        code, why = 34, "Overflow"
+    else:
+        return int(match.group(1))
+    raise ValueError(f"Conversion error ({code} - {why}) on '{text}' (StringToLongExitOnError)")
 
 
 def parse_warnings(text: str) -> frozenset[str] | list[str]:

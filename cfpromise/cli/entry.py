@@ -1,13 +1,14 @@
 """What every cf-lite program does on entry, written once: ``--version``, and the
 getopt-style programs' main (argv, their log, Ctrl-C).
 
-The programs read their command lines three ways, each for a reason of its own
+The programs read their command lines four ways, each for a reason of its own
 (cf-lite-agent and cf-lite-promises from their option table without argparse, the
-start path; the daemons, cf-lite-runagent and cf-lite-hub with argparse; cf-lite-key,
--net and -secret with cf-key's, cf-net's and cf-secret's getopt rules, whose messages
-they copy), so the parsing stays in each program; what was the same in all of them
-is here: the version line, the argparse programs' start (:func:`argparse_start`) and
-the getopt programs' main.  Nothing is imported at module level: the one-shot programs import this
+start path; the daemons and cf-lite-runagent from their option table as getopt_long
+reads cf-serverd's, cf-monitord's and cf-runagent's; cf-lite-hub with argparse;
+cf-lite-key, -net and -secret with cf-key's, cf-net's and cf-secret's getopt rules,
+whose messages they copy), so the parsing stays in each program; what was the same in
+all of them is here: the version line, the argparse and the getopt_long programs'
+start (:func:`argparse_start`, :func:`getopt_start`) and the getopt programs' main.  Nothing is imported at module level: the one-shot programs import this
 only when they print their version.
 """
 from __future__ import annotations
@@ -17,7 +18,9 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from typing import Callable, Sequence
+    from typing import Any, Callable, Sequence
+
+    from cfpromise.cli.options import Options
 
 PROTOCOL_NOTE = "CFEngine Core 3.21 protocol"
 """The version line's note of the programs that speak the network protocol."""
@@ -63,4 +66,39 @@ def argparse_start(parser: argparse.ArgumentParser, argv: Sequence[str] | None, 
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
     if args.version:
         return print_version(name, note)
+    return args
+
+
+def getopt_start(options: Options, argv: Sequence[str] | None, name: str, note: str,
+                 stops: tuple[str, ...]) -> Any:
+    """The start of a program that reads its command line as CFEngine's getopt_long does
+    (the daemons, cf-lite-runagent; :mod:`cfpromise.cli.gnuopts`): the environment
+    cleaned, then the arguments, or the exit code when that is all it does -- refused,
+    -h, -V, -M (the man page), -x where ``stops`` has it (retired, as in cf-serverd and
+    cf-monitord), an option getopt knows but the program does not handle (its help,
+    exit 1)."""
+    from cfpromise.cli import gnuopts
+    from cfpromise.cli.compat import refused
+    from cfpromise.cli.options import sanitize_environment
+    sanitize_environment()
+    args = gnuopts.parse(options, sys.argv[1:] if argv is None else argv, stops)
+    if isinstance(args, int):
+        return args
+    code = refused(args)
+    if code is not None:
+        return code
+    if getattr(args, "unhandled", None):
+        sys.stdout.write(options.parser().format_help())
+        return 1
+    if args.version:
+        return print_version(name, note)
+    if getattr(args, "manpage", False):
+        from cfpromise.cli.manpage import page
+        sys.stdout.write(page(name))
+        return 0
+    if getattr(args, "diagnostic", False) and "diagnostic" in stops:
+        from cfpromise.agent.output import say
+        from cfpromise.cli.compat import DIAGNOSTIC_RETIRED
+        say("error", DIAGNOSTIC_RETIRED, args.timestamp)
+        return 0
     return args

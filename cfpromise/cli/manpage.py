@@ -39,9 +39,9 @@ MAN_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PROGRAMS = {
     "cf-lite-agent": ("cfpromise.cli.agent", "options"),
     "cf-lite-promises": ("cfpromise.cli.promises", "options"),
-    "cf-lite-serverd": ("cfpromise.cli.serverd", "argparse"),
-    "cf-lite-monitord": ("cfpromise.cli.monitord", "argparse"),
-    "cf-lite-runagent": ("cfpromise.cli.runagent", "argparse"),
+    "cf-lite-serverd": ("cfpromise.cli.serverd", "options"),
+    "cf-lite-monitord": ("cfpromise.cli.monitord", "options"),
+    "cf-lite-runagent": ("cfpromise.cli.runagent", "options"),
     "cf-lite-key": ("cfpromise.cli.key", "getopt"),
     "cf-lite-net": ("cfpromise.cli.net", "getopt"),
     "cf-lite-secret": ("cfpromise.cli.secret", "getopt"),

@@ -11,29 +11,26 @@ CF_LITE_POLICY_CHECK_INTERVAL (seconds between checks of the policy files, defau
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
-from cfpromise.cli.helpformat import HelpFormatter
+from cfpromise.cli.options import Options
+from cfpromise.daemon import ROWS_DAEMON
 
-
-def _parser() -> argparse.ArgumentParser:
-    from cfpromise.daemon import add_arguments
-    ap = argparse.ArgumentParser(prog="cf-lite-monitord",
-                                 description="Monitoring daemon for CFEngine 3 policy.",
-                                 epilog=__doc__.split("\n\n", 1)[1],
-                                 formatter_class=HelpFormatter)
-    add_arguments(ap)
-    ap.add_argument("-n", "--dry-run", action="store_true", help="accepted, as cf-monitord")
-    ap.add_argument("-H", "--histograms", action="store_true",
-                    help="ignored for backward compatibility, as cf-monitord")
-    ap.add_argument("-T", "--tcpdump", action="store_true",
-                    help="accepted; cf-lite-monitord does not sniff packets")
-    ap.add_argument("--interval", type=float, metavar="SECONDS",
-                    help="seconds between samples (default 150)")
-    ap.add_argument("--once", action="store_true", help="take one sample and exit")
-    return ap
+OPTIONS = Options((
+    *ROWS_DAEMON,
+    (("-n", "--dry-run"), dict(action="store_true", dest="unhandled",
+                               help="listed by cf-monitord 3.21, which refuses it: the help, "
+                                    "exit 1")),
+    (("-H", "--histograms"), dict(action="store_true",
+                                  help="ignored for backward compatibility, as cf-monitord")),
+    (("-T", "--tcpdump"), dict(action="store_true",
+                               help="accepted; cf-lite-monitord does not sniff packets")),
+    (("--interval",), dict(type=float, metavar="SECONDS",
+                           help="seconds between samples (default 150)")),
+    (("--once",), dict(action="store_true", help="take one sample and exit")),
+), prog="cf-lite-monitord", description="Monitoring daemon for CFEngine 3 policy.",
+   epilog=__doc__.split("\n\n", 1)[1])
 
 
 def _seconds(text: str | None, default: float) -> float:
@@ -45,11 +42,11 @@ def _seconds(text: str | None, default: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cfpromise.cli.entry import argparse_start, language_note
-    args = argparse_start(_parser(), argv, "cf-lite-monitord", language_note(), sanitize=True)
+    from cfpromise.cli.entry import getopt_start, language_note
+    from cfpromise.daemon import STOPS, options_from_args
+    args = getopt_start(OPTIONS, argv, "cf-lite-monitord", language_note(), STOPS)
     if isinstance(args, int):
         return args
-    from cfpromise.daemon import options_from_args
     from cfpromise.monitor.daemon import DEFAULT_INTERVAL, MonitorDaemon
     from cfpromise.monitor.measurements import DEFAULT_PIPE_TIMEOUT
     options = options_from_args(args)

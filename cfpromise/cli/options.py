@@ -117,6 +117,8 @@ class Options:
         from cfpromise.cli.helpformat import HelpFormatter
         parser = argparse.ArgumentParser(formatter_class=HelpFormatter, **self.parser_keywords)
         for flags, kw in self.rows:
+            if kw.get("help") == argparse.SUPPRESS:     # (argparse tests it with ``is``)
+                kw = dict(kw, help=argparse.SUPPRESS)
             parser.add_argument(*flags, **kw)
         return parser
 

@@ -23,7 +23,8 @@ import os
 import sys
 
 from cfpromise.fast import oneshot
-from cfpromise.cli.compat import INVALID, ROWS_COMMON, ROWS_OUTPUT, warned_as_error
+from cfpromise.cli.compat import (DIAGNOSTIC_RETIRED, ROW_RETIRED_DIAGNOSTIC, ROWS_COMMON,
+                                  ROWS_OUTPUT, colored, refused, warned_as_error)
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 from cfpromise.syntax.errors import Diagnostic, PolicyError
@@ -74,7 +75,7 @@ OPTIONS = Options((
     (("-W", "--warn"), dict(metavar="WARNINGS", help="deprecated,removed,all; error=... "
                                                      "makes them errors")),
     (("-n", "--dry-run"), dict(action="store_true", help="accepted (nothing is changed)")),
-    (("-x", "--diagnostic"), dict(action="store_true", help="retired, as in cf-promises")),
+    ROW_RETIRED_DIAGNOSTIC,
     *ROWS_COMMON,
     *ROWS_OUTPUT,
     (("-w", "--workdir"), dict(help="the work directory")),
@@ -92,7 +93,7 @@ def _output(args: Any) -> Any:
     (stdout, as cf-promises)."""
     from cfpromise.agent.output import Output
     out = Output(args.log_level or "warning", args.timestamp, stream=sys.stdout)
-    out.color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    out.color = colored(args, sys.stdout)
     return out
 
 
@@ -103,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     option = args.policy is None or args.file is not None
     if not option:              # (the file as an argument is from the directory)
         args.file = args.policy
-    if (args.log_level or "").startswith(INVALID):
-        print(f"Invalid log level: '{args.log_level[len(INVALID):]}'", file=sys.stderr)
-        return EXIT_ERROR
+    code = refused(args)
+    if code is not None:
+        return code
     errors_of = frozenset()
     if args.warn is not None:
         from cfpromise.cli.compat import parse_warnings
@@ -119,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         print_version("cf-lite-promises", language_note())
         return EXIT_OK
     if args.diagnostic:         # (and nothing is checked)
-        say("error", "Self-diagnostic functionality is retired.")
+        say("error", DIAGNOSTIC_RETIRED)
         return EXIT_OK
     if args.syntax_description:
         import json

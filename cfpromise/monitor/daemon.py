@@ -63,7 +63,9 @@ class MonitorDaemon(Daemon):
             return [self.options.file]
         try:
             control = load_control(self.options.file, self.options.workdir, out,
-                                   self.options.define)
+                                   self.options.define, negate=list(self.options.negate),
+                                   ignore_preferred_augments=(
+                                       self.options.ignore_preferred_augments))
         except Exception as err:
             raise ValueError(_load_error(err)) from None
         self.control = control
@@ -226,7 +228,7 @@ def _load_error(err: Exception) -> str:
     if diagnostics:
         first = diagnostics[0]
         coord = getattr(first, "coord", None)
-        where = f"{coord.file}:{coord.line}:{coord.column}: " if coord is not None else ""
+        where = f"{coord.file}:{coord.line}:{coord.col}: " if coord is not None else ""
         return where + str(getattr(first, "message", first))
     return f"{type(err).__name__}: {err}" if not str(err) else str(err)
 

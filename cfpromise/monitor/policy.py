@@ -45,14 +45,14 @@ class EngineOutput(Output):
         self.sink("notice", f"R: {text}")
 
 
-def _agent(path: str, workdir: str, out: Output, define: list[str]) -> Any:
+def _agent(path: str, workdir: str, out: Output, define: list[str], **options: Any) -> Any:
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.loading import install_facts, load, prepare_workdir
     from cfpromise.fast import PLAIN
     from cfpromise.fast.policycache import PolicyCache
     prepare_workdir(workdir)
     agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
-                               ignore_locks=True, level="notice"), out)
+                               ignore_locks=True, level="notice", **options), out)
     agent.parsing_as = "monitor"     # its parser keeps its own bundles (policyfile)
     if not PLAIN:               # CF_LITE_PLAIN: no policy cache
         agent.policy_cache = PolicyCache(os.path.join(workdir, "state", "policy_cache"))
@@ -62,11 +62,13 @@ def _agent(path: str, workdir: str, out: Output, define: list[str]) -> Any:
     return agent
 
 
-def load_control(path: str, workdir: str, out: Output, define: Sequence[str] = ()) -> MonitorControl:
+def load_control(path: str, workdir: str, out: Output, define: Sequence[str] = (),
+                 **options: Any) -> MonitorControl:
     """Load and check the policy (raises the agent's LoadError/PolicyError when invalid);
-    ``body monitor control`` and the files read."""
+    ``body monitor control`` and the files read.  ``options``: more of the command
+    line's (AgentOptions: negate, ignore_preferred_augments)."""
     from cfpromise.eval.context import Frame
-    agent = _agent(path, workdir, out, list(define))
+    agent = _agent(path, workdir, out, list(define), **options)
     control = MonitorControl()
     if agent.bodies.get(("default", "control", "monitor")) is not None:
         agent.ctx.push(Frame("default", "control"))

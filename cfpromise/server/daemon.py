@@ -125,7 +125,9 @@ class ServerD(Daemon):
         from cfpromise.syntax.errors import PolicyError as SyntaxError_
         opts = self.options
         try:
-            access = load_server_policy(opts.file, opts.workdir, define=opts.define)
+            access = load_server_policy(opts.file, opts.workdir, define=opts.define,
+                                        negate=list(opts.negate),
+                                        ignore_preferred_augments=opts.ignore_preferred_augments)
         except LoadError as err:
             raise PolicyError("; ".join(d.message for d in err.diagnostics[:3])) from None
         except SyntaxError_ as err:

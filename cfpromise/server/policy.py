@@ -174,16 +174,17 @@ def apply_control(access: ServerAccess, control: dict[str, Any]) -> None:
 
 
 def load_server_policy(path: str, workdir: str, out: Any = None,
-                       define: Any = ()) -> ServerAccess:
+                       define: Any = (), **options: Any) -> ServerAccess:
     """Load ``path`` and evaluate its server bundles into a ServerAccess.
-    Raises the agent's LoadError/PolicyError when the policy is invalid."""
+    Raises the agent's LoadError/PolicyError when the policy is invalid.  ``options``:
+    more of the command line's (AgentOptions: negate, ignore_preferred_augments)."""
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.loading import install_facts, load, prepare_workdir
     from cfpromise.agent.output import Output
     from cfpromise.eval.context import Frame
     prepare_workdir(workdir)
     agent = Agent(AgentOptions(file=path, workdir=workdir, define=list(define),
-                               ignore_locks=True),
+                               ignore_locks=True, **options),
                   out or Output("critical", stream=io.StringIO()))
     agent.parsing_as = "server"     # its parser keeps its own bundles (policyfile)
     install_facts(agent)

@@ -64,3 +64,38 @@ def test_self_diagnostics(tmp_path: Path) -> None:
     assert "[ NO  ] Check private key: Private key found at" in text
     assert "incorrect permissions '100644'" in text
     assert "[ NO  ] Check locks DB: Not created yet at" in text
+
+
+@pytest.mark.parametrize("text, value", [("5", 5), (" -5", -5), ("+3", 3), ("007", 7),
+                                         ("5 ", 5), ("9223372036854775807", 2 ** 63 - 1)])
+def test_string_to_long(text: str, value: int) -> None:
+    assert compat.string_to_long(text) == value
+
+
+@pytest.mark.parametrize("text, why", [
+    ("x", "-81 - No digits"), ("", "-81 - No digits"), ("5x", "-83 - Not terminated"),
+    ("0x10", "-83 - Not terminated"), ("9223372036854775808", "34 - Overflow"),
+    ("-99999999999999999999", "34 - Overflow")])
+def test_string_to_long_refused(text: str, why: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        compat.string_to_long(text)
+    assert str(refused.value) == f"Conversion error ({why}) on '{text}' (StringToLongExitOnError)"
+
+
+def _args(**values: object) -> object:
+    return type("Args", (), values)()
+
+
+@pytest.mark.parametrize("args, code, out, err", [
+    (_args(log_level=compat.log_level("x")), 1, "", "Invalid log level: 'x'\n"),
+    (_args(color=compat.color("bad")), 1, "   error: Unrecognized color mode 'bad'\n", ""),
+    (_args(color=compat.color("auto"), log_level="info"), None, "", ""),
+    (_args(log_modules=compat.log_modules("vars,nosuch,x")), None,
+     " warning: Unknown debug logging module 'nosuch'\n"
+     " warning: Unknown debug logging module 'x'\n", ""),
+    (_args(log_modules=compat.log_modules("all,help")), 1,
+     "\n--log-modules accepts a comma separated list of one or more of the following:\n\n"
+     + "".join(f"    {m}\n" for m in compat.LOG_MODULES) + "\n", "")])
+def test_refused(capsys, args: object, code: int | None, out: str, err: str) -> None:
+    assert compat.refused(args) == code
+    assert capsys.readouterr() == (out, err)

@@ -43,7 +43,9 @@ def _argparse_options(program: str) -> list[list[str]]:
         return [[f"--{o.long}"] + ([f"-{o.short}"] if o.short != "\0" else [])
                 for o in module.OPTIONS]
     parser = module.OPTIONS.parser() if kind == "options" else module._parser()
-    return [list(a.option_strings) for a in parser._actions if a.option_strings]
+    # (an option kept out of the help, as CFEngine's -M, is kept out of the page too)
+    return [list(a.option_strings) for a in parser._actions
+            if a.option_strings and a.help != "==SUPPRESS=="]
 
 
 @pytest.mark.parametrize("program", sorted(manpage.PROGRAMS))

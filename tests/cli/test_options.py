@@ -64,7 +64,7 @@ def test_the_agent_reads_a_cron_line_quickly() -> None:
     ns = agent.OPTIONS.read(["-K", "-I", "-f", "p.cf", "-Dx", "-g", "verbose"])
     assert ns is not None
     assert (ns.no_lock, ns.file, ns.define, ns.log_level, ns.negate, ns.color) == (
-        True, "p.cf", ["x"], "verbose", [], "never")
+        True, "p.cf", ["x"], "verbose", [], None)
 
 
 @pytest.mark.parametrize("argv", [

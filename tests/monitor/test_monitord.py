@@ -147,3 +147,13 @@ def test_store_corrupted_while_running_is_rebuilt_at_the_next_sample(tmp_path: P
     d.tick(time.time())                                   # reopened: set aside, rebuilt
     assert (work / "state" / "env_data").exists()
     assert any(p.name.startswith(FILENAME + ".corrupt-") for p in (work / "state").iterdir())
+
+
+def test_a_policy_that_does_not_parse_is_named_with_its_place(tmp_path: Path) -> None:
+    policy = tmp_path / "bad.cf"
+    policy.write_text("bundle agent x {\n")
+    done = subprocess.run([sys.executable, "-m", "cfpromise.cli.monitord", "--once", "-f",
+                           str(policy)], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(tmp_path)))
+    assert done.returncode == 1
+    assert f"Policy failed to load: {policy}:2:1: " in done.stdout + done.stderr

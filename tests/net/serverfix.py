@@ -51,7 +51,7 @@ class CfServerd:
     """cf-serverd 3.21 in ``workdir``, admitting 127.0.0.1 to ``admit`` paths."""
 
     def __init__(self, tmp: Path, admit: list[str], shortcuts: dict[str, str] | None = None,
-                 lite_key: bool = False) -> None:
+                 lite_key: bool = False, policy_text: str | None = None) -> None:
         self.workdir = tmp / "server-wd"
         (self.workdir / "inputs").mkdir(parents=True)
         (self.workdir / "bin").mkdir()
@@ -61,7 +61,8 @@ class CfServerd:
         rules += "\n".join(f'\n    "{p}" admit_ips => {{ "127.0.0.1" }}, shortcut => "{name}";'
                            for name, p in (shortcuts or {}).items())
         policy = self.workdir / "inputs" / "promises.cf"
-        policy.write_text(SERVER_POLICY.format(port=self.port, rules=rules))
+        # policy_text: a whole policy of its own ({port} in it is the server's port)
+        policy.write_text((policy_text or SERVER_POLICY).format(port=self.port, rules=rules))
         policy.chmod(0o600)
         self.env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(self.workdir))
         if lite_key:            # cf-serverd runs on a key pair made by cf-lite-key

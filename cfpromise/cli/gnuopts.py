@@ -1,0 +1,227 @@
+"""GNU getopt_long's reading of an option table, for the programs whose command lines
+must read as CFEngine's do (cf-lite-serverd, cf-lite-monitord, cf-lite-runagent).
+
+Why: cf-serverd, cf-monitord and cf-runagent read their options with getopt_long, and
+scripts and unit files depend on what it does, which argparse does otherwise:
+
+* options and operands mix; ``--`` ends the options;
+* short options cluster (``-Fv``); a value is the rest of the word or the next word,
+  whatever it starts with (``-f -x`` is the file ``-x``);
+* an optional value is only an attached one (``-Calways``, ``--color=always``):
+  ``-C bad`` is ``-C`` and the operand ``bad``;
+* a long option may be shortened while that is unambiguous (``--ign``);
+* a wrong command line is glibc's message on stderr (``invalid option -- 'Q'``,
+  ``option '--d' is ambiguous; possibilities: ...``, ``option requires an argument --
+  'f'``), then the help on stdout, exit 1 -- argparse says usage and exits 2; a second
+  operand is "Too many arguments", exit 1.
+
+The table is the program's :class:`cfpromise.cli.options.Options` rows (argparse still
+writes the help, and the man page reads the rows).  The program acts on each option in
+order as CFEngine's do, so reading stops at an option the program acts on at once
+(``stops``: ``-V``, ``-x``, ``-M``...) and at a value its type marks
+:data:`cfpromise.cli.compat.INVALID` (said by :func:`cfpromise.cli.compat.refused`): what
+follows is not looked at, as there (``-V -Q`` prints the version, ``-Q -V`` refuses).
+A type function raising ValueError refuses its value with the exception's message
+(``   error: Conversion error ...``, exit 1, no help).
+"""
+from __future__ import annotations
+
+import sys
+
+from cfpromise.cli.compat import INVALID
+from cfpromise.cli.options import SimpleNamespace, _dest
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Sequence
+
+    from cfpromise.cli.options import Options
+
+_NONE, _REQUIRED, _OPTIONAL = 0, 1, 2
+_FLAG_ACTIONS = {"store_true": True, "store_false": False}
+
+
+class Refused(Exception):
+    """A command line getopt refuses: ``message`` for stderr (glibc's form when
+    ``glibc``), then the help on stdout when ``show_help``."""
+
+    def __init__(self, message: str, show_help: bool = True, glibc: bool = True,
+                 stamped: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.show_help = show_help
+        self.glibc = glibc
+        self.stamped = stamped      # said after the time (-l read before it)
+
+
+class _Row:
+    __slots__ = ("flags", "dest", "kw", "argument")
+
+    def __init__(self, flags: tuple[str, ...], dest: str, kw: dict[str, Any]) -> None:
+        self.flags = flags
+        self.dest = dest
+        self.kw = kw
+        action = kw.get("action")
+        if action in _FLAG_ACTIONS or action in ("store_const", "append_const", "count"):
+            self.argument = _NONE
+        elif kw.get("nargs") == "?":
+            self.argument = _OPTIONAL
+        else:
+            self.argument = _REQUIRED
+
+    def store(self, values: dict[str, Any], word: str | None) -> bool:
+        """Store the option (``word``: its value, None when it has none); False when
+        reading stops here (an INVALID value)."""
+        values["given"].append(self.flags[0])
+        kw = self.kw
+        action = kw.get("action")
+        if action in _FLAG_ACTIONS:
+            values[self.dest] = _FLAG_ACTIONS[action]
+            return True
+        if action == "store_const":
+            values[self.dest] = kw.get("const")
+            return True
+        if action == "count":
+            values[self.dest] = (values[self.dest] or 0) + 1
+            return True
+        value: Any = kw.get("const") if word is None else word
+        if word is not None and kw.get("type") is not None:
+            try:
+                value = kw["type"](word)
+            except ValueError as exc:
+                raise Refused(str(exc), show_help=False, glibc=False,
+                              stamped=bool(values.get("timestamp"))) from None
+        if action == "append":
+            values[self.dest] = [*(values[self.dest] or ()), value]
+        else:
+            values[self.dest] = value
+        return not (isinstance(value, str) and value.startswith(INVALID))
+
+
+def _table(options: Options) -> tuple[dict[str, _Row], dict[str, _Row], list[str], dict]:
+    shorts: dict[str, _Row] = {}
+    longs: dict[str, _Row] = {}
+    positionals: list[str] = []
+    defaults: dict[str, Any] = {}
+    for flags, kw in options.rows:
+        dest = _dest(flags, kw)
+        default = kw.get("default", (not _FLAG_ACTIONS[kw["action"]])
+                         if kw.get("action") in _FLAG_ACTIONS else None)
+        defaults.setdefault(dest, list(default) if isinstance(default, list) else default)
+        if not flags[0].startswith("-"):
+            positionals.append(dest)
+            continue
+        row = _Row(flags, dest, kw)
+        for flag in flags:
+            (longs if flag.startswith("--") else shorts)[flag.lstrip("-")] = row
+    return shorts, longs, positionals, defaults
+
+
+def read(options: Options, argv: Sequence[str], stops: Iterable[str] = ()) -> Any:
+    """The namespace of ``argv`` as getopt_long reads it (module docstring), with
+    ``help`` True when -h/--help was read and ``given`` the options read (their first
+    option strings, in order); Refused when getopt would refuse it."""
+    shorts, longs, positionals, values = _table(options)
+    values["help"] = False
+    values["given"] = []        # each option read, by its first option string, in order
+    stop = set(stops) | {"help"}
+    operands: list[str] = []
+    words = list(argv)
+    i = 0
+
+    def stored(row: _Row, value: str | None) -> bool:
+        return row.store(values, value) and row.dest not in stop
+
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            operands.extend(words[i:])
+            break
+        if word.startswith("--"):
+            name, eq, attached = word[2:].partition("=")
+            row = _long(longs, name, word)
+            if row is None:         # --help
+                values["help"] = True
+                return SimpleNamespace(**values)
+            value = attached if eq else None
+            if eq and row.argument == _NONE:
+                raise Refused(f"option '--{_full(longs, name)}' doesn't allow an argument")
+            if row.argument == _REQUIRED and not eq:
+                if i >= len(words):
+                    raise Refused(f"option '--{_full(longs, name)}' requires an argument")
+                value = words[i]
+                i += 1
+            if not stored(row, value):
+                return SimpleNamespace(**values)
+            continue
+        if word[:1] != "-" or word == "-":
+            operands.append(word)
+            continue
+        j = 1
+        while j < len(word):
+            letter = word[j]
+            j += 1
+            if letter == "h":
+                values["help"] = True
+                return SimpleNamespace(**values)
+            row = shorts.get(letter)
+            if row is None:
+                raise Refused(f"invalid option -- '{letter}'")
+            value = None
+            if row.argument != _NONE:
+                if j < len(word):
+                    value, j = word[j:], len(word)
+                elif row.argument == _REQUIRED:
+                    if i >= len(words):
+                        raise Refused(f"option requires an argument -- '{letter}'")
+                    value = words[i]
+                    i += 1
+            if not stored(row, value):
+                return SimpleNamespace(**values)
+    if len(operands) > len(positionals):
+        raise Refused("Too many arguments", show_help=False, glibc=False,
+                      stamped=bool(values.get("timestamp")))
+    for dest, operand in zip(positionals, operands):
+        values[dest] = operand
+    return SimpleNamespace(**values)
+
+
+def _long(longs: dict[str, _Row], name: str, word: str) -> _Row | None:
+    """The row of ``--name`` (exact, or the one option it abbreviates); None for --help."""
+    if name == "help":
+        return None
+    if name in longs:
+        return longs[name]
+    names = [n for n in [*longs, "help"] if n.startswith(name)] if name else []
+    rows = {id(longs.get(n)) for n in names}
+    if len(rows) == 1 and names:
+        return longs.get(names[0])
+    if not names:
+        raise Refused(f"unrecognized option '{word}'")
+    raise Refused(f"option '{word.partition('=')[0]}' is ambiguous; possibilities: "
+                  + " ".join(f"'--{n}'" for n in names))
+
+
+def _full(longs: dict[str, _Row], name: str) -> str:
+    return name if name in longs else next(n for n in longs if n.startswith(name))
+
+
+def parse(options: Options, argv: Sequence[str], stops: Iterable[str] = ()) -> Any:
+    """:func:`read`, or the exit code after saying why not (and 0 after -h's help)."""
+    try:
+        args = read(options, argv, stops)
+    except Refused as exc:
+        prog = options.parser_keywords.get("prog", "")
+        if exc.glibc:
+            sys.stderr.write(f"{prog}: {exc.message}\n")
+        else:
+            from cfpromise.agent.output import say
+            say("error", exc.message, exc.stamped)
+        if exc.show_help:
+            sys.stdout.write(options.parser().format_help())
+        return 1
+    if args.help:
+        sys.stdout.write(options.parser().format_help())
+        return 0
+    return args
