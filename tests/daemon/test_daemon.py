@@ -188,5 +188,13 @@ def test_running_pid_ignores_stale_and_foreign(tmp_path: Path) -> None:
     pid_file = tmp_path / "cf-x.pid"
     pid_file.write_text("999999999\n")
     assert running_pid(str(pid_file), "cf-monitord") is None
-    pid_file.write_text(f"{os.getppid()}\n")   # alive but not a monitord
-    assert running_pid(str(pid_file), "cf-monitord") is None
+    # alive but not a monitord: a process of our own, whose command line we know (the
+    # test's parent may be a shell whose command line names monitord)
+    import subprocess
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        pid_file.write_text(f"{other.pid}\n")
+        assert running_pid(str(pid_file), "cf-monitord") is None
+    finally:
+        other.kill()
+        other.wait()
