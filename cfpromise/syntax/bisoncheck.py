@@ -2,19 +2,26 @@
 
 When a file has a syntax error cf-promises' errors come from one run of its parser
 (:mod:`cfpromise.syntax.bison`), and the checks in its grammar's actions are said
-between its syntax errors, where its lexer stands when the rule is reduced:
+between its syntax errors, where its lexer stands when the rule is reduced.  They read
+the parser's state (cf-promises' ``P``), which its lexer sets too (a promise type read
+anywhere -- inside a call's arguments -- is the current one from there):
 
 * a bundle type it does not know ("Unknown bundle type"; any body type goes);
 * an attribute its promise type (or body type) does not have ("Unknown attribute ...");
   from there it checks nothing more of the block (``INSTALL_SKIP``; also after a
-  syntax error in a bundle's promises, until the bundle's ``}``);
-* a constraint once its value is read: a name its promise type has not (the name of
-  none when the constraint's name was a syntax error: "Unknown constraint 'no lval'",
-  or '' before any), no value (an r-value that was a syntax error: "Attempted to give a
-  value of type null"), a scalar for a list or a list for a scalar.
+  syntax error in a bundle's promises, until the bundle's ``}``; a body's ``{``
+  starts its checks again);
+* a quoted value where the promise type's attribute wants a body, as it is read;
+* a constraint once its value is read: a name no promise type it looks in has
+  ("Unknown constraint": the name of none when the constraint's name was a syntax
+  error, 'no lval'), then its value against its own promise type's attribute (no value:
+  an r-value that was a syntax error, "Attempted to give a value of type null"); a
+  body's value against the attribute its CheckSelection finds
+  (:mod:`cfpromise.schema.selection`); then an ``if``'s class expression.
 
-These are the shapes of cf-promises' checks (cf-lite's full ones, on a parsed policy,
-are :mod:`cfpromise.schema.validate`'s); values themselves are not checked here.
+A value is checked as :mod:`cfpromise.schema.validate` checks a parsed one (shape,
+range, mode, number, menu...), from the value the reductions built (a list's items and
+a call's arguments that were syntax errors left out).
 """
 from __future__ import annotations
 
@@ -22,48 +29,77 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-from cfpromise.schema import LIST_TYPES
+from cfpromise.syntax import ast
+from cfpromise.syntax.errors import NO_COORD, Coord, Diagnostic
 
-_SHAPES = {"IDENTIFIER": "scalar", "QUOTED_STRING": "scalar", "NAKEDVAR": "scalar",
-           "list": "list", "usefunction": "fncall"}
+_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
+_CONDITIONS = ("if", "ifvarclass")
+_MAGIC = ("data", "template_data")      # (a string there becomes a container or a call)
+_HERE = Coord("", 1, 1)                 # (the checker's errors: said where the lexer is)
+
+
+def _begin(block: str) -> Callable[[Checks, list[Any]], None]:
+    def hook(self: Checks, values: list[Any]) -> None:
+        self.block = block                  # (ParserBeginBlock: no name yet)
+        self.blockid = ""
+    return hook
+
+
+def _scalar(tok: Any) -> ast.Scalar:
+    kind = _KINDS.get(tok[0], ast.BARE)
+    return ast.Scalar(tok[1], kind, NO_COORD, (tok[4] or '"') if kind is ast.QUOTED else "")
 
 
 class Checks:
-    """The parser's state its checks read (cf-promises' ``P``), fed each reduction."""
+    """The parser's state its checks read (cf-promises' ``P``), fed each reduction;
+    a reduction's hook gives the value bison keeps for the rule (a list's items, a
+    call...)."""
 
-    def __init__(self, say: Callable[[str], None]) -> None:
+    def __init__(self, say: Callable[..., None], log: Callable[[Diagnostic], None]) -> None:
         from cfpromise.schema import schema
         self.schema = schema()
         self.say = say
-        self.blocktype = self.blockid = self.block = self.ptype = ""
+        self.log = log
+        self.block = self.blocktype = self.blockid = self.ptype = ""
         self.lval = ""
-        self.rval = "null"
+        self.rval: Any = None               # None: no value (RVAL_TYPE_NOPROMISEE)
+        self.promise_type: str | None = None    # P.currentpromise's promise type
         self.skip = False
         self.lookahead: Any = None
         self.stale: Any = None
+        self._checker: Any = None
+        self._anywhere: dict[str, Any] | None = None
 
-    def reduce(self, name: str, symbols: str, values: list[Any], lookahead: Any) -> None:
-        """Production ``name: symbols`` reduced over ``values`` (a token's: its Token),
-        the look-ahead token read (or None)."""
+    def reduce(self, name: str, symbols: str, values: list[Any], lookahead: Any) -> Any:
+        """Production ``name: symbols`` reduced over ``values`` (a token's: its Token;
+        a rule's: what its hook gave), the look-ahead token read (or None)."""
         method = _HOOKS.get((name, symbols))
         if method is not None:
             self.lookahead = lookahead
-            method(self, values)
+            return method(self, values)
+        return None
+
+    def read(self, token: Any) -> None:
+        """The lexer gave ``token``: a promise type is the current one from there."""
+        if token[0] == "PROMISE_TYPE":
+            self.ptype = token[1]
 
     # -- blocks ----------------------------------------------------------------
     def typeid(self, values: list[Any]) -> None:
         self.blocktype = values[0][1]
 
     def bundle_type(self, values: list[Any]) -> None:
-        self.block = "bundle"
         if self.blocktype not in self.schema.bundle_types:
             self.say(f"Unknown bundle type '{self.blocktype}'")
             self.skip = True
 
     def body_begin(self, values: list[Any]) -> None:
         # (ParserBeginBlockBody forgets the identifier read last: one read already, as
-        # the look-ahead of a syntax error, is named '' by the attribute it becomes)
+        # the look-ahead of a syntax error, is named '' by the attribute it becomes; a
+        # body of any type -- an unknown one is a custom body -- is checked from here)
         self.stale = self.lookahead
+        if self.block == "body":
+            self.skip = False
 
     def symbol(self, values: list[Any]) -> None:
         self.blockid = values[0][1]
@@ -74,16 +110,52 @@ class Checks:
     def bundle_end(self, values: list[Any]) -> None:
         self.skip = False
 
-    def read(self, token: Any) -> None:
-        """The lexer gave ``token``: a promise type is the current one from there."""
-        if token[0] == "PROMISE_TYPE":
-            self.ptype = token[1]
+    def promiser(self, values: list[Any]) -> None:
+        self.promise_type = None if self.skip else self.ptype
+
+    # -- values ----------------------------------------------------------------
+    def item(self, values: list[Any]) -> Any:
+        return _scalar(values[0])
+
+    def first(self, values: list[Any]) -> Any:
+        return values[0]
+
+    def one(self, values: list[Any]) -> list[Any]:
+        return [v for v in values[:1] if v is not None]
+
+    def more(self, values: list[Any]) -> list[Any]:
+        return (values[0] or []) + [v for v in values[2:3] if v is not None]
+
+    def empty(self, values: list[Any]) -> list[Any]:
+        return []
+
+    def list_(self, values: list[Any]) -> ast.List:
+        return ast.List(tuple(values[1] or ()) if len(values) > 2 else ())
+
+    def arguments(self, values: list[Any]) -> list[Any]:
+        return values[2] or []
+
+    def call(self, values: list[Any]) -> ast.FnCall:
+        return ast.FnCall(values[0] or "", tuple(values[1] or ()))
+
+    def name_of(self, values: list[Any]) -> str:
+        return values[0][1]
+
+    def rval_token(self, values: list[Any]) -> None:
+        self.rval = _scalar(values[0])
+        if values[0][0] == "QSTRING" and self.promise_type is not None:
+            attr = self.schema.promise_types.get(self.promise_type, {}).get(self.lval)
+            if attr is not None and attr.type == "body":
+                self.say("An rvalue is quoted, but we expect an unquoted body identifier")
+
+    def rval_node(self, values: list[Any]) -> None:
+        self.rval = values[0]
 
     # -- constraints -----------------------------------------------------------
     def constraint_id(self, values: list[Any]) -> None:
-        attrs = self._attrs()
+        own = self._promise_attrs()
         name = values[0][1]
-        if attrs is not None and name not in attrs:
+        if own is not None and self._attribute(own, name) is None:
             self.say(f"Unknown attribute '{name}' for promise type '{self.ptype}' "
                      f"in bundle with type '{self.blocktype}'")
             self.skip = True
@@ -92,7 +164,7 @@ class Checks:
     def selection_id(self, values: list[Any]) -> None:
         name = "" if values[0] is self.stale else values[0][1]
         if not self.skip:
-            attrs = self.schema.body_types.get(self.blocktype)
+            attrs = self._body_attrs()
             if attrs is not None and name not in attrs:
                 self.say(f"Unknown attribute '{name}' for 'body {self.blocktype} "
                          f"{self.blockid}'")
@@ -100,51 +172,100 @@ class Checks:
             self.lval = name
 
     def constraint(self, values: list[Any]) -> None:
-        attrs = self._attrs()
-        if not self.skip and attrs is not None:
-            attr = attrs.get(self.lval)
-            if attr is None:
+        """ParserHandleBundlePromiseRval."""
+        own = self._promise_attrs()
+        if not self.skip:
+            attr = None if own is None else self._attribute(own, self.lval)
+            if own is None:
+                self._condition()
+            elif attr is None:
                 self.say(f"Unknown constraint '{self.lval}' in promise type '{self.ptype}'")
             else:
-                self._shape(attr)
-        self.rval = "null"
+                if attr.visibility == "promiseType" and attr.type not in ("body", "bundle"):
+                    self._value(attr)
+                self._condition()
+        self.rval = None
         self.lval = "no lval"
 
     def selection(self, values: list[Any]) -> None:
-        attrs = self.schema.body_types.get(self.blocktype)
+        """ParserHandleBlockAttributeRval."""
+        attrs = self._body_attrs()
         if not self.skip and attrs is not None and self.lval in attrs:
-            self._shape(attrs[self.lval])
-        self.rval = "null"
+            from cfpromise.schema.selection import selection
+            target, refused = selection(self.schema, self.blocktype, self.blockid, self.lval)
+            if refused is not None:
+                self.say(refused)
+            elif target.type not in ("body", "bundle"):
+                self._value(target)
+            self._condition()
+        if (self.blockid, self.blocktype, self.lval) == ("control", "file", "namespace") \
+                and not isinstance(self.rval, ast.Scalar):
+            self.say("namespace must be a constant scalar string")
+        self.rval = None
 
-    def _attrs(self) -> dict[str, Any] | None:
-        """The attributes of the current promise type; None for one its bundle type has
-        not (taken for a custom one)."""
-        if self.ptype not in self.schema.bundle_types.get(self.blocktype, ()):
+    def _promise_attrs(self) -> dict[str, Any] | None:
+        """The attributes of the current promise type; None for one neither its bundle
+        type nor the common one has (taken for a custom one)."""
+        types = self.schema.bundle_types
+        if self.ptype not in types.get(self.blocktype, ()) \
+                and self.ptype not in types.get("common", ()):
             return None
         return self.schema.promise_types.get(self.ptype)
 
-    def _shape(self, attr: Any) -> None:
-        # (a promise type's own attributes only, and no body or bundle reference: those
-        # are checked once the policy is whole)
-        if attr.visibility == "global" or attr.type in ("body", "bundle"):
-            return
-        if self.rval == "null":
+    def _attribute(self, own: dict[str, Any], lval: str) -> Any:
+        """PromiseTypeSyntaxGetConstraintSyntax: the promise type's own attribute, else
+        one of a promise type every bundle has."""
+        attr = own.get(lval)
+        if attr is None:
+            if self._anywhere is None:
+                types = self.schema.promise_types
+                self._anywhere = {name: a for ptype in self.schema.bundle_types["common"]
+                                  for name, a in types.get(ptype, {}).items()}
+            attr = self._anywhere.get(lval)
+        return attr
+
+    def _body_attrs(self) -> dict[str, Any] | None:
+        """The attributes of the current body's type; None: a custom body type, or a
+        promise block (checked no further here)."""
+        if self.block != "body":
+            return None
+        return self.schema.body_types.get(self.blocktype)
+
+    def _value(self, attr: Any) -> None:
+        """CheckConstraintTypeMatch of the value read (yyerror: where the lexer stands)."""
+        rval = self.rval
+        if rval is None:
             self.say("Attempted to give a value of type null")
-        elif self.rval == "scalar" and attr.type in LIST_TYPES \
-                and attr.visibility != "global":
-            self.say("Attempted to give a scalar to a non-scalar type")
-        elif self.rval == "list" and attr.type not in LIST_TYPES:
-            self.say("Attempted to give a list to a non-list type")
+            return
+        if isinstance(rval, ast.Scalar) and self.lval in _MAGIC:
+            return
+        if self._checker is None:
+            from cfpromise.schema.validate import _Checker
+            self._checker = _Checker(self.schema)
+        checker = self._checker
+        checker.errors = []
+        checker.rval(self.lval, rval, attr, _HERE)
+        for d in checker.errors:
+            if d.coord.line == 0:
+                self.log(d)             # (a plain log line: the parser's own words)
+            else:
+                self.say(d.message)
+
+    def _condition(self) -> None:
+        """ValidateClassLiteral of an ``if``'s literal, at the character it stops at."""
+        rval = self.rval
+        if self.lval in _CONDITIONS and isinstance(rval, ast.Scalar):
+            from cfpromise.syntax import classexpr
+            at = classexpr.literal_failure(rval.value)
+            if at is not None:
+                self.say("Syntax error in context string", offset=at - len(rval.value))
 
 
-def _rval_of(kind: str) -> Callable[[Checks, list[Any]], None]:
-    def hook(self: Checks, values: list[Any]) -> None:
-        self.rval = kind
-    return hook
-
-
-_HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], None]] = {
+_HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("typeid", "IDENTIFIER"): Checks.typeid,
+    ("bundletype", "bundletype_values"): _begin("bundle"),
+    ("bodytype", "bodytype_values"): _begin("body"),
+    ("promisecomponent", "promisecomponent_values"): _begin("promise"),
     ("bundletype_values", "typeid"): Checks.bundle_type,
     ("@bodybody", ""): Checks.body_begin,
     ("symbol", "IDENTIFIER"): Checks.symbol,
@@ -153,10 +274,32 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], None]] = {
     ("promiseid_values", "error"): Checks.skipping,
     ("bundle_statements", "error"): Checks.skipping,
     ("promiser", "error"): Checks.skipping,
+    ("@promisee", ""): Checks.promiser,
+    ("@nopromisee", ""): Checks.promiser,
     ("bundlebody", "body_begin @bundlebody bundle_decl '}'"): Checks.bundle_end,
     ("constraint_id", "IDENTIFIER"): Checks.constraint_id,
     ("selection_id", "IDENTIFIER"): Checks.selection_id,
     ("constraint", "constraint_id assign_arrow rval"): Checks.constraint,
     ("selection", "selection_id assign_arrow rval"): Checks.selection,
-    **{("rval", kind): _rval_of(shape) for kind, shape in _SHAPES.items()},
+    **{("rval", kind): Checks.rval_token for kind in ("IDENTIFIER", "QUOTED_STRING",
+                                                     "NAKEDVAR")},
+    ("rval", "list"): Checks.rval_node,
+    ("rval", "usefunction"): Checks.rval_node,
+    **{(item, kind): Checks.item for item in ("litem", "gaitem")
+       for kind in ("IDENTIFIER", "QUOTED_STRING", "NAKEDVAR")},
+    ("litem", "usefunction"): Checks.first,
+    ("gaitem", "usefunction"): Checks.first,
+    ("litems", "litem"): Checks.one,
+    ("litems", "litem error"): Checks.one,
+    ("litems", "litems ',' litem"): Checks.more,
+    ("gaitems", ""): Checks.empty,
+    ("gaitems", "gaitem"): Checks.one,
+    ("gaitems", "gaitem error"): Checks.one,
+    ("gaitems", "gaitems ',' gaitem"): Checks.more,
+    **{("list", symbols): Checks.list_ for symbols in ("'{' '}'", "'{' litems '}'",
+                                                       "'{' litems ',' '}'")},
+    ("functionid", "IDENTIFIER"): Checks.name_of,
+    ("functionid", "NAKEDVAR"): Checks.name_of,
+    ("givearglist", "'(' @givearglist gaitems ')'"): Checks.arguments,
+    ("usefunction", "functionid givearglist"): Checks.call,
 }

@@ -40,7 +40,7 @@ def TOKEN(regex: str) -> Any:
 
 from cfpromise.fast import precompiled
 from cfpromise import CFENGINE_COMPAT_VERSION
-from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
+from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError, source_line_of
 
 # Features `@if feature(...)` knows about in CFEngine 3.21 on Linux.
 KNOWN_FEATURES = frozenset({
@@ -186,6 +186,9 @@ class Lexer:
         self.if_depth = 0
         self.namespace = "default"      # parser state: `body file control` namespace
         self.body_classes: str | None = "any"   # parser state: the guard inside a body
+        # the errors cf-promises' lexer says and reads on past (its yyerror in a rule
+        # that still gives the token), by the token's offset: see :meth:`said`
+        self.lexed: dict[int, list[Diagnostic]] = {}
 
     @property
     def newlines(self) -> list[int]:
@@ -235,6 +238,14 @@ class Lexer:
         end_line = line if end <= lexpos or "\n" not in self.text[lexpos:end] \
             else self.line_of(end)[0]
         return Coord(self.filename, line, lexpos - start + 1, self.cfline_of(end, end_line))
+
+    def said(self, lexpos: int, end: int, message: str) -> None:
+        """An error of the token at ``lexpos`` that the lexer says where it then
+        stands (one past the token, ``end``) and gives the token all the same: the
+        parser says it as it reads the token (:data:`lexed`)."""
+        coord = self.coord(end)
+        self.lexed.setdefault(lexpos, []).append(
+            Diagnostic(coord, message, source_line=source_line_of(self.text, coord.line)))
 
     def error(self, lexpos: int, message: str) -> None:
         coord = self.coord(lexpos)
@@ -318,7 +329,8 @@ def t_VARCLASS(t: Any) -> Any:
 def t_CLASS(t: Any) -> Any:
     owner: Lexer = t.lexer.owner
     if _WHITESPACE_IN_CLASS.fullmatch(t.value):
-        owner.error(t.lexpos, "class names can't be separated by whitespace without an intervening operator")
+        owner.said(t.lexpos, t.lexpos + len(t.value),
+                   "class names can't be separated by whitespace without an intervening operator")
     t.value = t.value[:-2]
     return _simple(t)
 
@@ -341,7 +353,7 @@ MAX_IDENTIFIER = 1023
 @TOKEN(IDENTIFIER_RE)
 def t_IDENTIFIER(t: Any) -> Any:
     if len(t.value) > MAX_IDENTIFIER:
-        t.lexer.owner.error(t.lexpos, "identifier too long")
+        t.lexer.owner.said(t.lexpos, t.lexpos + len(t.value), "identifier too long")
     t.type = RESERVED.get(t.value, "IDENTIFIER")
     return _simple(t)
 
@@ -382,11 +394,9 @@ t_ignore = ""
 
 
 def t_error(t: Any) -> None:
-    owner: Lexer = t.lexer.owner
     ch = t.value[0]
-    if ch in "\"'`":
-        owner.error(t.lexpos, "Runaway string")
-    # Any other character goes to the parser, which rejects it with its position.
+    # Any other character -- a quote no string closes too -- goes to the parser, which
+    # rejects it with its position.
     t.type = "BADCHAR"
     t.value = ch
     t.lexer.skip(1)

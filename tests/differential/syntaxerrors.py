@@ -21,6 +21,8 @@ differs (the test asserts it does).
 """
 from __future__ import annotations
 
+from tests.differential import syntaxchecks
+
 # Each base: lines of tokens separated by single spaces (a token never holds one).
 BASES: dict[str, str] = {
     "promisee": """\
@@ -130,15 +132,8 @@ CASES.update({
                               ' "y" string => "a" "b"; }\n',
 })
 
-EXPECTED_DIFFERENCES: dict[str, str] = {
-    "vars_swap19": "a promise type read inside a call's arguments (nth(l, classes:): "
-                   "cf-promises says no 'Unknown constraint 'string' in promise type "
-                   "'classes'' for the constraint reduced after it, cf-lite's recovery "
-                   "checks (cfpromise.syntax.bisoncheck) do",
-    "body_ins19": "a value checked while recovering: cf-promises' 'Error parsing Unix "
-                  "permission string' for mode => \"x\" before the syntax error it "
-                  "recovers from; cf-lite's recovery checks only a value's shape",
-    "common_swap02": "a control body's check while recovering: cf-promises' 'Constraint "
-                     "lvalue \"bundlesequence\" is not allowed in 'common' constraint "
-                     "body' (its CheckSelection) is not made by cf-lite's recovery checks",
-}
+# the parser's checks around a syntax error, class guards with blanks, lexer errors
+# with more policy after them (generated: tests.differential.syntaxchecks)
+CASES.update(syntaxchecks.CASES)
+
+EXPECTED_DIFFERENCES: dict[str, str] = {}
