@@ -185,17 +185,20 @@ class _Checker:
     # -- blocks -------------------------------------------------------------
     def bundle(self, b: ast.Bundle) -> None:
         allowed = self.schema.bundle_types.get(b.type)
-        if allowed is None:         # (where cf-promises' parser stands: past the type)
+        unknown = allowed is None
+        if unknown:                 # (where cf-promises' parser stands: past the type)
             self.error(_before(b.coord), f"Unknown bundle type '{b.type}'")
-            return
+            # (its parser checks such a bundle all the same: the promise types every
+            # bundle has as those, the others as custom ones)
+            allowed = self.schema.bundle_types["common"]
         self.later = {}
         self.skipping = id(b) in self.skip
         for section in b.sections:
             for promise in section.promises:
                 self.guard(promise.classes, promise.coord)
             known = self.schema.promise_types.get(section.name)
-            if known is None:
-                self.custom_section(section)
+            if known is None or unknown and section.name not in allowed:
+                self.custom_section(section, known)
                 continue
             if section.name not in allowed:
                 # (PromiseCheck: for each promise, at the section's line)
@@ -217,10 +220,20 @@ class _Checker:
         line, or ``line``), said in the check's order once the bundle is read."""
         self.later.setdefault(id(promise), []).append(partial.error(coord, message, line))
 
-    def custom_section(self, section: ast.PromiseSection) -> None:
+    def custom_section(self, section: ast.PromiseSection,
+                       known: dict[str, Attribute] | None = None) -> None:
+        """A custom promise type's promises (``known``: a built-in one's attributes, in
+        a bundle of a type cf-promises does not know: a quoted body is refused)."""
         for promise in section.promises:
             self.empty_promiser(promise)
             for c in promise.constraints if not self.skipping else ():
+                attr = known.get(c.lval) if known else None
+                if attr is not None and attr.type == "body" and type(c.rval) is _SCALAR \
+                        and c.rval.kind == _QUOTED:
+                    at, source = after_rval(c, {})
+                    self.errors.append(Diagnostic(at, "An rvalue is quoted, but we expect "
+                                                      "an unquoted body identifier",
+                                                  source_line=source))
                 self.condition_literal(c)
             for c in promise.constraints:
                 refused = partial.CUSTOM_REFUSED.get(c.lval)

@@ -6,7 +6,8 @@ between its syntax errors, where its lexer stands when the rule is reduced.  The
 the parser's state (cf-promises' ``P``), which its lexer sets too (a promise type read
 anywhere -- inside a call's arguments -- is the current one from there):
 
-* a bundle type it does not know ("Unknown bundle type"; any body type goes);
+* a bundle type it does not know ("Unknown bundle type"; any body type goes; the
+  bundle is checked all the same, its promise types as custom ones);
 * an attribute its promise type (or body type) does not have ("Unknown attribute ...");
   from there it checks nothing more of the block (``INSTALL_SKIP``; also after a
   syntax error in a bundle's promises, until the bundle's ``}``; a body's ``{``
@@ -30,9 +31,11 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
 from cfpromise.syntax import ast
-from cfpromise.syntax.errors import NO_COORD, Coord, Diagnostic
+from cfpromise.syntax.errors import Coord, Diagnostic
 
 _KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
+_WORDS = frozenset({"IDENTIFIER", "SYMBOL"})
+_STRINGS = frozenset({"QSTRING", "NAKEDVAR"})
 _CONDITIONS = ("if", "ifvarclass")
 _MAGIC = ("data", "template_data")      # (a string there becomes a container or a call)
 _HERE = Coord("", 1, 1)                 # (the checker's errors: said where the lexer is)
@@ -42,12 +45,15 @@ def _begin(block: str) -> Callable[[Checks, list[Any]], None]:
     def hook(self: Checks, values: list[Any]) -> None:
         self.block = block                  # (ParserBeginBlock: no name yet)
         self.blockid = ""
+        self.rlist = []
+        self.currentstring = None
     return hook
 
 
-def _scalar(tok: Any) -> ast.Scalar:
-    kind = _KINDS.get(tok[0], ast.BARE)
-    return ast.Scalar(tok[1], kind, NO_COORD, (tok[4] or '"') if kind is ast.QUOTED else "")
+def _constraints(self: Checks, values: list[Any]) -> None:
+    self.currentid = ""                     # (a promise's constraints read: all forgotten)
+    self.currentstring = None
+    self.rlist = []
 
 
 class Checks:
@@ -65,8 +71,10 @@ class Checks:
         self.rval: Any = None               # None: no value (RVAL_TYPE_NOPROMISEE)
         self.promise_type: str | None = None    # P.currentpromise's promise type
         self.skip = False
-        self.lookahead: Any = None
-        self.stale: Any = None
+        self.currentid = ""
+        self.currentstring: str | None = None
+        self.rlist: list[Any] = []              # P.currentRlist
+        self.args: list[list[Any]] = []         # P.giveargs, by nesting
         self._checker: Any = None
         self._anywhere: dict[str, Any] | None = None
 
@@ -75,18 +83,23 @@ class Checks:
         a rule's: what its hook gave), the look-ahead token read (or None)."""
         method = _HOOKS.get((name, symbols))
         if method is not None:
-            self.lookahead = lookahead
             return method(self, values)
         return None
 
     def read(self, token: Any) -> None:
-        """The lexer gave ``token``: a promise type is the current one from there."""
-        if token[0] == "PROMISE_TYPE":
+        """The lexer gave ``token``: a promise type is the current one from there, a
+        word the identifier read last, a string (or a naked variable) the string."""
+        kind = token[0]
+        if kind == "PROMISE_TYPE":
             self.ptype = token[1]
+        elif kind in _WORDS:
+            self.currentid = token[1]
+        elif kind in _STRINGS:
+            self.currentstring = token[1]
 
     # -- blocks ----------------------------------------------------------------
     def typeid(self, values: list[Any]) -> None:
-        self.blocktype = values[0][1]
+        self.blocktype = self.currentid
 
     def bundle_type(self, values: list[Any]) -> None:
         if self.blocktype not in self.schema.bundle_types:
@@ -94,15 +107,20 @@ class Checks:
             self.skip = True
 
     def body_begin(self, values: list[Any]) -> None:
-        # (ParserBeginBlockBody forgets the identifier read last: one read already, as
-        # the look-ahead of a syntax error, is named '' by the attribute it becomes; a
-        # body of any type -- an unknown one is a custom body -- is checked from here)
-        self.stale = self.lookahead
+        # (ParserBeginBlockBody forgets the identifier read last -- one read already, as
+        # the look-ahead of a syntax error, is named '' by the attribute it becomes --
+        # and checks a body of any type, an unknown one a custom body, from here)
+        self.currentid = ""
         if self.block == "body":
             self.skip = False
 
+    def bundle_begin(self, values: list[Any]) -> None:
+        # (ParserBeginBundleBody: cf-promises installs every bundle, of a type it knows
+        # or not, and checks it from here)
+        self.skip = False
+
     def symbol(self, values: list[Any]) -> None:
-        self.blockid = values[0][1]
+        self.blockid = self.currentid
 
     def skipping(self, values: list[Any]) -> None:
         self.skip = True
@@ -114,47 +132,68 @@ class Checks:
         self.promise_type = None if self.skip else self.ptype
 
     # -- values ----------------------------------------------------------------
-    def item(self, values: list[Any]) -> Any:
-        return _scalar(values[0])
+    # (as cf-promises' parser keeps them: a word is the identifier its lexer read last,
+    # a string the string -- the look-ahead's, when the rule needed one; a list's items
+    # and a call's arguments are appended as each is reduced, whatever the recovery
+    # does with the rules around them, until the list or the call is taken whole)
+    def list_item(self, values: list[Any]) -> None:
+        item = self._item(values[0])
+        if item is not None:
+            self.rlist.append(item)
 
-    def first(self, values: list[Any]) -> Any:
-        return values[0]
+    def argument(self, values: list[Any]) -> None:
+        item = self._item(values[0])
+        if item is not None and self.args:
+            self.args[-1].append(item)
 
-    def one(self, values: list[Any]) -> list[Any]:
-        return [v for v in values[:1] if v is not None]
-
-    def more(self, values: list[Any]) -> list[Any]:
-        return (values[0] or []) + [v for v in values[2:3] if v is not None]
-
-    def empty(self, values: list[Any]) -> list[Any]:
-        return []
-
-    def list_(self, values: list[Any]) -> ast.List:
-        return ast.List(tuple(values[1] or ()) if len(values) > 2 else ())
+    def arguments_begin(self, values: list[Any]) -> None:
+        self.args.append([])
 
     def arguments(self, values: list[Any]) -> list[Any]:
-        return values[2] or []
+        self.currentid = ""
+        return self.args.pop() if self.args else []
 
     def call(self, values: list[Any]) -> ast.FnCall:
-        return ast.FnCall(values[0] or "", tuple(values[1] or ()))
+        return ast.FnCall(values[0] or "", tuple(values[1] or ()), _HERE)
 
     def name_of(self, values: list[Any]) -> str:
         return values[0][1]
 
     def rval_token(self, values: list[Any]) -> None:
-        self.rval = _scalar(values[0])
+        self.rval = self._last(values[0])
         if values[0][0] == "QSTRING" and self.promise_type is not None:
             attr = self.schema.promise_types.get(self.promise_type, {}).get(self.lval)
             if attr is not None and attr.type == "body":
                 self.say("An rvalue is quoted, but we expect an unquoted body identifier")
 
-    def rval_node(self, values: list[Any]) -> None:
+    def rval_list(self, values: list[Any]) -> None:
+        self.rval = ast.List(tuple(self.rlist), _HERE)
+        self.rlist = []
+
+    def rval_call(self, values: list[Any]) -> None:
         self.rval = values[0]
+
+    def _item(self, value: Any) -> Any:
+        """A list item's or an argument's value: a call's, or its token's."""
+        return value if value is None or value.__class__ is ast.FnCall else self._last(value)
+
+    def _last(self, tok: Any) -> ast.Scalar | None:
+        """The value of the word or string token ``tok`` as the parser's state has it."""
+        if tok[0] in ("QSTRING", "NAKEDVAR"):
+            text = self.currentstring
+            self.currentstring = None
+        else:
+            text = self.currentid
+        if text is None:
+            return None
+        kind = _KINDS.get(tok[0], ast.BARE)
+        return ast.Scalar(text, kind, _HERE, (tok[4] or '"') if kind is ast.QUOTED else "")
 
     # -- constraints -----------------------------------------------------------
     def constraint_id(self, values: list[Any]) -> None:
         own = self._promise_attrs()
-        name = values[0][1]
+        name = self.currentid
+        self.rlist = []
         if own is not None and self._attribute(own, name) is None:
             self.say(f"Unknown attribute '{name}' for promise type '{self.ptype}' "
                      f"in bundle with type '{self.blocktype}'")
@@ -162,7 +201,8 @@ class Checks:
         self.lval = name
 
     def selection_id(self, values: list[Any]) -> None:
-        name = "" if values[0] is self.stale else values[0][1]
+        name = self.currentid
+        self.rlist = []
         if not self.skip:
             attrs = self._body_attrs()
             if attrs is not None and name not in attrs:
@@ -186,6 +226,7 @@ class Checks:
                 self._condition()
         self.rval = None
         self.lval = "no lval"
+        self.rlist = []
 
     def selection(self, values: list[Any]) -> None:
         """ParserHandleBlockAttributeRval."""
@@ -268,6 +309,7 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("promisecomponent", "promisecomponent_values"): _begin("promise"),
     ("bundletype_values", "typeid"): Checks.bundle_type,
     ("@bodybody", ""): Checks.body_begin,
+    ("@bundlebody", ""): Checks.bundle_begin,
     ("symbol", "IDENTIFIER"): Checks.symbol,
     ("bundleid_values", "error"): Checks.skipping,
     ("bodyid_values", "error"): Checks.skipping,
@@ -280,24 +322,17 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("constraint_id", "IDENTIFIER"): Checks.constraint_id,
     ("selection_id", "IDENTIFIER"): Checks.selection_id,
     ("constraint", "constraint_id assign_arrow rval"): Checks.constraint,
+    ("constraints_decl", "constraints"): _constraints,
     ("selection", "selection_id assign_arrow rval"): Checks.selection,
     **{("rval", kind): Checks.rval_token for kind in ("IDENTIFIER", "QUOTED_STRING",
                                                      "NAKEDVAR")},
-    ("rval", "list"): Checks.rval_node,
-    ("rval", "usefunction"): Checks.rval_node,
-    **{(item, kind): Checks.item for item in ("litem", "gaitem")
-       for kind in ("IDENTIFIER", "QUOTED_STRING", "NAKEDVAR")},
-    ("litem", "usefunction"): Checks.first,
-    ("gaitem", "usefunction"): Checks.first,
-    ("litems", "litem"): Checks.one,
-    ("litems", "litem error"): Checks.one,
-    ("litems", "litems ',' litem"): Checks.more,
-    ("gaitems", ""): Checks.empty,
-    ("gaitems", "gaitem"): Checks.one,
-    ("gaitems", "gaitem error"): Checks.one,
-    ("gaitems", "gaitems ',' gaitem"): Checks.more,
-    **{("list", symbols): Checks.list_ for symbols in ("'{' '}'", "'{' litems '}'",
-                                                       "'{' litems ',' '}'")},
+    ("rval", "list"): Checks.rval_list,
+    ("rval", "usefunction"): Checks.rval_call,
+    **{("litem", kind): Checks.list_item for kind in ("IDENTIFIER", "QUOTED_STRING",
+                                                      "NAKEDVAR", "usefunction")},
+    **{("gaitem", kind): Checks.argument for kind in ("IDENTIFIER", "QUOTED_STRING",
+                                                      "NAKEDVAR", "usefunction")},
+    ("@givearglist", ""): Checks.arguments_begin,
     ("functionid", "IDENTIFIER"): Checks.name_of,
     ("functionid", "NAKEDVAR"): Checks.name_of,
     ("givearglist", "'(' @givearglist gaitems ')'"): Checks.arguments,
