@@ -2,7 +2,7 @@
 
 A few small valid policies (:data:`BASES`: bundles with parameters, bodies, promise
 types, class guards, lists, function calls nested, a promisee, a custom promise
-block), each written as lines of tokens, and from each the broken ones made
+block, values the parser checks), each written as lines of tokens, and from each the broken ones made
 systematically:
 
 * ``del``: each token deleted;
@@ -77,6 +77,37 @@ bundle common main
 {
   vars:
       "v" slist => { @(x), "y" };
+}
+""",
+    # values cf-promises' parser checks as it reads them (a menu, a real list, an int,
+    # a call's return type), around the mutations' syntax errors
+    "values": """\
+bundle agent main
+{
+  files:
+      "/tmp/x" create => concat("a", nth(l, "0")), depth_search => d;
+  classes:
+      "a" scope => "wrong", dist => { "1", "y" };
+}
+body depth_search d
+{
+      depth => "x";
+}
+""",
+    # bodies' attributes as CheckSelection finds them (a control body, one of a control
+    # type under another name, a mode)
+    "control": """\
+body agent control
+{
+      ifelapsed => "x";
+}
+body perms p
+{
+      mode => "x";
+}
+body common c
+{
+      bundlesequence => { "main" };
 }
 """,
 }
