@@ -189,6 +189,7 @@ class Lexer:
         # the errors cf-promises' lexer says and reads on past (its yyerror in a rule
         # that still gives the token), by the token's offset: see :meth:`said`
         self.lexed: dict[int, list[Diagnostic]] = {}
+        self.ended_at: int | None = None    # the first refused macro's offset: see ended
 
     @property
     def newlines(self) -> list[int]:
@@ -211,8 +212,9 @@ class Lexer:
         return tok
 
     def check_end(self) -> None:
-        """At the end of the text: an @if still open is an error."""
-        if self.if_depth > 0:
+        """At the end of the text: an @if still open is an error (not when a refused
+        macro ended the parser's input before: it never reads the end of the text)."""
+        if self.if_depth > 0 and self.ended_at is None:
             skipping = self._ply is not None and self._ply.current_state() == "skipping"
             state = "in ignore_state" if skipping else "without ignore_state"
             self.error(len(self.text), f"EOF seen while @if was waiting for @endif {state}")
@@ -246,6 +248,18 @@ class Lexer:
         coord = self.coord(end)
         self.lexed.setdefault(lexpos, []).append(
             Diagnostic(coord, message, source_line=source_line_of(self.text, coord.line)))
+
+    def ended(self, t: Any, message: str) -> Any:
+        """A macro cf-promises' lexer refuses: it says so where it stands (the macro's
+        start: its column is not counted) and gives the parser the end of the input,
+        ``t`` as a token of type ``$end`` -- and reads on after it, if asked again."""
+        coord = self.coord(t.lexpos)
+        self.lexed.setdefault(t.lexpos, []).append(
+            Diagnostic(coord, message, source_line=source_line_of(self.text, coord.line)))
+        t.type = "$end"
+        if self.ended_at is None:
+            self.ended_at = t.lexpos
+        return _simple(t)
 
     def error(self, lexpos: int, message: str) -> None:
         coord = self.coord(lexpos)
@@ -282,14 +296,14 @@ t_ignore_SPACE = r"[ \t\r\n]+"
 t_ignore_COMMENT = r"\#[^\n]*"
 
 
-def t_MACRO_IF(t: Any) -> None:
+def t_MACRO_IF(t: Any) -> Any:
     r"@if\ [a-z_]+\([^)\n]*\)"
     owner: Lexer = t.lexer.owner
     text = t.value
     if not owner.at_line_start(t.lexpos):
-        owner.error(t.lexpos, "fatal: macro @if must be at beginning of the line.")
+        return owner.ended(t, "fatal: macro @if must be at beginning of the line.")
     if owner.if_depth > 0:
-        owner.error(t.lexpos, "fatal: nested @if macros are not allowed")
+        return owner.ended(t, "fatal: nested @if macros are not allowed")
     kind, _, arg = text[4:-1].partition("(")
     accepted = _macro_accepts(owner, kind, arg)
     if accepted is None:
@@ -297,24 +311,27 @@ def t_MACRO_IF(t: Any) -> None:
     owner.if_depth += 1
     if not accepted:
         t.lexer.begin("skipping")
+    return None
 
 
-def t_MACRO_ELSE(t: Any) -> None:
+def t_MACRO_ELSE(t: Any) -> Any:
     r"@else"
     owner: Lexer = t.lexer.owner
     if owner.if_depth <= 0:
-        owner.error(t.lexpos, "fatal: @else macro without a matching @if are not allowed")
+        return owner.ended(t, "fatal: @else macro without a matching @if are not allowed")
     t.lexer.begin("skipping")
+    return None
 
 
-def t_MACRO_ENDIF(t: Any) -> None:
+def t_MACRO_ENDIF(t: Any) -> Any:
     r"@endif"
     owner: Lexer = t.lexer.owner
     if not owner.at_line_start(t.lexpos):
-        owner.error(t.lexpos, "fatal: macro @endif must be at beginning of the line.")
+        return owner.ended(t, "fatal: macro @endif must be at beginning of the line.")
     if owner.if_depth <= 0:
-        owner.error(t.lexpos, "fatal: @endif macros without a matching @if are not allowed")
+        return owner.ended(t, "fatal: @endif macros without a matching @if are not allowed")
     owner.if_depth -= 1
+    return None
 
 
 def t_VARCLASS(t: Any) -> Any:

@@ -507,15 +507,24 @@ def parse(text: str, filename: str = "<string>", recover: bool = True) -> ast.Po
     lexer.check_end()
     policy = _policy(blocks, filename)
     if lexer.lexed:
-        _lexed(lexer, policy)
+        _lexed(lexer, policy, _read(lexer, tokens))
     return policy
 
 
-def _lexed(lexer: Lexer, policy: ast.Policy) -> None:
-    """Raise the errors the lexer said of a file that parses, with the parser's checks
-    of the file (cf-promises' parser read on past them)."""
+def _read(lexer: Lexer, tokens: list[Any]) -> dict[int, list[Any]]:
+    """The lexer's errors of the tokens the parser reads: up to the first end of the
+    input it gives (a macro it refused), where a parse that gets there ends."""
+    end = next((tok[2] for tok in tokens if tok[0] == "$end" and len(tok) == 5), None)
+    return {at: ds for at, ds in lexer.lexed.items() if end is None or at <= end}
+
+
+def _lexed(lexer: Lexer, policy: ast.Policy, lexed: dict[int, list[Any]] | None = None,
+           ) -> None:
+    """Raise the errors the lexer said of a file that parses (``lexed``: of the tokens
+    read, all by default), with the parser's checks of the file (cf-promises' parser
+    read on past them)."""
     from cfpromise.schema.validate import parse_stage
-    said = [d for ds in lexer.lexed.values() for d in ds]
+    said = [d for ds in (lexer.lexed if lexed is None else lexed).values() for d in ds]
     raise PolicyError(recovery.merged(said, parse_stage(policy, frozenset()))) from None
 
 
@@ -525,7 +534,8 @@ def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: A
     (:mod:`cfpromise.syntax.recovery`), with the parser's checks of the blocks it
     installs past it; return when it has no recovery."""
     found = recovery.recover(text, filename, tokens, exc,
-                             lambda toks: lr.parse(_tables(), toks, after), lexer.lexed)
+                             lambda toks: lr.parse(_tables(), toks, after),
+                             _read(lexer, tokens))
     if found is None:
         try:
             lexer.check_end()

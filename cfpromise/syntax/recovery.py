@@ -172,6 +172,9 @@ def _after(text: str, filename: str, tok: Any) -> tuple[str, Coord]:
         end = start + len(value) + 1
     elif ttype == "CLASS":
         end = text.index("::", start + len(value)) + 2
+    elif ttype == "$end":               # (a macro the lexer refused: not counted)
+        line = text.count("\n", 0, start) + 1
+        return value, Coord(filename, line, start - (text.rfind("\n", 0, start) + 1) + 1)
     else:
         end = start + len(value)
     line = text.count("\n", 0, end) + 1

@@ -135,3 +135,23 @@ for _name, _line in LEXER.items():
     CASES[f"lexer_{_name}"] = _head + "bundle agent b\n{\n  reports:\n      \"x\";\n}\n"
     CASES[f"lexer_{_name}_body"] = _head + 'body perms p\n{\n      mode => "x";\n}\n'
     CASES[f"lexer_{_name}_end"] = _head
+
+# macros cf-promises' lexer refuses (an @endif or @else with no @if, an @if not at a
+# line's start or inside another): it says so and gives its parser the end of the input,
+# then reads on after the macro when asked -- in a bundle, in a body, between blocks
+MACROS = {
+    "endif": "@endif\n",
+    "else": "@else\n",
+    "if_indented": "  @if minimum_version(3.7)\n",
+    "endif_indented": "  @endif\n",
+    "nested": "@if minimum_version(3.7)\n@if minimum_version(3.8)\n",
+}
+for _name, _macro in MACROS.items():
+    _close = "@endif\n" if _name == "nested" else ""
+    CASES[f"macro_{_name}_bundle"] = ('bundle agent main\n{\n  reports:\n      "a";\n' + _macro
+                                      + '      "b";\n' + _close + "}\n" + MAIN.replace("main", "b"))
+    CASES[f"macro_{_name}_promise"] = ('bundle agent main\n{\n  reports:\n      "a" comment =>\n'
+                                       + _macro + '"c";\n' + _close + "}\n")
+    CASES[f"macro_{_name}_body"] = ('body perms p\n{\n      mode => "x";\n' + _macro
+                                    + '      rxdirs => "maybe";\n' + _close + "}\n" + MAIN)
+    CASES[f"macro_{_name}_between"] = MAIN + _macro + BROKEN + _close
