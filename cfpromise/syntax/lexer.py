@@ -245,7 +245,7 @@ class Lexer:
         """An error of the token at ``lexpos`` that the lexer says where it then
         stands (one past the token, ``end``) and gives the token all the same: the
         parser says it as it reads the token (:data:`lexed`)."""
-        coord = self.coord(end)
+        coord = self._cf(self.coord(end), end)
         self.lexed.setdefault(lexpos, []).append(
             Diagnostic(coord, message, source_line=source_line_of(self.text, coord.line)))
 
@@ -253,13 +253,18 @@ class Lexer:
         """A macro cf-promises' lexer refuses: it says so where it stands (the macro's
         start: its column is not counted) and gives the parser the end of the input,
         ``t`` as a token of type ``$end`` -- and reads on after it, if asked again."""
-        coord = self.coord(t.lexpos)
+        coord = self._cf(self.coord(t.lexpos), t.lexpos)
         self.lexed.setdefault(t.lexpos, []).append(
             Diagnostic(coord, message, source_line=source_line_of(self.text, coord.line)))
         t.type = "$end"
         if self.ended_at is None:
             self.ended_at = t.lexpos
         return _simple(t)
+
+    def _cf(self, coord: Coord, lexpos: int) -> Coord:
+        """``coord`` with CFEngine's line (``cf``) when it differs (an @if ignored)."""
+        cf = self.cfline_of(lexpos, coord.line)
+        return coord._replace(cf=cf) if cf != coord.line else coord
 
     def error(self, lexpos: int, message: str) -> None:
         coord = self.coord(lexpos)
@@ -303,6 +308,8 @@ def t_MACRO_IF(t: Any) -> Any:
     if not owner.at_line_start(t.lexpos):
         return owner.ended(t, "fatal: macro @if must be at beginning of the line.")
     if owner.if_depth > 0:
+        if text.startswith("@if feature("):
+            t.value = text[:-1]     # (its rule has cut the ')' off its text by then)
         return owner.ended(t, "fatal: nested @if macros are not allowed")
     kind, _, arg = text[4:-1].partition("(")
     accepted = _macro_accepts(owner, kind, arg)

@@ -524,7 +524,8 @@ def _lexed(lexer: Lexer, policy: ast.Policy, lexed: dict[int, list[Any]] | None 
     read, all by default), with the parser's checks of the file (cf-promises' parser
     read on past them)."""
     from cfpromise.schema.validate import parse_stage
-    said = [d for ds in (lexer.lexed if lexed is None else lexed).values() for d in ds]
+    said = recovery.cf_lines([d for ds in (lexer.lexed if lexed is None else lexed).values()
+                              for d in ds])
     raise PolicyError(recovery.merged(said, parse_stage(policy, frozenset()))) from None
 
 

@@ -112,7 +112,10 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
         if after is not None:
             raise after
         line = text.count("\n") + 1
-        return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1)
+        shift = _after(text, filename, current[-1])[1] if current else None
+        shift = shift.cf - shift.line if shift is not None and shift.cf else 0
+        return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1,
+                         line + shift if shift else 0)
 
     def at(coord: Coord, message: str) -> Diagnostic:
         if not inside:
@@ -138,7 +141,7 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
             if count > MAX_ERRORS + 1:
                 break
         out.append(message if isinstance(message, Diagnostic) else at(coord, message))
-    return out, count > MAX_ERRORS
+    return cf_lines(out), count > MAX_ERRORS
 
 
 def _syntax_error(error: Any) -> type:
@@ -173,13 +176,23 @@ def _after(text: str, filename: str, tok: Any) -> tuple[str, Coord]:
     elif ttype == "CLASS":
         end = text.index("::", start + len(value)) + 2
     elif ttype == "$end":               # (a macro the lexer refused: not counted)
-        line = text.count("\n", 0, start) + 1
-        return value, Coord(filename, line, start - (text.rfind("\n", 0, start) + 1) + 1)
+        end = start
     else:
         end = start + len(value)
     line = text.count("\n", 0, end) + 1
     col = end - (text.rfind("\n", 0, end) + 1) + 1
-    return text[start:end], Coord(filename, line, col)
+    # (CFEngine's line, in ``cf``: the lines of an @if's ignored part are not counted)
+    at = tok[3]
+    shift = -at if at.__class__ is int else (at.cf - line if at.cf else 0)
+    return (value if ttype == "$end" else text[start:end]), \
+        Coord(filename, line, col, line + shift if shift else 0)
+
+
+def cf_lines(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """``diagnostics`` at CFEngine's lines (their coordinates' ``cf``, when it differs),
+    as cf-promises' parser counts them."""
+    return [d._replace(coord=d.coord._replace(line=d.coord.cf)) if d.coord.cf else d
+            for d in diagnostics]
 
 
 def merged(recovered: list[Diagnostic], checks: list[Diagnostic], first: bool = False,

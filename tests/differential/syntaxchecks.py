@@ -155,3 +155,16 @@ for _name, _macro in MACROS.items():
     CASES[f"macro_{_name}_body"] = ('body perms p\n{\n      mode => "x";\n' + _macro
                                     + '      rxdirs => "maybe";\n' + _close + "}\n" + MAIN)
     CASES[f"macro_{_name}_between"] = MAIN + _macro + BROKEN + _close
+MACROS_MORE = {
+    # a nested @if feature(): its rule has cut the ')' off its text when it refuses it
+    "nested_feature": "@if minimum_version(3.7)\n@if feature(xml)\n",
+}
+for _name, _macro in MACROS_MORE.items():
+    CASES[f"macro_{_name}_bundle"] = ('bundle agent main\n{\n  reports:\n' + _macro
+                                      + '      "b";\n@endif\n}\n' + MAIN.replace("main", "b"))
+# a syntax error after an @if's ignored part: cf-promises counts none of its lines
+CASES["macro_ignored_lines"] = ('bundle agent main\n{\n@if minimum_version(300.7)\n  nothing:\n'
+                                '@else\n  reports:\n@endif\n      "a" "b";\n}\n'
+                                + 'bundle agent b\n{\n@if minimum_version(3.7)\n  reports:\n'
+                                '@else\n  vars:\n      "x" string => "y";\n@endif\n'
+                                '      "c" comment => "d" "e";\n}\n')
