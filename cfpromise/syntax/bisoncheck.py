@@ -10,8 +10,8 @@ anywhere -- inside a call's arguments -- is the current one from there):
   bundle is checked all the same, its promise types as custom ones);
 * an attribute its promise type (or body type) does not have ("Unknown attribute ...");
   from there it checks nothing more of the block (``INSTALL_SKIP``; also after a
-  syntax error in a bundle's promises, until the bundle's ``}``; a body's ``{``
-  starts its checks again);
+  syntax error in a bundle's promises, until the bundle's ``}``; a bundle's or a
+  body's ``{`` starts its checks again);
 * a quoted value where the promise type's attribute wants a body, as it is read;
 * a constraint once its value is read: a name no promise type it looks in has
   ("Unknown constraint": the name of none when the constraint's name was a syntax
@@ -21,8 +21,10 @@ anywhere -- inside a call's arguments -- is the current one from there):
   (:mod:`cfpromise.schema.selection`); then an ``if``'s class expression.
 
 A value is checked as :mod:`cfpromise.schema.validate` checks a parsed one (shape,
-range, mode, number, menu...), from the value the reductions built (a list's items and
-a call's arguments that were syntax errors left out).
+range, mode, number, menu...), as the parser's state holds it: a word the identifier
+its lexer read last, a list's items and a call's arguments as each was reduced (those
+that were syntax errors left out).  A body of ``file control``'s namespace must be a
+scalar.
 """
 from __future__ import annotations
 
@@ -48,6 +50,20 @@ def _begin(block: str) -> Callable[[Checks, list[Any]], None]:
         self.rlist = []
         self.currentstring = None
     return hook
+
+
+_BLOCK: list[dict[str, Any]] = []
+
+
+def _promise_block() -> dict[str, Any]:
+    """A custom promise type's block's attributes (its module's path and interpreter,
+    and those every body has)."""
+    if not _BLOCK:
+        from cfpromise.schema import Attribute
+        _BLOCK.append({name: Attribute(name, kind, "", "body") for name, kind in
+                       (("meta", "slist"), ("inherit_from", "body"), ("path", "string"),
+                        ("interpreter", "string"))})
+    return _BLOCK[0]
 
 
 def _constraints(self: Checks, values: list[Any]) -> None:
@@ -80,7 +96,8 @@ class Checks:
 
     def reduce(self, name: str, symbols: str, values: list[Any], lookahead: Any) -> Any:
         """Production ``name: symbols`` reduced over ``values`` (a token's: its Token;
-        a rule's: what its hook gave), the look-ahead token read (or None)."""
+        a rule's: what its hook gave); ``lookahead``: the token read (or None), which
+        the state read at :meth:`read` already accounts for."""
         method = _HOOKS.get((name, symbols))
         if method is not None:
             return method(self, values)
@@ -109,10 +126,18 @@ class Checks:
     def body_begin(self, values: list[Any]) -> None:
         # (ParserBeginBlockBody forgets the identifier read last -- one read already, as
         # the look-ahead of a syntax error, is named '' by the attribute it becomes --
-        # and checks a body of any type, an unknown one a custom body, from here)
+        # and checks a body of any type, an unknown one a custom body, from here; a
+        # promise block of another component than the agent's is none)
         self.currentid = ""
         if self.block == "body":
             self.skip = False
+        elif self.block == "promise" and self.blocktype != "agent":
+            self.say(f"Invalid body type '{self.blocktype}'")
+            self.skip = True
+
+    def promise_component(self, values: list[Any]) -> None:
+        if self.blocktype != "agent":
+            self.say(f"Custom promises only supported for 'agent', not '{self.blocktype}'")
 
     def bundle_begin(self, values: list[Any]) -> None:
         # (ParserBeginBundleBody: cf-promises installs every bundle, of a type it knows
@@ -206,7 +231,7 @@ class Checks:
         if not self.skip:
             attrs = self._body_attrs()
             if attrs is not None and name not in attrs:
-                self.say(f"Unknown attribute '{name}' for 'body {self.blocktype} "
+                self.say(f"Unknown attribute '{name}' for '{self.block} {self.blocktype} "
                          f"{self.blockid}'")
                 self.skip = True
             self.lval = name
@@ -233,7 +258,8 @@ class Checks:
         attrs = self._body_attrs()
         if not self.skip and attrs is not None and self.lval in attrs:
             from cfpromise.schema.selection import selection
-            target, refused = selection(self.schema, self.blocktype, self.blockid, self.lval)
+            target, refused = (attrs[self.lval], None) if self.block == "promise" else \
+                selection(self.schema, self.blocktype, self.blockid, self.lval)
             if refused is not None:
                 self.say(refused)
             elif target.type not in ("body", "bundle"):
@@ -266,10 +292,10 @@ class Checks:
         return attr
 
     def _body_attrs(self) -> dict[str, Any] | None:
-        """The attributes of the current body's type; None: a custom body type, or a
-        promise block (checked no further here)."""
-        if self.block != "body":
-            return None
+        """The attributes of the current body's type (a promise block's: its own); None:
+        a custom body type."""
+        if self.block == "promise":
+            return _promise_block() if self.blocktype == "agent" else None
         return self.schema.body_types.get(self.blocktype)
 
     def _value(self, attr: Any) -> None:
@@ -308,6 +334,7 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("bodytype", "bodytype_values"): _begin("body"),
     ("promisecomponent", "promisecomponent_values"): _begin("promise"),
     ("bundletype_values", "typeid"): Checks.bundle_type,
+    ("promisecomponent_values", "typeid"): Checks.promise_component,
     ("@bodybody", ""): Checks.body_begin,
     ("@bundlebody", ""): Checks.bundle_begin,
     ("symbol", "IDENTIFIER"): Checks.symbol,
