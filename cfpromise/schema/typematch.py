@@ -118,7 +118,9 @@ def _string(lval: str, text: str, range_: str | None, logged: list[str],
         return None
     if lval in ("mode", "search_mode"):
         from cfpromise.promises.files.modes import parse_mode
-        if parse_mode(text, lambda _level, message: logged.append(message)) is None:
+        # (its error lines only: an info line is not shown without -I)
+        if parse_mode(text, lambda level, message: level == "error"
+                      and logged.append(message)) is None:
             return "Error parsing Unix permission string"
     pattern = compiled_range(range_)
     if range_ == text or pattern is None or pattern.fullmatch(text):

@@ -23,6 +23,7 @@ from __future__ import annotations
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, partial, schema
 from cfpromise.schema.check import duplicates
 from cfpromise.schema.rvalend import after_rval
+from cfpromise.schema.selection import selection
 from cfpromise.schema.typematch import compiled_range, type_match
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
@@ -47,10 +48,10 @@ _NUMBER_KINDS = {"int": "int", "ilist": "int", "real": "real", "rlist": "real",
                  "irange": "irange", "rrange": "rrange"}
 # the types whose literal cf-promises asks IsCf3VarString about (CheckParseString, -Int,
 # -Real, -IntRange, -RealRange; cfpromise.syntax.varstring): a reference is not checked,
-# a broken one is an error of its own before the type's; the others (and a mode, parsed
-# first) are left unchecked when they hold anything like a reference
+# a broken one is an error of its own before the type's (a mode is parsed first, unless
+# it is one naked reference); the others are left unchecked when they hold anything like
+# a reference
 _WALKED = frozenset({"string", "slist", *_NUMBER_KINDS})
-_MODES = ("mode", "search_mode")
 
 
 
@@ -92,7 +93,7 @@ class _Checker:
                     return
             text = rval.value
             if ("$" in text or "@" in text) and is_unexpanded(text) \
-                    and (want not in _WALKED or attr.name in _MODES):
+                    and want not in _WALKED:
                 return
             if want == "string" or want == "slist":
                 range_ = attr.range
@@ -152,21 +153,19 @@ class _Checker:
             self.error(coord, str(exc))
 
     def string_in_range(self, text: str, attr: Attribute, coord: Coord) -> None:
+        """CheckParseString (:func:`cfpromise.schema.typematch.type_match`): a mode
+        must parse (its parser's words logged first), then the range must match."""
         range_ = attr.range
         if not range_ or range_ == ".*":
             return
-        if range_ == ABSPATH_RANGE:
-            if not (text.startswith("/") or text.startswith('"/')) \
-                    and not self.references(text, coord):
-                self.error(coord, "Filename is not an absolute path")
-            return
-        pattern = compiled_range(range_)
-        if pattern is not None and not pattern.fullmatch(text) \
-                and (attr.name in _MODES or not self.references(text, coord)):
-            if attr.name in _MODES:
-                self.error(coord, f"Invalid mode string ({text})")
-            else:
-                self.error(coord, "Scalar value is out of range")
+        broken: list[str] = []
+        logged, error = type_match(attr.name, text, "string", range_, broken)
+        for item in broken:
+            self.error(coord, BROKEN.format(item))
+        if error is not None:
+            for message in logged:
+                self.errors.append(Diagnostic(Coord(coord.file, 0, 0), message))
+            self.error(coord, error)
 
     def references(self, text: str, coord: Coord) -> bool:
         """CheckParseString's question of a string out of its range: one reference
@@ -188,17 +187,20 @@ class _Checker:
     # -- blocks -------------------------------------------------------------
     def bundle(self, b: ast.Bundle) -> None:
         allowed = self.schema.bundle_types.get(b.type)
-        if allowed is None:         # (where cf-promises' parser stands: past the type)
+        unknown = allowed is None
+        if unknown:                 # (where cf-promises' parser stands: past the type)
             self.error(_before(b.coord), f"Unknown bundle type '{b.type}'")
-            return
+            # (its parser checks such a bundle all the same: the promise types every
+            # bundle has as those, the others as custom ones)
+            allowed = self.schema.bundle_types["common"]
         self.later = {}
         self.skipping = id(b) in self.skip
         for section in b.sections:
             for promise in section.promises:
                 self.guard(promise.classes, promise.coord)
             known = self.schema.promise_types.get(section.name)
-            if known is None:
-                self.custom_section(section)
+            if known is None or unknown and section.name not in allowed:
+                self.custom_section(section, known)
                 continue
             if section.name not in allowed:
                 # (PromiseCheck: for each promise, at the section's line)
@@ -220,10 +222,20 @@ class _Checker:
         line, or ``line``), said in the check's order once the bundle is read."""
         self.later.setdefault(id(promise), []).append(partial.error(coord, message, line))
 
-    def custom_section(self, section: ast.PromiseSection) -> None:
+    def custom_section(self, section: ast.PromiseSection,
+                       known: dict[str, Attribute] | None = None) -> None:
+        """A custom promise type's promises (``known``: a built-in one's attributes, in
+        a bundle of a type cf-promises does not know: a quoted body is refused)."""
         for promise in section.promises:
             self.empty_promiser(promise)
             for c in promise.constraints if not self.skipping else ():
+                attr = known.get(c.lval) if known else None
+                if attr is not None and attr.type == "body" and type(c.rval) is _SCALAR \
+                        and c.rval.kind == _QUOTED:
+                    at, source = after_rval(c, {})
+                    self.errors.append(Diagnostic(at, "An rvalue is quoted, but we expect "
+                                                      "an unquoted body identifier",
+                                                  source_line=source))
                 self.condition_literal(c)
             for c in promise.constraints:
                 refused = partial.CUSTOM_REFUSED.get(c.lval)
@@ -306,10 +318,18 @@ class _Checker:
                 self.error(coord._replace(col=coord.col + quote + at + 1),
                            "Syntax error in context string")
 
-    def constraint(self, c: ast.Constraint, attr: Attribute) -> None:
+    def constraint(self, c: ast.Constraint, attr: Attribute, refused: str | None = None,
+                   then: str | None = None) -> None:
+        """``refused``: a body's attribute its CheckSelection refuses (checked no further);
+        ``then``: an error the parser says after its value's check."""
         self.condition_literal(c)
         start = len(self.errors)
-        self.rval(c.lval, c.rval, attr, c.coord)
+        if refused is not None:
+            self.error(c.coord, refused)
+        else:
+            self.rval(c.lval, c.rval, attr, c.coord)
+        if then is not None:
+            self.error(c.coord, then)
         if len(self.errors) > start:
             # (the parser checks the value once it has read it: at its end, see
             # cfpromise.schema.rvalend; its plain log lines stay at 0)
@@ -333,7 +353,10 @@ class _Checker:
                            f"Unknown attribute '{c.lval}' for 'body {body.type} {body.name}'")
                 self.skipping = True
                 continue
-            self.constraint(c, attr)
+            target, refused = selection(self.schema, body.type, body.name, c.lval)
+            self.constraint(c, target or attr, refused,
+                            _NAMESPACE if (body.type, body.name, c.lval) == _FILE_CONTROL
+                            and not isinstance(c.rval, ast.Scalar) else None)
 
 
 def _after_lval(c: ast.Constraint):
@@ -347,6 +370,9 @@ _RESERVED_VARIABLES = frozenset({"promiser", "handle", "promise_filename", "prom
 
 
 _SCALAR, _QUOTED = ast.Scalar, ast.QUOTED
+# a namespace is a scalar (the parser keeps the one before when it is not)
+_FILE_CONTROL = ("file", "control", "namespace")
+_NAMESPACE = "namespace must be a constant scalar string"
 
 
 def valid_variable_name(name: str) -> bool:

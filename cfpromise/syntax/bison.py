@@ -247,30 +247,46 @@ def tables() -> _Tables:
 
 def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
            at_end: list[tuple[Any, str]] = (), checks: Callable[..., Any] | None = None,
+           lexed: dict[int, list[tuple[Any, Any]]] = {},
            ) -> tuple[list[tuple[Any, str]], bool]:
     """cf-promises' errors for ``tokens`` (cf-lite's, without a sentinel): a list of
     (position, message), and whether the parse stopped ("Too many errors" not said:
     the caller sees more than :data:`MAX_ERRORS`).  ``where(i)`` is token ``i`` as
     written (yytext) and the position one past it (``i == len(tokens)``: the end);
     ``at_end``: the lexer's errors each time it is asked for a token at the end;
-    ``checks(say)``: an object whose ``reduce(name, symbols, values)`` is told each
-    reduction (:class:`cfpromise.syntax.bisoncheck.Checks`)."""
+    ``lexed``: its errors of a token (by the token's offset), when it is read;
+    ``checks(say, log)``: an object whose ``reduce(name, symbols, values, lookahead)``
+    is told each reduction and gives the rule's value, ``read(token)`` each token read
+    (:class:`cfpromise.syntax.bisoncheck.Checks`); ``log(d)`` puts a plain log line
+    (position None) between the errors, counted as none."""
     t = tables()
     kinds = [tok[1] if tok[0] == "BADCHAR" else TOKEN_OF.get(tok[0], tok[0])
              for tok in tokens] + ["$end"]
     out: list[tuple[Any, str]] = []
+    plain = [0]            # the plain log lines in ``out`` (no error of the count)
     states = [0]
     values: list[Any] = [None]
     read = -1              # index of the last token the lexer gave (yytext, position)
     look: int | None = None  # index of the look-ahead (None: yychar is empty)
     status = 0
 
-    def say(message: str, of_text: bool = False) -> None:
-        """Say ``message`` where the lexer stands (``of_text``: a format of yytext)."""
+    def say(message: str, of_text: bool = False, offset: int = 0) -> None:
+        """Say ``message`` where the lexer stands (``of_text``: a format of yytext;
+        ``offset``: columns from there)."""
         text, coord = where(read) if read >= 0 else ("", None)
+        if offset and coord is not None:
+            coord = coord._replace(col=coord.col + offset)
         out.append((coord, message.format(text) if of_text else message))
 
-    hooks = checks(say) if checks is not None else None
+    def log(line: Any) -> None:
+        """A plain log line (a Diagnostic of line 0) between the errors."""
+        out.append((None, line))
+        plain[0] += 1
+
+    def too_many() -> bool:
+        return len(out) - plain[0] > MAX_ERRORS
+
+    hooks = checks(say, log) if checks is not None else None
 
     while True:
         state = states[-1]
@@ -282,10 +298,14 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
                 if look < len(tokens):
                     if hooks is not None:
                         hooks.read(tokens[look])
+                    if lexed and tokens[look][2] in lexed:
+                        out.extend(lexed[tokens[look][2]])
+                        if too_many():
+                            return out, True
                 else:
                     where(look)         # (the end, or the lexer's error there: raised)
                     out.extend(at_end)
-                    if len(out) > MAX_ERRORS:
+                    if too_many():
                         return out, True
             kind = kinds[look]
             act = t.action[state].get(kind, t.default[state])
@@ -304,7 +324,7 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
             states.append(t.action[states[-1]]["error"])
             del values[len(states) - 1:]
             values.append(None)
-            if len(out) > MAX_ERRORS:
+            if too_many():
                 return out, True
             continue
         if act > 0:                         # shift
@@ -321,20 +341,22 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
             if not isinstance(words, str):
                 words = words(kinds[look] if look is not None else "")
             say(words, of_text=True)
-            if len(out) > MAX_ERRORS:
+            if too_many():
                 return out, True
             if abort:
                 return out, True
             if clear:
                 look = None
         length = t.length[-act]
+        value = None
         if hooks is not None:
-            hooks.reduce(name, t.symbols[-act], values[len(values) - length:],
-                         tokens[look] if look is not None and look < len(tokens) else None)
-            if len(out) > MAX_ERRORS:
+            value = hooks.reduce(name, t.symbols[-act], values[len(values) - length:],
+                                 tokens[look] if look is not None and look < len(tokens)
+                                 else None)
+            if too_many():
                 return out, True
         if length:
             del states[-length:]
             del values[-length:]
         states.append(t.goto[states[-1]][_name(name)])
-        values.append(None)
+        values.append(value)

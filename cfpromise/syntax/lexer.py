@@ -40,7 +40,7 @@ def TOKEN(regex: str) -> Any:
 
 from cfpromise.fast import precompiled
 from cfpromise import CFENGINE_COMPAT_VERSION
-from cfpromise.syntax.errors import Coord, PolicyError, source_line_of
+from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError, source_line_of
 
 # Features `@if feature(...)` knows about in CFEngine 3.21 on Linux.
 KNOWN_FEATURES = frozenset({
@@ -186,6 +186,10 @@ class Lexer:
         self.if_depth = 0
         self.namespace = "default"      # parser state: `body file control` namespace
         self.body_classes: str | None = "any"   # parser state: the guard inside a body
+        # the errors cf-promises' lexer says and reads on past (its yyerror in a rule
+        # that still gives the token), by the token's offset: see :meth:`said`
+        self.lexed: dict[int, list[Diagnostic]] = {}
+        self.ended_at: int | None = None    # the first refused macro's offset: see ended
 
     @property
     def newlines(self) -> list[int]:
@@ -208,8 +212,9 @@ class Lexer:
         return tok
 
     def check_end(self) -> None:
-        """At the end of the text: an @if still open is an error."""
-        if self.if_depth > 0:
+        """At the end of the text: an @if still open is an error (not when a refused
+        macro ended the parser's input before: it never reads the end of the text)."""
+        if self.if_depth > 0 and self.ended_at is None:
             skipping = self._ply is not None and self._ply.current_state() == "skipping"
             state = "in ignore_state" if skipping else "without ignore_state"
             self.error(len(self.text), f"EOF seen while @if was waiting for @endif {state}")
@@ -235,6 +240,31 @@ class Lexer:
         end_line = line if end <= lexpos or "\n" not in self.text[lexpos:end] \
             else self.line_of(end)[0]
         return Coord(self.filename, line, lexpos - start + 1, self.cfline_of(end, end_line))
+
+    def said(self, lexpos: int, end: int, message: str) -> None:
+        """An error of the token at ``lexpos`` that the lexer says where it then
+        stands (one past the token, ``end``) and gives the token all the same: the
+        parser says it as it reads the token (:data:`lexed`)."""
+        coord = self._cf(self.coord(end), end)
+        self.lexed.setdefault(lexpos, []).append(
+            Diagnostic(coord, message, source_line=source_line_of(self.text, coord.line)))
+
+    def ended(self, t: Any, message: str) -> Any:
+        """A macro cf-promises' lexer refuses: it says so where it stands (the macro's
+        start: its column is not counted) and gives the parser the end of the input,
+        ``t`` as a token of type ``$end`` -- and reads on after it, if asked again."""
+        coord = self._cf(self.coord(t.lexpos), t.lexpos)
+        self.lexed.setdefault(t.lexpos, []).append(
+            Diagnostic(coord, message, source_line=source_line_of(self.text, coord.line)))
+        t.type = "$end"
+        if self.ended_at is None:
+            self.ended_at = t.lexpos
+        return _simple(t)
+
+    def _cf(self, coord: Coord, lexpos: int) -> Coord:
+        """``coord`` with CFEngine's line (``cf``) when it differs (an @if ignored)."""
+        cf = self.cfline_of(lexpos, coord.line)
+        return coord._replace(cf=cf) if cf != coord.line else coord
 
     def error(self, lexpos: int, message: str) -> None:
         coord = self.coord(lexpos)
@@ -271,14 +301,16 @@ t_ignore_SPACE = r"[ \t\r\n]+"
 t_ignore_COMMENT = r"\#[^\n]*"
 
 
-def t_MACRO_IF(t: Any) -> None:
+def t_MACRO_IF(t: Any) -> Any:
     r"@if\ [a-z_]+\([^)\n]*\)"
     owner: Lexer = t.lexer.owner
     text = t.value
     if not owner.at_line_start(t.lexpos):
-        owner.error(t.lexpos, "fatal: macro @if must be at beginning of the line.")
+        return owner.ended(t, "fatal: macro @if must be at beginning of the line.")
     if owner.if_depth > 0:
-        owner.error(t.lexpos, "fatal: nested @if macros are not allowed")
+        if text.startswith("@if feature("):
+            t.value = text[:-1]     # (its rule has cut the ')' off its text by then)
+        return owner.ended(t, "fatal: nested @if macros are not allowed")
     kind, _, arg = text[4:-1].partition("(")
     accepted = _macro_accepts(owner, kind, arg)
     if accepted is None:
@@ -286,24 +318,27 @@ def t_MACRO_IF(t: Any) -> None:
     owner.if_depth += 1
     if not accepted:
         t.lexer.begin("skipping")
+    return None
 
 
-def t_MACRO_ELSE(t: Any) -> None:
+def t_MACRO_ELSE(t: Any) -> Any:
     r"@else"
     owner: Lexer = t.lexer.owner
     if owner.if_depth <= 0:
-        owner.error(t.lexpos, "fatal: @else macro without a matching @if are not allowed")
+        return owner.ended(t, "fatal: @else macro without a matching @if are not allowed")
     t.lexer.begin("skipping")
+    return None
 
 
-def t_MACRO_ENDIF(t: Any) -> None:
+def t_MACRO_ENDIF(t: Any) -> Any:
     r"@endif"
     owner: Lexer = t.lexer.owner
     if not owner.at_line_start(t.lexpos):
-        owner.error(t.lexpos, "fatal: macro @endif must be at beginning of the line.")
+        return owner.ended(t, "fatal: macro @endif must be at beginning of the line.")
     if owner.if_depth <= 0:
-        owner.error(t.lexpos, "fatal: @endif macros without a matching @if are not allowed")
+        return owner.ended(t, "fatal: @endif macros without a matching @if are not allowed")
     owner.if_depth -= 1
+    return None
 
 
 def t_VARCLASS(t: Any) -> Any:
@@ -318,7 +353,8 @@ def t_VARCLASS(t: Any) -> Any:
 def t_CLASS(t: Any) -> Any:
     owner: Lexer = t.lexer.owner
     if _WHITESPACE_IN_CLASS.fullmatch(t.value):
-        owner.error(t.lexpos, "class names can't be separated by whitespace without an intervening operator")
+        owner.said(t.lexpos, t.lexpos + len(t.value),
+                   "class names can't be separated by whitespace without an intervening operator")
     t.value = t.value[:-2]
     return _simple(t)
 
@@ -341,7 +377,7 @@ MAX_IDENTIFIER = 1023
 @TOKEN(IDENTIFIER_RE)
 def t_IDENTIFIER(t: Any) -> Any:
     if len(t.value) > MAX_IDENTIFIER:
-        t.lexer.owner.error(t.lexpos, "identifier too long")
+        t.lexer.owner.said(t.lexpos, t.lexpos + len(t.value), "identifier too long")
     t.type = RESERVED.get(t.value, "IDENTIFIER")
     return _simple(t)
 
@@ -382,11 +418,9 @@ t_ignore = ""
 
 
 def t_error(t: Any) -> None:
-    owner: Lexer = t.lexer.owner
     ch = t.value[0]
-    if ch in "\"'`":
-        owner.error(t.lexpos, "Runaway string")
-    # Any other character goes to the parser, which rejects it with its position.
+    # Any other character -- a quote no string closes too -- goes to the parser, which
+    # rejects it with its position.
     t.type = "BADCHAR"
     t.value = ch
     t.lexer.skip(1)

@@ -11,7 +11,7 @@ for nonterminals) and hands each rule a plain list, the top of its value stack:
 
 The rules' one convention for this: ``p[i]`` of a terminal is its Token (under PLY
 too: the reference parse gives PLY tokens whose value is that Token, see
-:func:`cfpromise.syntax.parser.reference_parse`), and per-parse state is not
+:func:`cfpromise.syntax.reference.reference_parse`), and per-parse state is not
 ``p.lexer`` but the parser's own (``parser._STATE``).
 
 The algorithm is PLY's, step for step, so that rules run in the same order and a

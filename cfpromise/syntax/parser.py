@@ -6,7 +6,7 @@ loaded read-only from the package; nothing is written at run time.
 
 Per-parse state (file name, current namespace) lives on the Lexer object of the
 parse under way, ``_STATE[-1]``.  A rule reads a terminal as ``p[i]``: its Token
-(under the driver of :mod:`.lr` and under PLY alike, see :func:`reference_parse`).
+(under the driver of :mod:`.lr` and under PLY alike, see :func:`cfpromise.syntax.reference.reference_parse`).
 Internally rval productions return
 ``(node, endline)`` pairs, ``endline`` being CFEngine's line at the rval's last
 token: that is the line cf-promises reports for an attribute.
@@ -29,7 +29,7 @@ from cfpromise.syntax import ast, cfjson, lr, recovery
 from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
 from cfpromise.syntax.lexer import (Lexer, lines_to_next_token, simple_coord,  # noqa: F401
                                     tokens)  # (PLY reads `tokens`)
-from cfpromise.syntax.scanner import FastLexer, Token
+from cfpromise.syntax.scanner import FastLexer
 from cfpromise.syntax.convert import (canonical_json, data_lvals as _data_lvals, inline_data,  # noqa: F401
                                       policy as _policy, replace_repeats as _replace_repeats)
 
@@ -110,10 +110,9 @@ def p_body(p: Any) -> None:
     constraints = _replace_repeats(p[6])
     body = ast.Body(p[2][_VALUE], name, tuple(p[4]), constraints, namespace, p[3][_COORD])
     if body.type == "file" and body.name == "control":
+        # (any other value is an error of the parser's checks: cfpromise.schema.validate)
         for c in constraints:
-            if c.lval == "namespace":
-                if not (isinstance(c.rval, ast.Scalar) and c.rval.kind == ast.QUOTED):
-                    _fail(lexer, c.coord, "namespace must be a constant scalar string")
+            if c.lval == "namespace" and isinstance(c.rval, ast.Scalar):
                 lexer.namespace = c.rval.value
     p[0] = body
 
@@ -488,7 +487,7 @@ def parse(text: str, filename: str = "<string>", recover: bool = True) -> ast.Po
     The text is scanned in one pass (:class:`~cfpromise.syntax.scanner.FastLexer`), then
     the grammar's rules run over the tokens in :mod:`cfpromise.syntax.lr`, PLY's
     algorithm over PLY's tables without PLY's per-symbol objects.  This is the one
-    parser; :func:`reference_parse` (PLY's own loop) is only the tests' oracle."""
+    parser; :func:`cfpromise.syntax.reference.reference_parse` (PLY's own loop) is only the tests' oracle."""
     lexer = Lexer(filename)
     lexer.input(text)
     scanner = FastLexer(lexer)
@@ -506,7 +505,28 @@ def parse(text: str, filename: str = "<string>", recover: bool = True) -> ast.Po
     finally:
         _STATE.pop()
     lexer.check_end()
-    return _policy(blocks, filename)
+    policy = _policy(blocks, filename)
+    if lexer.lexed:
+        _lexed(lexer, policy, _read(lexer, tokens))
+    return policy
+
+
+def _read(lexer: Lexer, tokens: list[Any]) -> dict[int, list[Any]]:
+    """The lexer's errors of the tokens the parser reads: up to the first end of the
+    input it gives (a macro it refused), where a parse that gets there ends."""
+    end = next((tok[2] for tok in tokens if tok[0] == "$end" and len(tok) == 5), None)
+    return {at: ds for at, ds in lexer.lexed.items() if end is None or at <= end}
+
+
+def _lexed(lexer: Lexer, policy: ast.Policy, lexed: dict[int, list[Any]] | None = None,
+           ) -> None:
+    """Raise the errors the lexer said of a file that parses (``lexed``: of the tokens
+    read, all by default), with the parser's checks of the file (cf-promises' parser
+    read on past them)."""
+    from cfpromise.schema.validate import parse_stage
+    said = recovery.cf_lines([d for ds in (lexer.lexed if lexed is None else lexed).values()
+                              for d in ds])
+    raise PolicyError(recovery.merged(said, parse_stage(policy, frozenset()))) from None
 
 
 def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: Any,
@@ -515,14 +535,16 @@ def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: A
     (:mod:`cfpromise.syntax.recovery`), with the parser's checks of the blocks it
     installs past it; return when it has no recovery."""
     found = recovery.recover(text, filename, tokens, exc,
-                             lambda toks: lr.parse(_tables(), toks, after))
+                             lambda toks: lr.parse(_tables(), toks, after),
+                             _read(lexer, tokens))
     if found is None:
         try:
             lexer.check_end()
             at_end = []
         except PolicyError as open_if:
             at_end = open_if.diagnostics
-        said, too_many = recovery.bison_errors(text, filename, tokens, after, at_end)
+        said, too_many = recovery.bison_errors(text, filename, tokens, after, at_end,
+                                               lexer.lexed)
         if not said:
             return
         raised = PolicyError(said)
@@ -535,36 +557,6 @@ def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: A
         skip = recovery.bundles_at(policy, text, skipped)
         errors = recovery.merged(errors, parse_stage(policy, skip))
     raise PolicyError(errors) from None
-
-
-class _ReferenceTokens:
-    """PLY's lexer as PLY's parser reads it in :func:`reference_parse`: each token's
-    value is its :class:`~cfpromise.syntax.scanner.Token`, so that a rule's ``p[i]``
-    is the Token under PLY as under :mod:`.lr`."""
-
-    def __init__(self, ply: Any) -> None:
-        self.ply = ply
-
-    def token(self) -> Any:
-        tok = self.ply.token()
-        if tok is not None:
-            tok.value = Token(tok.type, tok.value, tok.lexpos, tok.coord,
-                              getattr(tok, "quote", None))
-        return tok
-
-
-def reference_parse(text: str, filename: str = "<string>") -> ast.Policy:
-    """:func:`parse` by PLY itself (its lexer, its parser loop): the reference the
-    differential tests hold :func:`parse` to.  Builds PLY's parser on first use."""
-    lexer = Lexer(filename)
-    lexer.input(text)
-    _STATE.append(lexer)
-    try:
-        blocks = _parser().parse(lexer=_ReferenceTokens(lexer.lexer), tracking=False)
-        lexer.check_end()
-    finally:
-        _STATE.pop()
-    return _policy(blocks, filename)
 
 
 def parse_file(path: str, display_name: str | None = None) -> ast.Policy:

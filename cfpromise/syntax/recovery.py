@@ -46,13 +46,14 @@ _QUIET = 3             # bison's yyerrstatus: tokens to read before a new "synta
 
 
 def recover(text: str, filename: str, tokens: list[Any], error: Any,
-            run: Callable[[list[Any]], Any],
+            run: Callable[[list[Any]], Any], lexed: dict[int, list[Diagnostic]] = {},
             ) -> tuple[list[Diagnostic], Any, list[int]] | None:
     """cf-promises' errors for the syntax error ``error`` (an ``lr.SyntaxErrorAt``) met
     parsing ``tokens`` when its recovery only drops tokens at a bundle's start and the
     rest parses: (its errors, the blocks parsed past them, the offsets of the '{' of
     each bundle left out); otherwise None (:func:`bison_errors` says them).
-    ``run`` parses a token list (raising ``lr.SyntaxErrorAt``)."""
+    ``run`` parses a token list (raising ``lr.SyntaxErrorAt``); ``lexed``: the errors
+    the lexer said of tokens (by offset), in the order of the file with the rest."""
     current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
     out: list[Diagnostic] = []
     skipped: list[int] = []
@@ -81,18 +82,23 @@ def recover(text: str, filename: str, tokens: list[Any], error: Any,
         current = current[:index] + current[end:]
         resumed = index
         try:
-            return out, run(list(current)), skipped
+            blocks = run(list(current))
+            if lexed:
+                out = merged(out, [d for ds in lexed.values() for d in ds], first=True)
+            return out, blocks, skipped
         except _syntax_error(error) as again:
             error = again
 
 
 def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception | None,
-                 at_end: Sequence[Diagnostic] = ()) -> tuple[list[Diagnostic], bool]:
+                 at_end: Sequence[Diagnostic] = (), lexed: dict[int, list[Diagnostic]] = {},
+                 ) -> tuple[list[Diagnostic], bool]:
     """Every error cf-promises says of ``tokens`` (cf-lite's, the text's up to a lexer
     error ``after``), by :mod:`cfpromise.syntax.bison`, and whether they are more than it
     says before "Too many errors".  Raises ``after`` if the parse reads up to it;
     ``at_end``: the lexer's errors at the end of the text (an @if left open), said
-    each time the parser reads there."""
+    each time the parser reads there; ``lexed``: the lexer's errors of tokens (by
+    offset), said as the parser reads each."""
     current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
     # the line breaks inside quoted strings: cf-promises' lexer counts the line there but
     # not its column, nor does it take the new line as the one it shows
@@ -106,7 +112,10 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
         if after is not None:
             raise after
         line = text.count("\n") + 1
-        return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1)
+        shift = _after(text, filename, current[-1])[1] if current else None
+        shift = shift.cf - shift.line if shift is not None and shift.cf else 0
+        return "", Coord(filename, line, len(text) - (text.rfind("\n") + 1) + 1,
+                         line + shift if shift else 0)
 
     def at(coord: Coord, message: str) -> Diagnostic:
         if not inside:
@@ -122,10 +131,17 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
         return Diagnostic(coord, message, source_line=shown)
     from cfpromise.syntax import bison                  # (on the error path only)
     from cfpromise.syntax.bisoncheck import Checks
-    said, _ = bison.errors(current, where, [(d.coord, d) for d in at_end], Checks)
-    out = [message if isinstance(message, Diagnostic) else at(coord, message)
-           for coord, message in said]
-    return out[:MAX_ERRORS + 1], len(out) > MAX_ERRORS
+    said, _ = bison.errors(current, where, [(d.coord, d) for d in at_end], Checks,
+                           {at: [(d.coord, d) for d in ds] for at, ds in lexed.items()})
+    out: list[Diagnostic] = []
+    count = 0               # (errors: a check's plain log line, with no place, is none)
+    for coord, message in said:
+        if coord is not None:
+            count += 1
+            if count > MAX_ERRORS + 1:
+                break
+        out.append(message if isinstance(message, Diagnostic) else at(coord, message))
+    return cf_lines(out), count > MAX_ERRORS
 
 
 def _syntax_error(error: Any) -> type:
@@ -159,25 +175,40 @@ def _after(text: str, filename: str, tok: Any) -> tuple[str, Coord]:
         end = start + len(value) + 1
     elif ttype == "CLASS":
         end = text.index("::", start + len(value)) + 2
+    elif ttype == "$end":               # (a macro the lexer refused: not counted)
+        end = start
     else:
         end = start + len(value)
     line = text.count("\n", 0, end) + 1
     col = end - (text.rfind("\n", 0, end) + 1) + 1
-    return text[start:end], Coord(filename, line, col)
+    # (CFEngine's line, in ``cf``: the lines of an @if's ignored part are not counted)
+    at = tok[3]
+    shift = -at if at.__class__ is int else (at.cf - line if at.cf else 0)
+    return (value if ttype == "$end" else text[start:end]), \
+        Coord(filename, line, col, line + shift if shift else 0)
 
 
-def merged(recovered: list[Diagnostic], checks: list[Diagnostic]) -> list[Diagnostic]:
+def cf_lines(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """``diagnostics`` at CFEngine's lines (their coordinates' ``cf``, when it differs),
+    as cf-promises' parser counts them."""
+    return [d._replace(coord=d.coord._replace(line=d.coord.cf)) if d.coord.cf else d
+            for d in diagnostics]
+
+
+def merged(recovered: list[Diagnostic], checks: list[Diagnostic], first: bool = False,
+           ) -> list[Diagnostic]:
     """The recovery's errors and the parser's checks of the blocks past it, in the
     order the parser meets them (a check's plain log lines, at line 0, go with the
-    error after them)."""
+    error after them; ``first``: a check's error before a recovery's at the same
+    place)."""
     keyed = []
     pending: list[Diagnostic] = []
     for d in checks:
         pending.append(d)
         if d.coord.line > 0:
-            keyed += [((d.coord.line, d.coord.col, 1), p) for p in pending]
+            keyed += [((d.coord.line, d.coord.col, 0 if first else 1), p) for p in pending]
             pending = []
-    keyed += [((d.coord.line, d.coord.col, 0), d) for d in recovered]
+    keyed += [((d.coord.line, d.coord.col, 1 if first else 0), d) for d in recovered]
     keyed.sort(key=lambda item: item[0])
     return [d for _, d in keyed] + pending
 

@@ -2,7 +2,7 @@
 
 A few small valid policies (:data:`BASES`: bundles with parameters, bodies, promise
 types, class guards, lists, function calls nested, a promisee, a custom promise
-block), each written as lines of tokens, and from each the broken ones made
+block, values the parser checks), each written as lines of tokens, and from each the broken ones made
 systematically:
 
 * ``del``: each token deleted;
@@ -20,6 +20,8 @@ both accept it.
 differs (the test asserts it does).
 """
 from __future__ import annotations
+
+from tests.differential import syntaxchecks
 
 # Each base: lines of tokens separated by single spaces (a token never holds one).
 BASES: dict[str, str] = {
@@ -77,6 +79,52 @@ bundle common main
       "v" slist => { @(x), "y" };
 }
 """,
+    # values cf-promises' parser checks as it reads them (a menu, a real list, an int,
+    # a call's return type), around the mutations' syntax errors
+    "values": """\
+bundle agent main
+{
+  files:
+      "/tmp/x" create => concat("a", nth(l, "0")), depth_search => d;
+  classes:
+      "a" scope => "wrong", dist => { "1", "y" };
+}
+body depth_search d
+{
+      depth => "x";
+}
+""",
+    # bodies' attributes as CheckSelection finds them (a control body, one of a control
+    # type under another name, a mode)
+    "control": """\
+body agent control
+{
+      ifelapsed => "x";
+}
+body perms p
+{
+      mode => "x";
+}
+body common c
+{
+      bundlesequence => { "main" };
+}
+""",
+    # a custom promise type's block and its promises (the block's own attributes, a
+    # data string, an if's class expression)
+    "custom": """\
+promise agent git
+{
+      path => "/tmp/g.py";
+}
+bundle agent main
+{
+  git:
+      "/tmp/r" repo => "x", if => "a.(";
+  vars:
+      "d" data => "[1]", string => "x";
+}
+""",
 }
 
 STRAYS = (";", "}", ",", '"x"', ")", "{", "=>", "w")
@@ -130,15 +178,14 @@ CASES.update({
                               ' "y" string => "a" "b"; }\n',
 })
 
+# the parser's checks around a syntax error, class guards with blanks, lexer errors
+# with more policy after them (generated: tests.differential.syntaxchecks)
+CASES.update(syntaxchecks.CASES)
+
 EXPECTED_DIFFERENCES: dict[str, str] = {
-    "vars_swap19": "a promise type read inside a call's arguments (nth(l, classes:): "
-                   "cf-promises says no 'Unknown constraint 'string' in promise type "
-                   "'classes'' for the constraint reduced after it, cf-lite's recovery "
-                   "checks (cfpromise.syntax.bisoncheck) do",
-    "body_ins19": "a value checked while recovering: cf-promises' 'Error parsing Unix "
-                  "permission string' for mode => \"x\" before the syntax error it "
-                  "recovers from; cf-lite's recovery checks only a value's shape",
-    "common_swap02": "a control body's check while recovering: cf-promises' 'Constraint "
-                     "lvalue \"bundlesequence\" is not allowed in 'common' constraint "
-                     "body' (its CheckSelection) is not made by cf-lite's recovery checks",
+    "custom_swap01": "a promise block of another component than agent's in a policy that "
+                     "parses (promise git agent): cf-promises' parser says 'Custom promises "
+                     "only supported for 'agent', not 'git'' and 'Invalid body type 'git'', "
+                     "cf-lite's checks of a parsed policy (cfpromise.schema.validate) look "
+                     "at no promise block (its recovery's checks do)",
 }

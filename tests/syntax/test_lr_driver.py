@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import PolicyError
 from cfpromise.syntax.format import format_policy
-from cfpromise.syntax.parser import parse as _parse, reference_parse
+from cfpromise.syntax.parser import parse as _parse
+from cfpromise.syntax.reference import reference_parse
 from tests.syntax import strategies as gen
 from tests.syntax.test_parser_properties import SAMPLE, SEPARATORS, TOKENS, mutations
 

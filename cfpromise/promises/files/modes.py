@@ -47,6 +47,9 @@ def _set_mask(action: str, value: int, affected: int, masks: list[int]) -> None:
         masks[1] |= (~value) & 0o7777 & affected
 
 
+_IFMT = 0o170000     # S_IFMT: the file type bits, cleared
+
+
 def parse_mode(text: str, log: Log | None = None) -> tuple[int, int] | None:
     """ParseModeString: (plus, minus) masks, or None (after an error) when invalid."""
     def error(message: str) -> None:
@@ -74,22 +77,25 @@ def parse_mode(text: str, log: Log | None = None) -> tuple[int, int] | None:
             value |= {"r": 0o444 & affected, "w": 0o222 & affected, "x": 0o111 & affected,
                       "s": 0o6000 & affected, "t": 0o1000}[ch]
         elif ch in "01234567":
+            # (sscanf's %o: the octal digits from here; then every digit is skipped)
             j = i
+            while j < n and text[j] in "01234567":
+                j += 1
+            value = int(text[i:j], 8)
             while j < n and text[j].isdigit():
                 j += 1
-            try:
-                value = int(text[i:j], 8)
-            except ValueError:
-                error(f"Invalid mode string ({text})")
-                return None
             gotaction = True
             state = "which"
             affected = 0o7777
-            if value > 0o7777:
+            if value & _IFMT:
                 if log is not None:
-                    log("info", f"Mode-Value is not entirely within the mode mask "
-                                f"({value & ~0o7777:04o})")
-                value &= 0o7777
+                    log("info", "Mode-Value is not entirely within the system's allowed "
+                                f"permissions (octal {_IFMT:o}) and will be filtered "
+                                f"accordingly : {text}")
+                value &= ~_IFMT
+            if value > 0o7777:
+                error(f"Mode-Value too big : {text}")
+                return None
             i = j - 1
         elif ch == ",":
             _set_mask(action, value, affected, masks)
