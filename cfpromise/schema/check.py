@@ -150,11 +150,16 @@ def _function_calls(rval: ast.Rval, lval: str) -> Iterator[ast.FnCall]:
             yield from _function_calls(item, lval)
 
 
-def _calls(policy: ast.Policy, sch: Schema) -> Iterator[ast.FnCall]:
+def _calls(policy: ast.Policy, sch: Schema, common: bool = True) -> Iterator[ast.FnCall]:
     """Every function call in the policy; a top-level call that is really a
-    parameterised body or bundle reference (``perms => mog(...)``) is left out."""
+    parameterised body or bundle reference (``perms => mog(...)``) is left out, and
+    without ``common`` those in a promise's common attributes (``if``, ``comment``...:
+    cf-promises looks at them only when it evaluates the promise)."""
     def attribute_type(table: dict[str, object] | None, lval: str) -> str:
         attr = (table or {}).get(lval)
+        if not common and getattr(attr, "visibility", "") == "global" \
+                and getattr(attr, "type", "") != "body":
+            return "common"
         return getattr(attr, "type", "")
     tables: dict[str, Any] = {}
     for bundle in policy.bundles:
@@ -167,7 +172,10 @@ def _calls(policy: ast.Policy, sch: Schema) -> Iterator[ast.FnCall]:
                 for c in promise.constraints:
                     if isinstance(c.rval, ast.Scalar):
                         continue            # no call in it (most constraints)
-                    ref = attribute_type(table, c.lval) in ("body", "bundle")
+                    kind = attribute_type(table, c.lval)
+                    if kind == "common":
+                        continue
+                    ref = kind in ("body", "bundle")
                     yield from _function_calls(c.rval, "usebundle" if ref else c.lval)
     for body in policy.bodies:
         table = sch.body_types.get(body.type)
@@ -208,7 +216,7 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
     out += [partial.error(d.coord, d.message)
             for d in duplicates(policy.bundles, "bundle") + duplicates(policy.bodies, "body")]
     sigs: dict[str, Any] = {}
-    for call in _calls(policy, sch):
+    for call in _calls(policy, sch, common=False):
         if call.name in sigs:
             sig = sigs[call.name]
         else:

@@ -1,0 +1,86 @@
+"""Generated cases: bad values in the attributes every promise has (CF_COMMON_BODIES).
+
+``if``, ``unless``, ``ifvarclass``, ``comment``, ``handle``, ``depends_on``, ``meta`` and
+``with`` are not type-checked by cf-promises 3.21's parser (its CheckConstraint looks only
+at the promise type's own attributes); what it says of them comes later:
+
+* its check of the parsed policy wants a scalar or a call for the scalar ones: a list
+  (empty or not) is "FILE:LINE:0: error: Type mismatch in constraint: LVAL";
+* its parser validates an ``if``/``ifvarclass`` literal as a class expression, variable
+  references part of the grammar ("Syntax error in context string" for ``"$(x"``);
+* its check of handles asks whether a handle holds a reference: a broken one says
+  "FILE:1:1: error: Broken variable syntax ..." (twice) and does not fail;
+* everything else -- an unknown function, a call with the wrong number of arguments, a
+  scalar for ``depends_on``/``meta`` -- only when the promise is evaluated: cf-promises
+  evaluates vars promises (and a common bundle's classes), cf-agent every promise.
+
+The shapes: each attribute x each bad value x contexts (a vars, reports, files and
+classes promise in an agent bundle; vars and classes in a common bundle).
+``VALIDATIONS`` compare ``cf-promises -f`` with ``cf-lite-promises -f`` (exit code and
+errors); ``CASES`` compare ``cf-agent -K`` runs (the errors as distinct lines: cf-agent's
+count includes the cf-promises it validates with).
+"""
+from __future__ import annotations
+
+from itertools import product
+
+ATTRS = ("if", "unless", "ifvarclass", "comment", "handle", "depends_on", "meta", "with")
+VALUES = {
+    "unknown_fn": 'nosuchfn("a")',
+    "arity": 'canonify("a", "b")',
+    "list": '{ "a", "b" }',
+    "scalar": '"a"',
+    "nested_unknown": 'concat(nosuchfn("a"))',
+    "and_unknown": 'and(nosuchfn("a"))',
+    "broken_ref": '"$(x"',
+    "data": "parsejson('[1]')",
+    "empty_list": "{ }",
+    "list_unknown": '{ nosuchfn("a") }',
+    "list_fn": 'splitstring("a,b", ",", 3)',
+}
+_CONTEXTS = {
+    "vars": 'bundle agent main\n{\n  vars:\n    "x" string => "v", {a} => {v};\n'
+            '  reports:\n    "done $(x)";\n}}\n',
+    "reports": 'bundle agent main\n{\n  reports:\n    "r" {a} => {v};\n    "done";\n}}\n',
+    "files": 'bundle agent main\n{\n  files:\n    "/tmp/cflite-commonattrs-none" '
+             'create => "false", {a} => {v};\n  reports:\n    "done";\n}}\n',
+    "classes": 'bundle agent main\n{\n  classes:\n    "c" expression => "any", {a} => {v};\n'
+               '  reports:\n    "done";\n  c::\n    "c set";\n}}\n',
+    "common_vars": 'bundle common main\n{\n  vars:\n    "x" string => "v", {a} => {v};\n'
+                   '  reports:\n    "done";\n}}\n',
+    "common_classes": 'bundle common main\n{\n  classes:\n    "c" expression => "any", '
+                      '{a} => {v};\n  reports:\n    "done";\n}}\n',
+}
+
+
+def _text(context: str, attr: str, value: str) -> str:
+    return _CONTEXTS[context].replace("{a}", attr).replace("{v}", value).replace("}}", "}")
+
+
+VALIDATIONS: dict[str, str] = {
+    f"{context}_{attr}_{kind}": _text(context, attr, value)
+    for context, attr, (kind, value) in product(_CONTEXTS, ATTRS, VALUES.items())}
+# more than one place: a policy's several errors in its order
+VALIDATIONS["several"] = (
+    'bundle agent main\n{\n  vars:\n    "x" string => "v", comment => { "a" };\n'
+    '  reports:\n    "r" if => nosuchfn("a"), with => { "b" };\n'
+    '    "s" handle => { }, meta => "m";\n}\n')
+VALIDATIONS["guarded_if_list"] = (
+    'bundle agent main\n{\n  reports:\n    linux::\n      "r" if => { "any" };\n}\n')
+VALIDATION_NAMES = sorted(VALIDATIONS)
+
+# cf-agent runs: the contexts cf-agent evaluates differently (cf-promises evaluates vars)
+_RUN_CONTEXTS = ("vars", "reports", "common_classes")
+CASES: list[tuple[str, dict[str, str], tuple[str, ...]]] = [
+    (f"errors_once_{context}_{attr}_{kind}", {"promises.cf": _text(context, attr, value)}, ())
+    for context, attr, (kind, value) in product(_RUN_CONTEXTS, ATTRS, VALUES.items())]
+NAMES = [name for name, _, _ in CASES]
+
+# Known differences, each with its reason (the test fails when one starts agreeing).
+_CRASH = ("cf-promises 3.21 crashes (rlist.c: 'Rlist value contains type f instead of "
+          "expected scalar', exit 255) on a call in a meta list it evaluates; cf-lite says "
+          "which promise and fails instead")
+EXPECTED_DIFFERENCES: dict[str, str] = {}
+VALIDATION_DIFFERENCES: dict[str, str] = {
+    f"{context}_meta_list_unknown": _CRASH for context in ("vars", "common_vars",
+                                                           "common_classes")}
