@@ -24,6 +24,7 @@ from cfpromise.agent.abort import FatalError
 from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError, body_reference,
                                      unparsed_ints)
 from cfpromise.agent.bundleargs import bundle_call, done_text, reference_rvals
+from cfpromise.agent.commoneval import unknown_items
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.prelim import call_more
@@ -324,7 +325,8 @@ class PromiseEvaluation:
             ev.unresolved = False
             value = ev.value(c.rval)
             unresolved, ev.unresolved = ev.unresolved, before
-            if value is UNRESOLVED or unresolved:
+            unresolved = unresolved or lval == "unless" and type(value) not in (str, bool)
+            if value is UNRESOLVED or unresolved:       # (unless: a list, a container too)
                 if lval == "unless" and last:
                     self.failed_condition = "-unless"       # not skipped: -v says so
                     continue
@@ -351,8 +353,7 @@ class PromiseEvaluation:
         if c is None:
             return False
         handles = ev.value(c.rval, want_list=True)
-        if not isinstance(handles, list):
-            handles = [handles]
+        handles = (handles if isinstance(handles, list) else [handles]) + unknown_items(self, c)
         for handle in handles:
             outcome = self.handles.get(handle)
             if outcome is None:
@@ -376,7 +377,6 @@ class PromiseEvaluation:
                     observer.promise_skipped(self, _SkippedStep(run, promise, promiser), reason)
                 return True
         return False
-
 
     # -- actuation: attributes, bodies, the handler ------------------------------------
     def attributes(self, step: Step) -> dict[str, Any] | None:
@@ -404,9 +404,9 @@ class PromiseEvaluation:
                 if value is None:
                     continue
             else:
-                before = ev.unresolved      # a comment never waits (cf-agent keeps the call)
+                before = ev.unresolved      # a comment, a handle, ``with`` never wait
                 value = ev.value(c.rval, want_list=attr.is_list if attr is not None else custom)
-                ev.unresolved = before if c.lval == "comment" else ev.unresolved
+                ev.unresolved = before if c.lval in ("comment", "handle", "with") else ev.unresolved
                 if value is UNRESOLVED:
                     value = None
                 elif attr is not None and not ev.unresolved:
