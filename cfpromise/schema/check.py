@@ -168,6 +168,11 @@ def _calls(policy: ast.Policy, sch: Schema, common: bool = True) -> Iterator[ast
                 table = tables[section.name]
             else:
                 table = tables[section.name] = sch.promise_types.get(section.name)
+                if table is None and not common:
+                    # a custom promise type's common attributes: judged when it runs
+                    table = tables[section.name] = {
+                        k: a for k, a in sch.promise_types.get("reports", {}).items()
+                        if a.visibility == "global"}
             for promise in section.promises:
                 for c in promise.constraints:
                     if isinstance(c.rval, ast.Scalar):

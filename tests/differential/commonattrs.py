@@ -15,7 +15,9 @@ at the promise type's own attributes); what it says of them comes later:
   evaluates vars promises (and a common bundle's classes), cf-agent every promise.
 
 The shapes: each attribute x each bad value x contexts (a vars, reports, files and
-classes promise in an agent bundle; vars and classes in a common bundle).
+classes promise in an agent bundle; vars and classes in a common bundle; a custom promise
+type's promise, which cf-promises does not check at all).  (A body has none of these
+attributes: "Unknown attribute", as for any other -- tests/differential/unknownattrs.py.)
 ``VALIDATIONS`` compare ``cf-promises -f`` with ``cf-lite-promises -f`` (exit code and
 errors); ``CASES`` compare ``cf-agent -K`` runs (the errors as distinct lines: cf-agent's
 count includes the cf-promises it validates with).
@@ -51,15 +53,20 @@ _CONTEXTS = {
     "common_classes": 'bundle common main\n{\n  classes:\n    "c" expression => "any", '
                       '{a} => {v};\n  reports:\n    "done";\n}}\n',
 }
+# a custom promise type's promise: nothing of it is checked before it runs (validations only:
+# running it needs its module)
+_CUSTOM = ('promise agent foo\n{\n  path => "/bin/true";\n  interpreter => "/bin/sh";\n}}\n'
+           'bundle agent main\n{\n  foo:\n    "x" {a} => {v};\n}}\n')
 
 
 def _text(context: str, attr: str, value: str) -> str:
-    return _CONTEXTS[context].replace("{a}", attr).replace("{v}", value).replace("}}", "}")
+    shape = _CUSTOM if context == "custom" else _CONTEXTS[context]
+    return shape.replace("{a}", attr).replace("{v}", value).replace("}}", "}")
 
 
 VALIDATIONS: dict[str, str] = {
     f"{context}_{attr}_{kind}": _text(context, attr, value)
-    for context, attr, (kind, value) in product(_CONTEXTS, ATTRS, VALUES.items())}
+    for context, attr, (kind, value) in product([*_CONTEXTS, "custom"], ATTRS, VALUES.items())}
 # more than one place: a policy's several errors in its order
 VALIDATIONS["several"] = (
     'bundle agent main\n{\n  vars:\n    "x" string => "v", comment => { "a" };\n'
