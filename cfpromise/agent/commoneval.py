@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 _CALLED = ("if", "ifvarclass", "unless", "depends_on", "comment", "handle", "with")
 _LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 _DATA = "data"
-# (bundle type, promise type) pairs cf-promises evaluates
-VALIDATED = frozenset({("agent", "vars"), ("common", "vars"), ("common", "classes")})
+# (bundle type, promise type) pairs cf-promises evaluates besides every bundle's vars
+VALIDATED = frozenset({("common", "classes")})
 
 
 class CommonError(Exits):
@@ -54,39 +54,56 @@ class CommonError(Exits):
 
 def check_policy(agent: Any, validated_only: bool) -> None:
     """Each promise of the policy cf-promises evaluates (``validated_only``) or every
-    promise of an agent or common bundle (cf-agent's walk), whose class guard holds now."""
+    promise of an agent, common or edit bundle (cf-agent's walk), whose class guard
+    holds now."""
     from cfpromise.agent.promiseinfo import guard_info
+    from cfpromise.eval.context import Frame
     ctx = agent.ctx
     builtin = agent.schema.promise_types
     for bundle in agent.policy.bundles:
-        if bundle.type not in ("agent", "common"):
+        if bundle.type not in _BUNDLE_TYPES:
             continue
-        for section in bundle.sections:
-            if section.name not in builtin:
-                continue
-            if validated_only and (bundle.type, section.name) not in VALIDATED:
-                continue
-            for promise in section.promises:
-                if not any(c.lval in _ALL for c in promise.constraints):
+        ctx.push(Frame(bundle.namespace, bundle.name, bundle))
+        try:
+            for section in bundle.sections:
+                if section.name not in builtin or validated_only and not (
+                        section.name == "vars" or (bundle.type, section.name) in VALIDATED):
                     continue
-                facts = guard_info(agent.infos, promise)
-                if facts.guarded and not ctx.class_tree_holds(facts.guard):
-                    continue
-                check_promise(agent, bundle, section.name, promise)
+                for promise in section.promises:
+                    if not any(c.lval in _ALL for c in promise.constraints):
+                        continue
+                    facts = guard_info(agent.infos, promise)
+                    if facts.guarded and not ctx.class_tree_holds(facts.guard):
+                        continue
+                    check_promise(agent, bundle, section.name, promise)
+        finally:
+            ctx.pop()
 
 
 _ALL = frozenset(_CALLED) | {"meta"}
+_BUNDLE_TYPES = ("agent", "common", "edit_line", "edit_xml")
+# evaluated before the promise's conditions are known (the conditions themselves, ``with``)
+_FIRST = ("if", "ifvarclass", "unless", "with")
 
 
 def check_promise(agent: Any, bundle: ast.Bundle, ptype: str, promise: ast.Promise) -> None:
     """Raise :class:`CommonError` where the evaluation stops; log what it only says."""
     functions = agent.schema.functions
     place = _belongs(agent, bundle, promise)
-    meta = promise.get("meta")
     calls = [c for c in promise.constraints if c.lval in _CALLED and not
              isinstance(c.rval, ast.Scalar)]
+    _calls(agent, promise, [c for c in calls if c.lval in _FIRST], place)
+    if any(c.lval in ("if", "ifvarclass", "unless") for c in promise.constraints):
+        from cfpromise.eval.rvals import RvalEvaluator
+        if agent.conditions(promise, RvalEvaluator(agent.ctx, {}), False) is not True:
+            return                  # (nothing more of it is looked at)
+    meta = promise.get("meta")
+    # (a vars or classes promise reads it; any other when it calls a function -- in any
+    # of its attributes but a body's or bundle's reference)
+    table = agent.schema.promise_types.get(ptype, {})
     evaluated = ptype in ("vars", "classes") or any(
-        functions.get(call.name) is not None for c in calls + ([meta] if meta else [])
+        functions.get(call.name) is not None for c in promise.constraints
+        if getattr(table.get(c.lval), "type", "") not in ("body", "bundle")
         for call, _ in _walk(c.rval, False))
     if meta is not None:
         if not isinstance(meta.rval, ast.List):
@@ -97,29 +114,14 @@ def check_promise(agent: Any, bundle: ast.Bundle, ptype: str, promise: ast.Promi
             if inner and ptype not in ("vars", "classes"):
                 # (left as calls: cf-agent's check of the promise says "Unknown function",
                 # cfpromise.agent.precheck)
-                for call in inner:
-                    if functions.get(call.name) is None:
-                        _say(agent, f"No such FnCall '{call.name}' in promise "
-                                    f"'{_shown(agent, promise)}' near line {promise.coord.line}")
+                _no_such(agent, promise, inner)
             elif inner:
-                for call in inner:
-                    if functions.get(call.name) is None:
-                        _say(agent, f"No such FnCall '{call.name}' in promise "
-                                    f"'{_shown(agent, promise)}' near line {promise.coord.line}")
+                _no_such(agent, promise, inner)
                 raise CommonError(
                     f"{_shown(agent, promise)}:{meta.coord.line}: a function call in "
                     f"a 'meta' list ({inner[0].name}()) is not supported: cf-promises 3.21 "
                     "crashes on it")
-    for c in calls:
-        for call, nested in _walk(c.rval, False):
-            if functions.get(call.name) is None:
-                if nested:
-                    _say(agent, f"No such FnCall '{call.name}' in promise "
-                                f"'{_shown(agent, promise)}' near line {promise.coord.line}")
-                continue
-            wrong = arity_error(functions, call)
-            if wrong is not None:
-                raise CommonError(wrong, place)
+    _calls(agent, promise, [c for c in calls if c.lval not in _FIRST], place)
     depends = promise.get("depends_on")
     if depends is not None and not _list_valued(agent, depends.rval):
         if isinstance(depends.rval, ast.Scalar) and "$" in depends.rval.value:
@@ -139,6 +141,34 @@ def check_promise(agent: Any, bundle: ast.Bundle, ptype: str, promise: ast.Promi
                         f"'{promise.promiser}'")
 
 
+def _calls(agent: Any, promise: ast.Promise, constraints: list[ast.Constraint],
+           place: str) -> None:
+    """What evaluating the calls of ``constraints`` says, outer call first: a known
+    function reads the promise's ``meta`` first (FnCallEvaluate: not a list is fatal),
+    then counts its arguments (NewExpArgs: exit); an unknown one inside another call or
+    a list is "No such FnCall"."""
+    functions = agent.schema.functions
+    for c in constraints:
+        for call, nested in _walk(c.rval, False):
+            if functions.get(call.name) is None:
+                if nested:
+                    _no_such(agent, promise, [call])
+                continue
+            meta = promise.get("meta")
+            if meta is not None and not isinstance(meta.rval, ast.List):
+                _mismatch("meta", place)
+            wrong = arity_error(functions, call, nested=False)
+            if wrong is not None:
+                raise CommonError(wrong, place)
+
+
+def _no_such(agent: Any, promise: ast.Promise, calls: list[ast.FnCall]) -> None:
+    for call in calls:
+        if agent.schema.functions.get(call.name) is None:
+            _say(agent, f"No such FnCall '{call.name}' in promise "
+                        f"'{_shown(agent, promise)}' near line {promise.coord.line}")
+
+
 def unknown_items(agent: Any, c: ast.Constraint) -> list[str]:
     """A ``depends_on`` list's calls of unknown functions: each stays a call, a handle
     no promise has (the promise never runs)."""
@@ -146,10 +176,10 @@ def unknown_items(agent: Any, c: ast.Constraint) -> list[str]:
             and agent.schema.functions.get(i.name) is None]
 
 
-def arity_error(functions: Any, rval: ast.Rval) -> str | None:
-    """What NewExpArgs says of the first call in ``rval`` given the wrong number of
-    arguments; None: none is."""
-    for call, _ in _walk(rval, False):
+def arity_error(functions: Any, rval: ast.Rval, nested: bool = True) -> str | None:
+    """What NewExpArgs says of the first call in ``rval`` (``nested``: or inside it) given
+    the wrong number of arguments; None: none is."""
+    for call, _ in _walk(rval, False) if nested else ((rval, False),):
         sig = functions.get(call.name)
         if sig is not None and not sig.variadic and len(call.args) != len(sig.params):
             return (f"Arguments to function '{call.name}' do not tally. "

@@ -74,6 +74,34 @@ VALIDATIONS["several"] = (
     '    "s" handle => { }, meta => "m";\n}\n')
 VALIDATIONS["guarded_if_list"] = (
     'bundle agent main\n{\n  reports:\n    linux::\n      "r" if => { "any" };\n}\n')
+# what else decides whether the value is looked at: the promise's conditions (``with``
+# and the conditions' own calls are evaluated before them), its class guard, the bundle
+# it is in (every bundle's vars are evaluated, an edit_line bundle's too), iteration
+_SHAPES = {
+    "if_false_depends_on": '"x" string => "v", if => "nosuch", depends_on => "a";',
+    "unless_true_meta": '"x" string => "v", unless => "any", meta => "m";',
+    "if_false_with_arity": '"x" string => "v", if => "nosuch", with => canonify("a", "b");',
+    "if_true_depends_on": '"x" string => "v", if => "any", depends_on => "a";',
+    "guard_false_meta": 'nosuch::\n    "x" string => "v", meta => "m";',
+    "guard_false_if_arity": 'nosuch::\n    "x" string => "v", if => canonify("a", "b");',
+    "guard_true_meta": 'any::\n    "x" string => "v", meta => "m";',
+    "iterated_depends_on": '"l" slist => { "a", "b" };\n    "x_$(l)" string => "v", '
+                           'depends_on => "$(l)";',
+    "if_and_unknown_meta": '"x" string => "v", if => and(nosuchfn("a")), meta => "m";',
+    "meta_then_arity": '"x" string => "v", meta => "m", handle => canonify("a", "b");',
+    "two_promises": '"x" string => "v", comment => concat(nosuchfn("a"));\n'
+                    '    "y" string => "w", depends_on => "a";',
+}
+for _name, _vars in _SHAPES.items():
+    VALIDATIONS[f"shape_{_name}"] = (
+        f'bundle agent main\n{{\n  vars:\n    {_vars}\n  reports:\n    "done";\n}}\n')
+VALIDATIONS["shape_edit_line_depends_on"] = (
+    'bundle agent main\n{\n  files:\n    "/tmp/cflite-commonattrs-none" create => "false", '
+    'edit_line => e;\n}\nbundle edit_line e\n{\n  vars:\n    "x" string => "v", '
+    'depends_on => "a";\n  insert_lines:\n    "l";\n}\n')
+VALIDATIONS["shape_other_bundle_meta"] = (
+    'bundle agent main\n{\n  reports:\n    "done";\n}\nbundle agent other\n{\n  vars:\n'
+    '    "x" string => "v", meta => "m";\n}\n')
 VALIDATION_NAMES = sorted(VALIDATIONS)
 
 # cf-agent runs: the contexts cf-agent evaluates differently (cf-promises evaluates vars)
@@ -81,6 +109,20 @@ _RUN_CONTEXTS = ("vars", "reports", "common_classes")
 CASES: list[tuple[str, dict[str, str], tuple[str, ...]]] = [
     (f"errors_once_{context}_{attr}_{kind}", {"promises.cf": _text(context, attr, value)}, ())
     for context, attr, (kind, value) in product(_RUN_CONTEXTS, ATTRS, VALUES.items())]
+CASES += [(f"errors_once_shape_{name}", {"promises.cf": VALIDATIONS[f"shape_{name}"]}, ())
+          for name in _SHAPES]
+CASES += [(f"errors_once_shape_reports_{name}", {"promises.cf": (
+    f'bundle agent main\n{{\n  reports:\n    {shape.replace("string => ", "comment => ")}\n'
+    '    "done";\n}\n')}, ()) for name, shape in _SHAPES.items() if "slist" not in shape]
+# a meta string is read as a list as soon as a function is called for the promise, in
+# any of its attributes -- not a body's arguments
+CASES.append(("errors_once_meta_promise_call", {"promises.cf": (
+    'bundle agent main\n{\n  reports:\n    "r" friend_pattern => canonify("a"), meta => "m";\n'
+    '    "done";\n}\n')}, ()))
+CASES.append(("errors_once_meta_body_argument_call", {"promises.cf": (
+    'bundle agent main\n{\n  files:\n    "/tmp/cflite-commonattrs-none" create => "false", '
+    'perms => m(canonify("a")), meta => "m";\n  reports:\n    "done";\n}\n'
+    'body perms m(x)\n{\n  mode => "644";\n}\n')}, ()))
 NAMES = [name for name, _, _ in CASES]
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
