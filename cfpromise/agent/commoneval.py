@@ -52,6 +52,17 @@ class CommonError(Exits):
     "Fatal CFEngine error" line where cf-agent has one)."""
 
 
+def loaded(agent: Any) -> None:
+    """What cf-promises says once the policy is loaded: its check of handles (made of each
+    file and of the whole policy: a broken one said twice), then its evaluation."""
+    from cfpromise.agent.yyerrors import say as parser_error
+    from cfpromise.schema.partial import broken_handles
+    from cfpromise.syntax.varstring import BROKEN
+    for handle in broken_handles(agent.policy, agent.schema.promise_types) * 2:
+        parser_error(agent, BROKEN.format(handle))
+    check_policy(agent, validated_only=True)
+
+
 def check_policy(agent: Any, validated_only: bool) -> None:
     """Each promise of the policy cf-promises evaluates (``validated_only``) or every
     promise of an agent, common or edit bundle (cf-agent's walk), whose class guard

@@ -16,7 +16,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments, leftout, lockwarn, policyfile
+from cfpromise.agent import augments, commoneval, leftout, lockwarn, policyfile
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import Exits
@@ -134,15 +134,7 @@ def _load(agent: Any) -> None:
     problems = policy_diagnostics(agent.policy, full=full)
     if problems:
         raise LoadError(problems)
-    # its check of handles, made of each file and of the whole policy: twice
-    from cfpromise.schema.partial import broken_handles
-    for handle in broken_handles(agent.policy, agent.schema.promise_types) * 2:
-        from cfpromise.agent.yyerrors import say as parser_error
-        from cfpromise.syntax.varstring import BROKEN
-        parser_error(agent, BROKEN.format(handle))
-    # what cf-promises says of the common attributes of the promises it evaluates
-    from cfpromise.agent.commoneval import check_policy as check_common
-    check_common(agent, validated_only=True)
+    commoneval.loaded(agent)        # what cf-promises says of the common attributes
     agent.autoload = autoloader.bundle_hook       # names only known at run time
     agent.resolver.missing = autoloader.body_hook
     lockwarn.finish(agent)
@@ -520,8 +512,7 @@ def _run(agent: Any) -> int:
         elif agent.ctx.injected:        # BundleResolve's first step (CFE-1915)
             agent.ctx.remove_injected(bundle.namespace, bundle.name)
     agent.preliminary_convergence()     # every promise expanded, vars evaluated
-    from cfpromise.agent.commoneval import check_policy as check_common
-    check_common(agent, validated_only=False)   # (cf-agent's walk: every promise)
+    commoneval.check_policy(agent, validated_only=False)   # (cf-agent's: every promise)
     check_own(agent)                    # its bundlesequence, in its own policy
     from cfpromise.agent.precheck import check_policy
     check_policy(agent)                 # cf-agent's type check of every promise at load
