@@ -109,10 +109,11 @@ def check_promise(agent: Any, bundle: ast.Bundle, ptype: str, promise: ast.Promi
         if agent.conditions(promise, RvalEvaluator(agent.ctx, {}), False) is not True:
             return                  # (nothing more of it is looked at)
     meta = promise.get("meta")
-    # (a vars or classes promise reads it; any other when it calls a function -- in any
-    # of its attributes but a body's or bundle's reference)
+    # (a vars promise, a common bundle's classes promise reads it; any other when it calls a
+    # function -- in any of its attributes but a body's or bundle's reference)
     table = agent.schema.promise_types.get(ptype, {})
-    evaluated = ptype in ("vars", "classes") or any(
+    reads = ptype == "vars" or (bundle.type, ptype) in VALIDATED    # (evaluated at load)
+    evaluated = reads or any(
         functions.get(call.name) is not None for c in promise.constraints
         if getattr(table.get(c.lval), "type", "") not in ("body", "bundle")
         for call, _ in _walk(c.rval, False))
@@ -122,7 +123,7 @@ def check_promise(agent: Any, bundle: ast.Bundle, ptype: str, promise: ast.Promi
                 _mismatch("meta", place)
         else:
             inner = [call for call, _ in _walk(meta.rval, False)]
-            if inner and ptype not in ("vars", "classes"):
+            if inner and not reads:
                 # (left as calls: cf-agent's check of the promise says "Unknown function",
                 # cfpromise.agent.precheck)
                 _no_such(agent, promise, inner)

@@ -151,7 +151,7 @@ class PromiseEvaluation:
             handle = ev.text(handle_c.rval.value) if handle_c is not None else None
             if handle:
                 frame.this["handle"] = handle
-            unresolved, ev.unresolved = ev.unresolved, False
+            ev.unresolved = False       # (an unresolved with or handle: nothing waits)
             promiser = ev.text(promise.promiser)
             if again and not recheck:
                 # done in an earlier pass: again only if its promiser now expands to another
@@ -166,7 +166,6 @@ class PromiseEvaluation:
                     recheck = True
                 else:
                     del run.done[key]
-            ev.unresolved = ev.unresolved or unresolved
             frame.this["promiser"] = promiser
             frame.promiser = promiser
             frame.ptype = ptype

@@ -221,7 +221,7 @@ def _candidates(agent: Any, ptype: str, table: dict[str, Any],
     policy, as cf-promises checks it)."""
     out = []
     for c in promise.constraints:
-        if c.lval in _SKIPPED or (ptype in _OWN_CHECKS and c.lval not in _COMMON):
+        if c.lval in _SKIPPED or (ptype in _OWN_CHECKS and c.lval not in _COMMON_CHECKED):
             continue
         attr = table.get(c.lval)
         if attr is None or attr.type in ("body", "bundle"):

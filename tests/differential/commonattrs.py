@@ -105,7 +105,7 @@ VALIDATIONS["shape_other_bundle_meta"] = (
 VALIDATION_NAMES = sorted(VALIDATIONS)
 
 # cf-agent runs: the contexts cf-agent evaluates differently (cf-promises evaluates vars)
-_RUN_CONTEXTS = ("vars", "reports", "common_classes")
+_RUN_CONTEXTS = ("vars", "reports", "files", "classes", "common_classes")
 CASES: list[tuple[str, dict[str, str], tuple[str, ...]]] = [
     (f"errors_once_{context}_{attr}_{kind}", {"promises.cf": _text(context, attr, value)}, ())
     for context, attr, (kind, value) in product(_RUN_CONTEXTS, ATTRS, VALUES.items())]
@@ -131,9 +131,10 @@ _CRASH = ("cf-promises 3.21 crashes (rlist.c: 'Rlist value contains type f inste
           "which promise and fails instead")
 EXPECTED_DIFFERENCES: dict[str, str] = {
     f"errors_once_{context}_meta_list_unknown": _CRASH for context in ("vars", "common_classes")}
-EXPECTED_DIFFERENCES["errors_once_reports_meta_broken_ref"] = (
-    "cf-agent's check of a report's meta \"$(x\" names the value its expansion left, "
+EXPECTED_DIFFERENCES.update({f"errors_once_{context}_meta_broken_ref": (
+    "cf-agent's load-time check of a meta \"$(x\" names the value its expansion left, "
     "'$()'; cf-lite's expansion leaves the reference unresolved and checks nothing")
+    for context in ("reports", "files", "classes")})
 VALIDATION_DIFFERENCES: dict[str, str] = {
     f"{context}_meta_list_unknown": _CRASH for context in ("vars", "common_vars",
                                                            "common_classes")}
