@@ -102,6 +102,14 @@ VALIDATIONS["shape_edit_line_depends_on"] = (
 VALIDATIONS["shape_other_bundle_meta"] = (
     'bundle agent main\n{\n  reports:\n    "done";\n}\nbundle agent other\n{\n  vars:\n'
     '    "x" string => "v", meta => "m";\n}\n')
+# an if/ifvarclass literal is a class expression whose names may hold references: where
+# a broken one makes it fail (its column) and where it only ends the name
+_LITERALS = ("$()", "$x", "a|$(x", "a$(x", "$(x.y)", "$(a$(b))", "${x", "$(x.)", "$(.x)",
+             "a.$(x", "$(x)$(", "!$(x", "($(x)", "@(x", "$(x[a b])|")
+for _i, _literal in enumerate(_LITERALS):
+    for _lval in ("if", "ifvarclass", "unless"):
+        VALIDATIONS[f"literal_{_lval}_{_i}"] = (
+            f'bundle agent main\n{{\n  reports:\n    "r" {_lval} => "{_literal}";\n}}\n')
 VALIDATION_NAMES = sorted(VALIDATIONS)
 
 # cf-agent runs: the contexts cf-agent evaluates differently (cf-promises evaluates vars)
