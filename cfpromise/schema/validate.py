@@ -256,7 +256,8 @@ class _Checker:
             if attr.visibility == "global" and attr.type not in LIST_TYPES \
                     and isinstance(c.rval, ast.List):
                 # (the common attributes: cf-promises' parser leaves them to its check of
-                # the parsed policy, which wants a scalar or a call: cfpromise.schema.common)
+                # the parsed policy, which wants a scalar or a call; the rest is judged when the
+                # promise is evaluated: cfpromise.agent.commoneval)
                 self.check(promise, c.coord, f"Type mismatch in constraint: {c.lval}", c.line)
                 continue
             if not self.skipping:
