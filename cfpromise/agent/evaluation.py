@@ -24,6 +24,7 @@ from cfpromise.agent.abort import FatalError
 from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError, body_reference,
                                      unparsed_ints)
 from cfpromise.agent.bundleargs import bundle_call, done_text, reference_rvals
+from cfpromise.agent.commoneval import unknown_items
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.prelim import call_more
@@ -150,7 +151,7 @@ class PromiseEvaluation:
             handle = ev.text(handle_c.rval.value) if handle_c is not None else None
             if handle:
                 frame.this["handle"] = handle
-            unresolved, ev.unresolved = ev.unresolved, False
+            ev.unresolved = False       # (an unresolved with or handle: nothing waits)
             promiser = ev.text(promise.promiser)
             if again and not recheck:
                 # done in an earlier pass: again only if its promiser now expands to another
@@ -165,7 +166,6 @@ class PromiseEvaluation:
                     recheck = True
                 else:
                     del run.done[key]
-            ev.unresolved = ev.unresolved or unresolved
             frame.this["promiser"] = promiser
             frame.promiser = promiser
             frame.ptype = ptype
@@ -326,7 +326,8 @@ class PromiseEvaluation:
             ev.unresolved = False
             value = ev.value(c.rval)
             unresolved, ev.unresolved = ev.unresolved, before
-            if value is UNRESOLVED or unresolved:
+            unresolved = unresolved or lval == "unless" and type(value) not in (str, bool)
+            if value is UNRESOLVED or unresolved:       # (unless: a list, a container too)
                 if lval == "unless" and last:
                     self.failed_condition = "-unless"       # not skipped: -v says so
                     continue
@@ -353,8 +354,7 @@ class PromiseEvaluation:
         if c is None:
             return False
         handles = ev.value(c.rval, want_list=True)
-        if not isinstance(handles, list):
-            handles = [handles]
+        handles = (handles if isinstance(handles, list) else [handles]) + unknown_items(self, c)
         for handle in handles:
             outcome = self.handles.get(handle)
             if outcome is None:
@@ -405,9 +405,9 @@ class PromiseEvaluation:
                 if value is None:
                     continue
             else:
-                before = ev.unresolved      # a comment never waits (cf-agent keeps the call)
+                before = ev.unresolved      # a comment, a handle, ``with`` never wait
                 value = ev.value(c.rval, want_list=attr.is_list if attr is not None else custom)
-                ev.unresolved = before if c.lval == "comment" else ev.unresolved
+                ev.unresolved = before if c.lval in ("comment", "handle", "with") else ev.unresolved
                 if value is UNRESOLVED:
                     value = None
                 elif attr is not None and not ev.unresolved:

@@ -16,7 +16,7 @@ import sys
 
 from cfpromise import fast
 from cfpromise.fast import oneshot
-from cfpromise.agent import augments, leftout, lockwarn, policyfile, yyerrors
+from cfpromise.agent import augments, commoneval, leftout, lockwarn, policyfile, yyerrors
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import Exits
@@ -134,6 +134,7 @@ def _load(agent: Any) -> None:
     problems = policy_diagnostics(agent.policy, full=full)
     if problems:
         raise LoadError(problems)
+    commoneval.loaded(agent)        # what cf-promises says of the common attributes
     agent.autoload = autoloader.bundle_hook       # names only known at run time
     agent.resolver.missing = autoloader.body_hook
     lockwarn.finish(agent)
@@ -401,6 +402,7 @@ def _run(agent: Any) -> int:
         elif agent.ctx.injected:        # BundleResolve's first step (CFE-1915)
             agent.ctx.remove_injected(bundle.namespace, bundle.name)
     agent.preliminary_convergence()     # every promise expanded, vars evaluated
+    commoneval.check_policy(agent, validated_only=False)   # (cf-agent's: every promise)
     check_own(agent)                    # its bundlesequence, in its own policy
     from cfpromise.agent.precheck import check_policy
     check_policy(agent)                 # cf-agent's type check of every promise at load

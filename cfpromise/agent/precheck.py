@@ -221,12 +221,18 @@ def _candidates(agent: Any, ptype: str, table: dict[str, Any],
     policy, as cf-promises checks it)."""
     out = []
     for c in promise.constraints:
-        if c.lval in _SKIPPED or (ptype in _OWN_CHECKS and c.lval not in _COMMON):
+        if c.lval in _SKIPPED or (ptype in _OWN_CHECKS and c.lval not in _COMMON_CHECKED):
             continue
         attr = table.get(c.lval)
         if attr is None or attr.type in ("body", "bundle"):
             continue
         rval = c.rval
+        if c.lval in _COMMON_CHECKED and (_unknown_call(agent, rval) is not None or (
+                attr.type in _LIST_TYPES and isinstance(rval, ast.Scalar))):
+            # a common attribute the parser let by: an unknown function stays a call
+            # ("Unknown function"), a string for meta is a scalar for a list
+            out.append((c, attr))
+            continue
         if attr.type in _LIST_TYPES:
             # a list's items against the item type (a literal list is checked with the
             # policy): worth it for items written with references
@@ -245,6 +251,20 @@ def _candidates(agent: Any, ptype: str, table: dict[str, Any],
             if sig is not None and sig.return_type in _LIST_TYPES:
                 out.append((c, attr))
     return out
+
+
+# the common attributes cf-agent's check looks at (CF_COMMON_BODIES, the conditions and
+# depends_on aside: they are not in the promise it checks)
+_COMMON_CHECKED = _COMMON | {"meta"}
+
+
+def _unknown_call(agent: Any, rval: ast.Rval) -> ast.FnCall | None:
+    """A call of an unknown function as ``rval`` or one of its list's items."""
+    items = rval.items if isinstance(rval, ast.List) else (rval,)
+    for item in items:
+        if isinstance(item, ast.FnCall) and agent.schema.functions.get(item.name) is None:
+            return item
+    return None
 
 
 def _literal_calls(rval: Any, out: list[ast.FnCall]) -> list[ast.FnCall]:
@@ -305,7 +325,13 @@ def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) 
         attr = by_constraint.get(id(c))
         if attr is None:
             continue
+        if c.lval in _COMMON_CHECKED and _unknown_call(agent, c.rval) is not None:
+            from cfpromise.agent.trace import rval_text
+            _fatal(agent, c.coord.file, c.lval, "Unknown function", rval_text(c.rval))
         value = _value(ev, c.rval)
+        if c.lval in _COMMON_CHECKED and attr.type in _LIST_TYPES and isinstance(value, str):
+            _fatal(agent, c.coord.file, c.lval, "Attempted to give a scalar to a non-scalar "
+                                                "type", value)
         if value is UNRESOLVED:
             continue
         if isinstance(value, list) and attr.type not in _LIST_TYPES and c.lval == "comment":
@@ -324,12 +350,15 @@ def _type_match(agent: Any, file: str, lval: str, value: Any, attr: Any) -> None
         agent.out.log("error", message)
     if error is not None:
         from cfpromise.agent.showeval import list_text
-        shown = list_text(value) if isinstance(value, list) else value
-        from cfpromise.promises.api import shown_path
-        file = shown_path(file, getattr(agent, "start_dir", "") or
-                          getattr(getattr(agent, "options", None), "start_dir", ""))
-        raise FatalError(f"{file}:0:0: In attribute '{lval}', {error}. "
-                         f"Given attribute value '{shown}'")
+        _fatal(agent, file, lval, error, list_text(value) if isinstance(value, list) else value)
+
+
+def _fatal(agent: Any, file: str, lval: str, error: str, shown: str) -> None:
+    from cfpromise.promises.api import shown_path
+    file = shown_path(file, getattr(agent, "start_dir", "") or
+                      getattr(getattr(agent, "options", None), "start_dir", ""))
+    raise FatalError(f"{file}:0:0: In attribute '{lval}', {error}. "
+                     f"Given attribute value '{shown}'")
 
 
 def _check_body(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise,

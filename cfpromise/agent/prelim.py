@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from cfpromise.agent import apparent
 from cfpromise.agent.bodies import BodyError, InheritanceError, body_reference, inheritance_loop
+from cfpromise.agent.commoneval import arity_error
 from cfpromise.agent.promiseinfo import guard_info, quoted_guard
 from cfpromise.eval.context import Frame
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, with_value
@@ -299,7 +300,8 @@ def call_attribute(agent: Any, promise: ast.Promise, ev: RvalEvaluator,
     unresolved, failed = ev.unresolved, ev.failed_call
     value = ev.value(c.rval, want_list=True)
     ev.unresolved, ev.failed_call = unresolved, failed
-    if c.lval == "comment" and value is UNRESOLVED and type(c.rval) is ast.FnCall:
+    if c.lval == "comment" and value is UNRESOLVED and type(c.rval) is ast.FnCall \
+            and arity_error(agent.schema.functions, c.rval) is None:    # (that one exits)
         line = f"Comments can only be scalar objects, not 'call' in '{promise.promiser}'"
         sink = getattr(agent.ctx, "fn_messages", None)
         if sink is not None:

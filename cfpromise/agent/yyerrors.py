@@ -178,14 +178,16 @@ def check_value(agent: Any, value: Any, times: int = 1) -> None:
             say(agent, BROKEN.format(item))
 
 
-def say(agent: Any, message: str) -> None:
+def say(agent: Any, message: str, replayed: bool = True) -> None:
+    """``message`` said and counted as the parser's error; ``replayed``: said again by the
+    validating cf-promises' last round (:func:`validated`) -- not a policy check's."""
     agent.parse_errors = getattr(agent, "parse_errors", 0) + 1
     agent.out.flush()
     sys.stdout.flush()
     where = getattr(agent, "parsed_last", "") or agent.options.file
     print(f"{where}:1:1: error: {message}", file=sys.stderr)
     loaded = getattr(agent, "yy_loaded", None)
-    if loaded is not None:
+    if loaded is not None and replayed:
         loaded.append(message)
     if agent.parse_errors > LIMIT:
         print("Too many errors", file=sys.stderr)

@@ -187,7 +187,7 @@ class RvalEvaluator:
                         continue
                     out.append(item.value)
                     continue
-            value = self.value(item)
+            value = self.call(item, True) if type(item) is ast.FnCall else self.value(item)
             if value is UNRESOLVED:
                 self.unresolved = True
                 self.failed_call = True
@@ -207,16 +207,18 @@ class RvalEvaluator:
         elif hasattr(self.ctx, "log"):
             self.ctx.log("warning", message)
 
-    def call(self, call: ast.FnCall) -> Any:
+    def call(self, call: ast.FnCall, inner: bool = False) -> Any:
+        """``call`` evaluated (``inner``: an argument of another call, or a list's item)."""
         name = self.text(call.name) if "$" in call.name else call.name
         fn = REGISTRY.get(name)
         if fn is None:
-            if name not in _known():
+            if inner and name not in _known():     # (a value's own call: silently none)
                 self._no_such_call(name)
             self.errors.append(f"Unknown function '{name}'" if name not in _known() else
                                f"Function '{name}' is not implemented in cf-lite yet")
             self.unresolved = True
             return UNRESOLVED
+        self._meta_first()
         wanted = _ARITY.get(name, -2)
         if wanted == -2:
             wanted = _ARITY[name] = _arity(name)
@@ -295,6 +297,22 @@ class RvalEvaluator:
             self.ctx.cache[key] = result
         return result
 
+    def _meta_first(self) -> None:
+        """cf-agent's FnCallEvaluate reads the calling promise's ``meta`` as a list before
+        it calls any known function: one that is no list as written stops the process
+        (:func:`cfpromise.agent.commoneval.mismatch`)."""
+        try:
+            frame = self.ctx.frame
+        except (AttributeError, IndexError):
+            return
+        promise = frame.promise
+        if promise is None or "promise_filename" not in frame.this:
+            return
+        meta = promise.get("meta")
+        if meta is not None and type(meta.rval) is not ast.List:
+            from cfpromise.agent.commoneval import mismatch
+            mismatch("meta", self._promise_ref()[0])
+
     def _arity_exit(self, name: str, wanted: int, written: tuple[ast.Rval, ...]) -> None:
         """cf-agent's NewExpArgs: another number of arguments than the function takes is
         said, with where the promise is (PromiseRef), and the process exits 1; a
@@ -335,7 +353,8 @@ class RvalEvaluator:
 
     def _no_such_call(self, name: str) -> None:
         """cf-agent's error for a call of no function: where the promise at hand is (its
-        file as given, its line), or no place outside a promise (a control body)."""
+        file as given, its line); outside a promise cf-lite says nothing (cf-agent's
+        "context info unavailable": a control body, where 3.21 crashes on it)."""
         try:
             this = self.ctx.frame.this
         except (AttributeError, IndexError):
@@ -343,7 +362,6 @@ class RvalEvaluator:
         where = [getattr(v, "value", v) for v in (this.get("promise_filename"),
                                                    this.get("promise_linenumber"))]
         if where[0] is None:
-            emit(self.ctx, "call.unknown_nowhere", {"name": name})
             return
         import os
         from cfpromise.promises.api import shown_path     # (the error path only)
@@ -383,7 +401,7 @@ class RvalEvaluator:
         too (a :class:`DataArray`, not a list of strings), copied: cf-agent hands the
         caller a JsonCopy of its container (``storejson(mergedata('[[1]]'))``; a real
         read from JSON text is written anew, 2.5 as 2.5000)."""
-        value = self.call(call)
+        value = self.call(call, True)
         if isinstance(value, (dict, list)) and _returns_data(call.name):
             from cfpromise.eval.functions.jsondata import copy
             value = copy(value)

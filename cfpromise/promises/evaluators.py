@@ -68,8 +68,8 @@ class Step:
 def meta_tags(step: Step) -> tuple[str, ...]:
     """The promise's meta tags, expanded."""
     c = step.promise.get("meta")
-    if c is None:
-        return ()
+    if c is None or type(c.rval) is ast.FnCall:
+        return ()           # (a call is no list: the run stops on it, agent.commoneval)
     value = step.ev.value(c.rval, want_list=True)
     if isinstance(value, list):
         return tuple(v for v in value if isinstance(v, str))

@@ -150,11 +150,16 @@ def _function_calls(rval: ast.Rval, lval: str) -> Iterator[ast.FnCall]:
             yield from _function_calls(item, lval)
 
 
-def _calls(policy: ast.Policy, sch: Schema) -> Iterator[ast.FnCall]:
+def _calls(policy: ast.Policy, sch: Schema, common: bool = True) -> Iterator[ast.FnCall]:
     """Every function call in the policy; a top-level call that is really a
-    parameterised body or bundle reference (``perms => mog(...)``) is left out."""
+    parameterised body or bundle reference (``perms => mog(...)``) is left out, and
+    without ``common`` those in a promise's common attributes (``if``, ``comment``...:
+    cf-promises looks at them only when it evaluates the promise)."""
     def attribute_type(table: dict[str, object] | None, lval: str) -> str:
         attr = (table or {}).get(lval)
+        if not common and getattr(attr, "visibility", "") == "global" \
+                and getattr(attr, "type", "") != "body":
+            return "common"
         return getattr(attr, "type", "")
     tables: dict[str, Any] = {}
     for bundle in policy.bundles:
@@ -163,11 +168,19 @@ def _calls(policy: ast.Policy, sch: Schema) -> Iterator[ast.FnCall]:
                 table = tables[section.name]
             else:
                 table = tables[section.name] = sch.promise_types.get(section.name)
+                if table is None and not common:
+                    # a custom promise type's common attributes: judged when it runs
+                    table = tables[section.name] = {
+                        k: a for k, a in sch.promise_types.get("reports", {}).items()
+                        if a.visibility == "global"}
             for promise in section.promises:
                 for c in promise.constraints:
                     if isinstance(c.rval, ast.Scalar):
                         continue            # no call in it (most constraints)
-                    ref = attribute_type(table, c.lval) in ("body", "bundle")
+                    kind = attribute_type(table, c.lval)
+                    if kind == "common":
+                        continue
+                    ref = kind in ("body", "bundle")
                     yield from _function_calls(c.rval, "usebundle" if ref else c.lval)
     for body in policy.bodies:
         table = sch.body_types.get(body.type)
@@ -207,7 +220,7 @@ def policy_diagnostics(policy: ast.Policy, sch: Schema | None = None, *,
     # (the check's errors: file:line:0, no source line -- cfpromise.schema.partial)
     out += [partial.error(d.coord, d.message)
             for d in duplicates(policy.bundles, "bundle") + duplicates(policy.bodies, "body")]
-    for call in _calls(policy, sch):
+    for call in _calls(policy, sch, common=False):
         if call.name == "ifelse" and len(call.args) % 2 == 0 and not any(
                 isinstance(a, ast.Scalar) and a.value.startswith("@") for a in call.args):
             out.append(Diagnostic(call.coord, "Fatal CFEngine error: in built-in FnCall ifelse: "

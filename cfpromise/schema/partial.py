@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
+from cfpromise.syntax.varstring import walk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,12 +89,27 @@ def duplicate_handles(policy: ast.Policy, builtin: frozenset[str] | dict,
                 continue
             for promise in promises:
                 c = promise.get("handle")
-                if c is None or not isinstance(c.rval, ast.Scalar) or unexpanded(c.rval.value):
-                    continue
+                if c is None or not isinstance(c.rval, ast.Scalar) or (
+                        unexpanded(c.rval.value) and not walk(c.rval.value)[1]):
+                    continue        # (a broken reference is no reference: compared as is)
                 other = first.get(c.rval.value)
                 if other is None:
                     first[c.rval.value] = promise
                 elif other.classes == promise.classes:
                     out.append(error(promise.coord, f"Duplicate promise handle "
                                                     f"{c.rval.value} found"))
+    return out
+
+
+def broken_handles(policy: ast.Policy, builtin: frozenset[str] | dict) -> list[str]:
+    """The handles the check of handles finds a broken reference in (IsCf3VarString's
+    "Broken variable syntax or bracket mismatch in string", said by the parser's error
+    function at ``FILE:1:1``: no failure of its own), in the check's order."""
+    out = []
+    for bundle in policy.bundles:
+        for name, promises in sections_in_check_order(bundle, builtin):
+            if name in builtin:
+                out += [c.rval.value for promise in promises
+                        if (c := promise.get("handle")) is not None
+                        and isinstance(c.rval, ast.Scalar) and walk(c.rval.value)[1]]
     return out

@@ -110,7 +110,9 @@ class _Checker:
             for item in rval.items:
                 self.rval(lval, item, attr, coord, level + 1, outer or rval.coord)
         elif isinstance(rval, ast.FnCall):
-            if lval in BUNDLE_CALL_LVALS or want in ("body", "bundle"):
+            if lval in BUNDLE_CALL_LVALS or want in ("body", "bundle") or common:
+                # (a common attribute's call is looked at only when the promise is
+                # evaluated: an unknown function, a wrong return type pass the parser)
                 return
             sig = self.schema.functions.get(rval.name)
             if sig is None:
@@ -265,8 +267,11 @@ class _Checker:
                 if var_type is not None:
                     retyped.append((var_type, c))
                 var_type = c.lval
-            if attr.type in ("string", "context") and c.lval in ("if", "unless", "ifvarclass") \
+            if attr.visibility == "global" and attr.type not in LIST_TYPES \
                     and isinstance(c.rval, ast.List):
+                # (the common attributes: cf-promises' parser leaves them to its check of
+                # the parsed policy, which wants a scalar or a call; the rest is judged when the
+                # promise is evaluated: cfpromise.agent.commoneval)
                 self.check(promise, c.coord, f"Type mismatch in constraint: {c.lval}", c.line)
                 continue
             if not self.skipping:
@@ -440,8 +445,16 @@ def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
                      for d in duplicates(policy.bodies, "body")]
     for block in policy.bodies:
         checker.late += late[id(block)]
-    checker.late += partial.duplicate_handles(policy, checker.schema.promise_types,
-                                              is_unexpanded)
+    twice = partial.duplicate_handles(policy, checker.schema.promise_types, is_unexpanded)
+    if twice:
+        # (the check of handles says a broken one as the parser would, at FILE:1:1; once
+        # when the check of the file fails, else again in the whole policy's check: said
+        # by the loading then, cfpromise.agent.loading)
+        last = policy.bundles[-1].coord.file if policy.bundles else ""
+        checker.late += [Diagnostic(Coord(last, 1, 1), BROKEN.format(handle), bare=True)
+                         for handle in partial.broken_handles(
+                             policy, checker.schema.promise_types)]
+    checker.late += twice
     return checker
 
 

@@ -141,13 +141,13 @@ def literal_failure(text: str) -> int | None:
     """Where cf-promises' check of an ``if``/``ifvarclass`` literal (ValidateClassLiteral:
     ParseExpression on the text as written, blanks included) gives up: None when the
     text starts with a complete expression (what follows is not looked at), else the
-    offset of the character it stopped at.  A text with a variable reference is not
-    judged here (None)."""
-    if "$" in text or "@" in text:
-        return None
+    offset of the character it stopped at.  A class name is a run of terms, each a token
+    or a variable reference ``$(qname)``/``@{qname}`` whose inner name is such a run
+    again, maybe ``ns.name``; the first term must parse (a broken reference there,
+    ``"$(x"``, is the error), a later one that does not ends the name."""
     n = len(text)
 
-    def name(i: int) -> tuple[bool, int]:
+    def token(i: int) -> int:
         j, inside = i, False
         while j < n:
             c = text[j]
@@ -160,7 +160,38 @@ def literal_failure(text: str) -> int | None:
             elif not (c == " " and inside):
                 break
             j += 1
-        return j > i, j
+        return j
+
+    def reference(i: int) -> tuple[bool, int]:
+        if i + 1 >= n or text[i] not in "$@":
+            return False, i
+        if text[i + 1] not in "({":
+            return False, i + 1
+        ok, p = qname(i + 2)
+        if not ok:
+            return ok, p
+        closing = ")" if text[i + 1] == "(" else "}"
+        return (True, p + 1) if p < n and text[p] == closing else (False, p)
+
+    def term(i: int) -> tuple[bool, int]:
+        j = token(i)
+        return (True, j) if j > i else reference(i)
+
+    def name(i: int) -> tuple[bool, int]:
+        ok, p = term(i)
+        if not ok:
+            return ok, p
+        while True:
+            more, q = term(p)
+            if not more:
+                return True, p
+            p = q
+
+    def qname(i: int) -> tuple[bool, int]:
+        ok, p = name(i)
+        if not ok or p == n or text[p] != ".":
+            return ok, p
+        return name(p + 1)
 
     def primary(i: int) -> tuple[bool, int]:
         if i < n and text[i] == "(":

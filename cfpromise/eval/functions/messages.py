@@ -45,8 +45,6 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
     # FnCallEvaluate: a call of no function (a nested one: the parser rejects the rest)
     "call.unknown": ("error", "No such FnCall '{name}' in promise '{file}' near line {line}",
                      None),
-    "call.unknown_nowhere": ("error", "No such FnCall '{name}', context info unavailable",
-                             None),
     "number.int": ("error", "Failed to parse integer number: {item}", None),
     "number.real": ("error", "Failed to parse real number: {item}", None),
     "number.ending": ("error", "Anomalous ending '{ending}' while parsing {kind} number: "
