@@ -116,9 +116,35 @@ class ListArgument(list):  # type: ignore[type-arg]
     source = ""
 
 
+def without_caller(evaluator: RvalEvaluator, evaluate: Callable[[], Any]) -> Any:
+    """``evaluate()`` with calls that have no calling promise (cf-agent's ``fp->caller``
+    is NULL): :func:`cfpromise.eval.functions.messages.calling`."""
+    ctx = evaluator.ctx
+    saved = getattr(ctx, "no_caller", False)
+    ctx.no_caller = True
+    try:
+        return evaluate()
+    finally:
+        ctx.no_caller = saved
+
+
+def say_failed_calls(agent: Any, body_type: str, values: dict[str, Any]) -> None:
+    """A control body's attribute whose call failed stays a call in cf-agent, which
+    ResolveControlBody then skips with an error (``values``: what the attributes gave)."""
+    ctx, log = agent.ctx, agent.out.log
+    for c in agent.bodies[("default", "control", body_type)].constraints:
+        if type(c.rval) is ast.FnCall and c.lval not in values and c.lval != "inherit_from" \
+                and "$" not in c.classes and (c.classes == "any"
+                                              or ctx.eval_class_expr(c.classes)):
+            log("error", f"Attribute '{c.lval}' in {c.coord.file}:{c.line} is of wrong type, "
+                "skipping")
+
+
 def body_reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]] | None:
-    """:func:`reference` for a body: ``@(name)`` arguments remember how they were written."""
-    ref = reference(rval, evaluator)
+    """:func:`reference` for a body: ``@(name)`` arguments remember how they were written.
+    Their calls have no calling promise (cf-agent's DeRefCopyPromise evaluates them before
+    the promise is made): :func:`without_caller`."""
+    ref = without_caller(evaluator, lambda: reference(rval, evaluator))
     if ref is None or not isinstance(rval, ast.FnCall):
         return ref
     args = list(ref[1])
@@ -272,6 +298,14 @@ class _ParamContext:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ctx, name)
+
+    @property
+    def no_caller(self) -> Any:         # (the run's, not the body's own)
+        return self._ctx.no_caller
+
+    @no_caller.setter
+    def no_caller(self, value: Any) -> None:
+        self._ctx.no_caller = value
 
     def resolve_ref(self, ref: str) -> tuple[str, Variable] | None:
         if ref in self._params:

@@ -20,6 +20,7 @@ from cfpromise.agent import augments, leftout, lockwarn, policyfile
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import Exits
+from cfpromise.agent.bodies import say_failed_calls
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.programs import own_programs, validation_failed
 from cfpromise.agent.sequence import bundlesequence, check_found, check_own, verified
@@ -350,11 +351,13 @@ def control_bodies(agent: Any) -> None:
     attributes become control_TYPE variables."""
     frame = Frame("default", "control")
     agent.ctx.push(frame)
+    saved, agent.ctx.no_caller = agent.ctx.no_caller, True     # (their calls have no promise)
     try:
         for body_type in CONTROL_BODY_TYPES:
             if agent.bodies.get(("default", "control", body_type)) is None:
                 continue
             values = agent.resolver.resolve(body_type, "control", [], "default", {})
+            say_failed_calls(agent, body_type, values)
             target = {"common": agent.control, "agent": agent.agent_control}.get(body_type)
             if target is not None:
                 target.update(values)
@@ -366,6 +369,7 @@ def control_bodies(agent: Any) -> None:
                 control_variables(agent, "file",
                                   agent.resolver.resolve_body(body, "file", [], {}))
     finally:
+        agent.ctx.no_caller = saved
         agent.ctx.pop()
     domain = agent.control.get("domain")
     if isinstance(domain, str) and domain:

@@ -401,7 +401,11 @@ def collect(ctx: FunctionContext, value: Value, allow_scalars: bool = False) -> 
         parsed = None
     if isinstance(parsed, (dict, list)):
         return parsed
-    return var_to_json(ctx, naked(text), allow_scalars)
+    name = naked(text)
+    if getattr(ctx, "no_caller", False):
+        from cfpromise.eval.functions.messages import check_qualified
+        check_qualified(ctx, name, shown=text)      # (ResolveAndQualifyVarName)
+    return var_to_json(ctx, name, allow_scalars)
 
 
 def collect_container(ctx: FunctionContext, fn: str, value: Value) -> Any:

@@ -472,6 +472,8 @@ def maplist(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     if len(args) != 2:
         raise FunctionError(f"Arguments to function 'maplist' do not tally. "
                             f"Expected 2 not {len(args)}")
+    if isinstance(args[1], str) and "$" not in args[1] and messages.calling(ctx):
+        messages.check_qualified(ctx, naked(args[1]), shown=args[1])   # (no promise to qualify with)
     source = lazy_value(ctx, args[1])
     data = collect_container(ctx, "maplist", source)
     out: list[str] = []

@@ -314,6 +314,8 @@ def getfields(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         if not pcre.full_match(rx, line):
             continue
         if count == 0:
+            if messages.calling(ctx):   # (its first field's name; cf-agent names the regex)
+                messages.check_qualified(ctx, array, "caller.fields", shown=regex)
             for n, field in enumerate(pcre.split(line, split, 31, True), 1):
                 ctx.define_variable(f"{array}[{n}]", "string", field,
                                     ("source=function", "function=getfields"))

@@ -222,6 +222,8 @@ def regextract(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     """True if ``regex`` matches ``text``; defines ``array[0]``, ``array[1]``,
     ``array[name]``... with the captures."""
     regex, text, array = argv("regextract", args, 3)
+    if messages.calling(ctx):       # no promise to qualify the array's name with
+        messages.check_qualified(ctx, array, "caller.array")
     try:
         found = pcre.captures(regex, text)
     except pcre.RegexError as exc:         # 3.21 compiles it itself: no match, said at verbose
