@@ -108,6 +108,28 @@ def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]]
     return None
 
 
+def _body_arguments(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]] | None:
+    """:func:`reference` of a body: an argument whose call failed does not hold the promise
+    back (cf-agent keeps the call as the argument and goes on), one that waits for a
+    value does."""
+    if not isinstance(rval, ast.FnCall):
+        return reference(rval, evaluator)
+    name = evaluator.text(rval.name)
+    args = []
+    for a in rval.args:
+        before, errors = evaluator.unresolved, len(evaluator.errors)
+        value = evaluator.value(a, want_list=True)
+        if value is UNRESOLVED and len(evaluator.errors) > errors:
+            evaluator.unresolved = before
+        args.append(FailedArgument() if value is UNRESOLVED else value)
+    return name, args
+
+
+class FailedArgument(str):
+    """A body's argument whose call failed: cf-agent keeps the call, so ``$(param)`` in
+    the body stays as written."""
+
+
 class ListArgument(list):  # type: ignore[type-arg]
     """A body's list argument given as ``@(name)``: a list for ``@(param)``, but
     ``$(param)`` in the body is the reference as written (cf-agent 3.21 does not iterate
@@ -144,7 +166,7 @@ def body_reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[
     """:func:`reference` for a body: ``@(name)`` arguments remember how they were written.
     Their calls have no calling promise (cf-agent's DeRefCopyPromise evaluates them before
     the promise is made): :func:`without_caller`."""
-    ref = without_caller(evaluator, lambda: reference(rval, evaluator))
+    ref = without_caller(evaluator, lambda: _body_arguments(rval, evaluator))
     if ref is None or not isinstance(rval, ast.FnCall):
         return ref
     args = list(ref[1])
@@ -309,6 +331,8 @@ class _ParamContext:
 
     def resolve_ref(self, ref: str) -> tuple[str, Variable] | None:
         if ref in self._params:
+            if type(self._params[ref]) is FailedArgument:
+                return None
             return f"param:{ref}", Variable(*parameter_value(self._params[ref]))
         return self._ctx.resolve_ref(ref)
 

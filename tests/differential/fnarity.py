@@ -74,6 +74,9 @@ CASES.append(("right_count", {"promises.cf": _HEAD + '  vars:\n    "x" string =>
                               '\n' + _TAIL}, ()))
 
 NAMES = [c[0] for c in CASES]
+# a call that fails without stopping the run (a body's argument: no calling promise) is said
+# at each expansion by cf-agent, once by cf-lite: distinct lines
+DISTINCT_LINES = lambda name: name.endswith("_body_arg")     # noqa: E731
 # (mapdata() as a body's argument has no calling promise: "Function 'mapdata' must be
 # called from a promise" before the arguments are counted, FnCallMapData; test_nocaller)
 EXPECTED_DIFFERENCES = {
