@@ -140,7 +140,7 @@ class ListArgument(list):  # type: ignore[type-arg]
 
 def without_caller(evaluator: RvalEvaluator, evaluate: Callable[[], Any]) -> Any:
     """``evaluate()`` with calls that have no calling promise (cf-agent's ``fp->caller``
-    is NULL): :func:`cfpromise.eval.functions.messages.calling`."""
+    is NULL): :func:`cfpromise.eval.functions.common.calling`."""
     ctx = evaluator.ctx
     saved = getattr(ctx, "no_caller", False)
     ctx.no_caller = True

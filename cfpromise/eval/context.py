@@ -101,7 +101,7 @@ class EvalContext:
         self.fresh_calls = False
         # calls made with no calling promise (a body's argument, a control body: cf-agent's
         # fp->caller is NULL): True, or the name of the function being called then
-        # (cfpromise.eval.functions.messages.calling)
+        # (cfpromise.eval.functions.common.calling)
         self.no_caller: bool | str = False
         # CFE-1915 (a vars promise naming another bundle's scope, "b.x"): the names of
         # the policy's bundles, known from the preliminary convergence on (before it,

@@ -274,7 +274,7 @@ class RvalEvaluator:
         saved = self.ctx.current_bindings
         self.ctx.current_bindings = self.bindings
         if no_caller:
-            self.ctx.no_caller = name             # (messages.calling)
+            self.ctx.no_caller = name             # (common.calling)
         try:
             result = fn.impl(self.ctx, args)
         except FunctionError as exc:

@@ -7,6 +7,7 @@ import pytest
 
 from cfpromise.eval.functions.api import FunctionError, Unresolved
 from cfpromise.eval.functions.common import collect
+from cfpromise.eval.functions.messages import text
 from cfpromise.syntax import ast
 from tests.functions.fakectx import FakeContext
 
@@ -169,6 +170,6 @@ def test_collect_with_no_calling_promise(ctx: FakeContext, value: str, said: Any
         collect(ctx, value)
     assert err.value.said == [("caller.unqualified",      # type: ignore[attr-defined]
                                {"fn": "join", "name": said})]
-    assert str(err.value) == (f"Function 'join' was not called from a promise; the "
-                              f"unqualified variable reference {said} cannot be qualified "
-                              "automatically.")
+    assert text("caller.unqualified", fn="join", name=said) == (
+        f"Function 'join' was not called from a promise; the unqualified variable reference "
+        f"{said} cannot be qualified automatically.")

@@ -178,26 +178,6 @@ def fail(key: str, **fields: Any) -> FunctionError:
     return exc
 
 
-def calling(ctx: Any) -> str | None:
-    """The function called with no calling promise (cf-agent's ``fp->caller`` is NULL: a
-    body's argument, a control body), or None: a call made for a promise."""
-    name = getattr(ctx, "no_caller", False)
-    return name if isinstance(name, str) else None
-
-
-def check_qualified(ctx: Any, name: str, key: str = "caller.unqualified",
-                    shown: str | None = None) -> None:
-    """A variable ``name`` given to a function with no calling promise: an unqualified
-    one has no bundle to be qualified with, and the call fails (the warning or error
-    ``key`` names ``shown``, the argument as given)."""
-    fn = calling(ctx)
-    if fn is None:
-        return
-    from cfpromise.eval.functions.common import split_ref
-    if split_ref(name)[1] is None:
-        raise fail(key, fn=fn, name=name if shown is None else shown)
-
-
 def say(ctx: Any, key: str, **fields: Any) -> None:
     """Say ``key`` for a call that goes on (its result stands)."""
     emit(ctx, key, fields)
