@@ -44,6 +44,13 @@ class SelfReference(Exits):
     """A vars promise whose value names the variable itself (cf-agent's Epimenides)."""
 
 
+def mismatch(lval: str, place: str) -> None:
+    """PromiseGetConstraintAsList's abort: ``lval`` of the promise at ``place`` (its
+    PromiseRef line) is no list -- said, then "Fatal CFEngine error: Aborted", exit 1."""
+    raise Exits(f"Type mismatch on rhs - expected type for list constraint '{lval}'",
+                place, "Fatal CFEngine error: Aborted")
+
+
 class ConversionExit(Exits):
     """A container copied (stored in a variable, handed on by a function) that holds an
     integer written with an exponent (``1e3``): libntech reads it as an integer and its

@@ -111,6 +111,28 @@ def reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]]
     return None
 
 
+def _body_arguments(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]] | None:
+    """:func:`reference` of a body: an argument whose call failed does not hold the promise
+    back (cf-agent keeps the call as the argument and goes on), one that waits for a
+    value does."""
+    if not isinstance(rval, ast.FnCall):
+        return reference(rval, evaluator)
+    name = evaluator.text(rval.name)
+    args = []
+    for a in rval.args:
+        before, errors = evaluator.unresolved, len(evaluator.errors)
+        value = evaluator.value(a, want_list=True)
+        if value is UNRESOLVED and len(evaluator.errors) > errors:
+            evaluator.unresolved = before
+        args.append(FailedArgument() if value is UNRESOLVED else value)
+    return name, args
+
+
+class FailedArgument(str):
+    """A body's argument whose call failed: cf-agent keeps the call, so ``$(param)`` in
+    the body stays as written."""
+
+
 class ListArgument(list):  # type: ignore[type-arg]
     """A body's list argument given as ``@(name)``: a list for ``@(param)``, but
     ``$(param)`` in the body is the reference as written (cf-agent 3.21 does not iterate
@@ -119,9 +141,35 @@ class ListArgument(list):  # type: ignore[type-arg]
     source = ""
 
 
+def without_caller(evaluator: RvalEvaluator, evaluate: Callable[[], Any]) -> Any:
+    """``evaluate()`` with calls that have no calling promise (cf-agent's ``fp->caller``
+    is NULL): :func:`cfpromise.eval.functions.common.calling`."""
+    ctx = evaluator.ctx
+    saved = getattr(ctx, "no_caller", False)
+    ctx.no_caller = True
+    try:
+        return evaluate()
+    finally:
+        ctx.no_caller = saved
+
+
+def say_failed_calls(agent: Any, body_type: str, values: dict[str, Any]) -> None:
+    """A control body's attribute whose call failed stays a call in cf-agent, which
+    ResolveControlBody then skips with an error (``values``: what the attributes gave)."""
+    ctx, log = agent.ctx, agent.out.log
+    for c in agent.bodies[("default", "control", body_type)].constraints:
+        if type(c.rval) is ast.FnCall and c.lval not in values and c.lval != "inherit_from" \
+                and "$" not in c.classes and (c.classes == "any"
+                                              or ctx.eval_class_expr(c.classes)):
+            log("error", f"Attribute '{c.lval}' in {c.coord.file}:{c.line} is of wrong type, "
+                "skipping")
+
+
 def body_reference(rval: ast.Rval, evaluator: RvalEvaluator) -> tuple[str, list[Any]] | None:
-    """:func:`reference` for a body: ``@(name)`` arguments remember how they were written."""
-    ref = reference(rval, evaluator)
+    """:func:`reference` for a body: ``@(name)`` arguments remember how they were written.
+    Their calls have no calling promise (cf-agent's DeRefCopyPromise evaluates them before
+    the promise is made): :func:`without_caller`."""
+    ref = without_caller(evaluator, lambda: _body_arguments(rval, evaluator))
     if ref is None or not isinstance(rval, ast.FnCall):
         return ref
     args = list(ref[1])
@@ -290,8 +338,18 @@ class _ParamContext:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ctx, name)
 
+    @property
+    def no_caller(self) -> Any:         # (the run's, not the body's own)
+        return self._ctx.no_caller
+
+    @no_caller.setter
+    def no_caller(self, value: Any) -> None:
+        self._ctx.no_caller = value
+
     def resolve_ref(self, ref: str) -> tuple[str, Variable] | None:
         if ref in self._params:
+            if type(self._params[ref]) is FailedArgument:
+                return None
             return f"param:{ref}", Variable(*parameter_value(self._params[ref]))
         return self._ctx.resolve_ref(ref)
 

@@ -32,7 +32,7 @@ which promise and fails instead.
 """
 from __future__ import annotations
 
-from cfpromise.agent.abort import Exits
+from cfpromise.agent.abort import Exits, mismatch
 from cfpromise.syntax import ast
 
 TYPE_CHECKING = False
@@ -197,12 +197,6 @@ def arity_error(functions: Any, rval: ast.Rval, nested: bool = True) -> str | No
             return (f"Arguments to function '{call.name}' do not tally. "
                     f"Expected {len(sig.params)} not {len(call.args)}")
     return None
-
-
-def mismatch(lval: str, place: str) -> None:
-    """PromiseGetConstraintAsList's abort: ``lval`` of the promise at ``place`` is no list."""
-    raise CommonError(f"Type mismatch on rhs - expected type for list constraint '{lval}'",
-                      place, "Fatal CFEngine error: Aborted")
 
 
 def _list_valued(agent: Any, rval: ast.Rval) -> bool:

@@ -5,6 +5,7 @@ file control`` as the file loads, the others once the policy is read.  Kept apar
 :mod:`cfpromise.agent.loading`, which calls them at those two moments."""
 from __future__ import annotations
 
+from cfpromise.agent.bodies import say_failed_calls
 from cfpromise.eval.context import Frame
 
 TYPE_CHECKING = False
@@ -59,11 +60,13 @@ def control_bodies(agent: Any) -> None:
     attributes become control_TYPE variables."""
     frame = Frame("default", "control")
     agent.ctx.push(frame)
+    saved, agent.ctx.no_caller = agent.ctx.no_caller, True     # (their calls have no promise)
     try:
         for body_type in CONTROL_BODY_TYPES:
             if agent.bodies.get(("default", "control", body_type)) is None:
                 continue
             values = agent.resolver.resolve(body_type, "control", [], "default", {})
+            say_failed_calls(agent, body_type, values)
             target = {"common": agent.control, "agent": agent.agent_control}.get(body_type)
             if target is not None:
                 target.update(values)
@@ -75,6 +78,7 @@ def control_bodies(agent: Any) -> None:
                 control_variables(agent, "file",
                                   agent.resolver.resolve_body(body, "file", [], {}))
     finally:
+        agent.ctx.no_caller = saved
         agent.ctx.pop()
     domain = agent.control.get("domain")
     if isinstance(domain, str) and domain:

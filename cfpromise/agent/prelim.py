@@ -36,7 +36,8 @@ once per promise (:class:`Plan`, kept in its PromiseInfo): a promise that calls 
 from __future__ import annotations
 
 from cfpromise.agent import apparent
-from cfpromise.agent.bodies import BodyError, InheritanceError, body_reference, inheritance_loop
+from cfpromise.agent.bodies import (BodyError, InheritanceError, body_reference, inheritance_loop,
+                                    without_caller)
 from cfpromise.agent.commoneval import arity_error
 from cfpromise.agent.promiseinfo import guard_info, quoted_guard
 from cfpromise.eval.context import Frame
@@ -228,7 +229,7 @@ def expand(agent: Any, run: Any, ptype: str, promise: ast.Promise) -> None:
         for c in found.body_args:
             for arg in c.rval.args:         # type: ignore[union-attr]
                 if _calls(arg):
-                    ev.value(arg, want_list=True)
+                    without_caller(ev, lambda: ev.value(arg, want_list=True))
     filename, dirname = facts.paths()
     base_this = {"promise_filename": filename, "promise_dirname": dirname,
                  "promise_linenumber": facts.line, "bundle": run.bundle.name,

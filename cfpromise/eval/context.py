@@ -99,6 +99,10 @@ class EvalContext:
         # the promise at hand has ifelapsed 0 (action => immediate): cached functions are
         # called again rather than answered from the cache (ENT-7478; set by the engine)
         self.fresh_calls = False
+        # calls made with no calling promise (a body's argument, a control body: cf-agent's
+        # fp->caller is NULL): True, or the name of the function being called then
+        # (cfpromise.eval.functions.common.calling)
+        self.no_caller: bool | str = False
         # CFE-1915 (a vars promise naming another bundle's scope, "b.x"): the names of
         # the policy's bundles, known from the preliminary convergence on (before it,
         # none: any scope may be written), and what was written into each scope before

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from cfpromise.eval.argcheck import check_args
 from cfpromise.eval.expand import naked_reference
-from cfpromise.eval.functions.messages import QUIET_REGEX, emit
+from cfpromise.eval.functions.messages import NEEDS_PROMISE, QUIET_REGEX, emit, fail
 from cfpromise.eval.functions.api import (REGISTRY, DataArray, FatalFunctionError, FunctionError,
                                          Variable, system_functions_cached)
 from cfpromise.syntax import ast
@@ -218,10 +218,15 @@ class RvalEvaluator:
                                f"Function '{name}' is not implemented in cf-lite yet")
             self.unresolved = True
             return UNRESOLVED
-        self._meta_first()
+        no_caller = getattr(self.ctx, "no_caller", False)
+        if not no_caller:
+            self._meta_first()
         wanted = _ARITY.get(name, -2)
         if wanted == -2:
             wanted = _ARITY[name] = _arity(name)
+        if no_caller and name in NEEDS_PROMISE and name in _DELAYED \
+                and len(call.args) <= wanted:
+            return self._failed(name, fail(NEEDS_PROMISE[name], fn=name))   # before counting
         if wanted >= 0 and len(call.args) != wanted:
             self._arity_exit(name, wanted, call.args)
         before = self.unresolved
@@ -275,24 +280,20 @@ class RvalEvaluator:
             key = (name, json.dumps(args, sort_keys=True, default=str))
             if key in self.ctx.cache and not self.ctx.fresh_calls:
                 return self.ctx.cache[key]
+        if no_caller and name in NEEDS_PROMISE:
+            return self._failed(name, fail(NEEDS_PROMISE[name], fn=name))
         saved = self.ctx.current_bindings
         self.ctx.current_bindings = self.bindings
+        if no_caller:
+            self.ctx.no_caller = name             # (common.calling)
         try:
             result = fn.impl(self.ctx, args)
         except FunctionError as exc:
-            if type(exc).__name__ == "Unresolved":    # "not yet": wait for a later pass
-                self.unresolved = True
-                return UNRESOLVED
-            said = getattr(exc, "said", None)
-            if said is None and name not in QUIET_REGEX and type(exc).__name__ == "RegexError":
-                said = [("regex.compile", {"message": str(exc)})]
-            for key, fields in said or ():
-                emit(self.ctx, key, fields)       # cf-agent's own log line (messages.py)
-            self.errors.append(str(exc) or f"Function '{name}' failed")
-            self.unresolved = True
-            return UNRESOLVED
+            return self._failed(name, exc)
         finally:
             self.ctx.current_bindings = saved
+            if no_caller:
+                self.ctx.no_caller = no_caller
         if key is not None:
             self.ctx.cache[key] = result
         return result
@@ -310,8 +311,23 @@ class RvalEvaluator:
             return
         meta = promise.get("meta")
         if meta is not None and type(meta.rval) is not ast.List:
-            from cfpromise.agent.commoneval import mismatch
+            from cfpromise.agent.abort import mismatch
             mismatch("meta", self._promise_ref()[0])
+
+    def _failed(self, name: str, exc: FunctionError) -> Any:
+        """A call that failed: what the function says is said (messages.py), and the
+        call stays unresolved."""
+        if type(exc).__name__ == "Unresolved":    # "not yet": wait for a later pass
+            self.unresolved = True
+            return UNRESOLVED
+        said = getattr(exc, "said", None)
+        if said is None and name not in QUIET_REGEX and type(exc).__name__ == "RegexError":
+            said = [("regex.compile", {"message": str(exc)})]
+        for key, fields in said or ():
+            emit(self.ctx, key, fields)       # cf-agent's own log line (messages.py)
+        self.errors.append(str(exc) or f"Function '{name}' failed")
+        self.unresolved = True
+        return UNRESOLVED
 
     def _arity_exit(self, name: str, wanted: int, written: tuple[ast.Rval, ...]) -> None:
         """cf-agent's NewExpArgs: another number of arguments than the function takes is
@@ -331,6 +347,8 @@ class RvalEvaluator:
 
     def _promise_ref(self) -> list[str]:
         """PromiseRef of the promise at hand (none outside a promise)."""
+        if getattr(self.ctx, "no_caller", False):
+            return []
         try:
             frame = self.ctx.frame
         except (AttributeError, IndexError):
@@ -355,6 +373,8 @@ class RvalEvaluator:
         """cf-agent's error for a call of no function: where the promise at hand is (its
         file as given, its line); outside a promise cf-lite says nothing (cf-agent's
         "context info unavailable": a control body, where 3.21 crashes on it)."""
+        if getattr(self.ctx, "no_caller", False):
+            return
         try:
             this = self.ctx.frame.this
         except (AttributeError, IndexError):
@@ -376,6 +396,8 @@ class RvalEvaluator:
         of ``@(name)`` has the keys of a data container only (cf-agent 3.21 gives
         nothing for a list, a classic array or an undefined name)."""
         before = self.unresolved
+        if getattr(self.ctx, "no_caller", False) and _unqualified(text):
+            return text             # no promise to qualify it with: the function says so
         var = self.whole_list(text)
         if var is not None:
             if fn == "getindices" and var.type != "data":
@@ -470,6 +492,13 @@ def with_value(ev: RvalEvaluator, rval: ast.Rval) -> Any:
 # function name -> whether it collects (takes @(name) arguments as values): asked on every
 # call of a function (2,100 in a masterfiles run), answered by the schema once per name
 _COLLECTING: dict[str, bool] = {}
+
+
+def _unqualified(text: str) -> bool:
+    """Whether ``@(name)`` names no bundle (cf-agent's VarRefIsQualified)."""
+    from cfpromise.eval.functions.common import split_ref
+    inner = naked_reference(text)
+    return inner is not None and "$" not in inner and split_ref(inner)[1] is None
 
 
 def _collecting(name: str) -> bool:

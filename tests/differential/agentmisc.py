@@ -36,11 +36,13 @@ def case(name: str, files: dict[str, str] | str, *args: str) -> None:
     CASES.append((name, {"promises.cf": files} if isinstance(files, str) else files, args))
 
 
-def run_observed(root: Any, cases: Any, extra: Any = None) -> dict[str, tuple]:
+def run_observed(root: Any, cases: Any, extra: Any = None,
+                 distinct: Any = None) -> dict[str, tuple]:
     """Each (name, files, args) case -- files: {path: text}, or the text of promises.cf --
     written under ``root``/name and run under cf-agent 3.21 and cf-lite (two at a time):
     name -> (cf-agent's run, cf-lite's run) as :func:`observe` sees them, followed by
-    ``extra(workdir)`` when given (what else the run left there)."""
+    ``extra(workdir)`` when given (what else the run left there); ``distinct(name)``: the
+    case's lines are compared as distinct lines (:func:`observe`)."""
     from tests.differential import harness
     jobs = []
     for name, files, args in cases:
@@ -50,7 +52,8 @@ def run_observed(root: Any, cases: Any, extra: Any = None) -> dict[str, tuple]:
             harness.write_policy(tree / rel, text)
         jobs.append((name, tree / "promises.cf", list(args)))
     def seen(run: Any, workdir: Any, name: str) -> tuple:
-        observed = observe(run.stdout, run.stderr, run.returncode, str(workdir), name)
+        observed = observe(run.stdout, run.stderr, run.returncode, str(workdir), name,
+                           distinct is not None and distinct(name))
         return observed if extra is None else observed + (extra(workdir),)
 
     return {name: (seen(ref, root / f"ref-workdir-{name}", name),
@@ -60,7 +63,8 @@ def run_observed(root: Any, cases: Any, extra: Any = None) -> dict[str, tuple]:
 
 def observed_tests(cases: Any, extra: Any = None) -> tuple[Any, Any]:
     """For a module of generated cases (``CASES``, ``NAMES``, maybe
-    ``EXPECTED_DIFFERENCES``): its module-scoped ``results`` fixture (:func:`run_observed`)
+    ``EXPECTED_DIFFERENCES``, ``DISTINCT_LINES``: which cases compare distinct lines):
+    its module-scoped ``results`` fixture (:func:`run_observed`)
     and the test that each case runs alike under both agents; a test module binds them,
     ``results, test_same_run_as_cf_agent = agentmisc.observed_tests(cases)``."""
     import pytest
@@ -69,7 +73,8 @@ def observed_tests(cases: Any, extra: Any = None) -> tuple[Any, Any]:
 
     @pytest.fixture(scope="module", name="results")
     def results(tmp_path_factory: Any) -> dict[str, tuple]:
-        return run_observed(tmp_path_factory.mktemp(label), cases.CASES, extra)
+        return run_observed(tmp_path_factory.mktemp(label), cases.CASES, extra,
+                            getattr(cases, "DISTINCT_LINES", None))
 
     @pytest.mark.parametrize("name", cases.NAMES)
     def test_same_run_as_cf_agent(results: dict[str, tuple], name: str) -> None:
@@ -1111,7 +1116,7 @@ def _is_error(line: str) -> bool:
 
 
 def observe(stdout: str, stderr: str, returncode: int, workdir: str,
-            name: str = "") -> tuple[int, bool, list[str], list[str]]:
+            name: str = "", distinct: bool = False) -> tuple[int, bool, list[str], list[str]]:
     """The exit code, whether validation failed, the output lines in order and the error
     lines as a sorted list (which stream and in what order each line comes is
     :mod:`streams`' business); after a failed validation only what came before it counts
@@ -1126,7 +1131,7 @@ def observe(stdout: str, stderr: str, returncode: int, workdir: str,
     if err_failed:
         out = []                    # cf-lite: standard output holds only the failsafe
     lines = out + err
-    if name.startswith(("promiser_scopes", "errors_once_")):
+    if distinct or name.startswith(("promiser_scopes", "errors_once_")):
         # each evaluation of a vars promise says its error again, and cf-agent's count
         # includes the cf-promises it runs (which evaluates every bundle's vars): the
         # errors are compared as a set of distinct lines

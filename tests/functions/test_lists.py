@@ -7,6 +7,7 @@ import pytest
 
 from cfpromise.eval.functions.api import FunctionError, Unresolved
 from cfpromise.eval.functions.common import collect
+from cfpromise.eval.functions.messages import text
 from cfpromise.syntax import ast
 from tests.functions.fakectx import FakeContext
 
@@ -152,3 +153,23 @@ def test_maparray(ctx: FakeContext) -> None:
     assert ctx.call("maparray", "$(this.k[1])", '{"b": {"c": 3}}') == ["c"]
     assert ctx.call("maparray", "$(this.k)=$(this.v)", "l") == \
         ["0=b", "1=a", "2=10", "3=9", "4=a"]
+
+
+@pytest.mark.parametrize("value, said", [
+    ("l", "l"), ("@(l)", "@(l)"), ("${l}", "${l}"), ("arr[x]", "arr[x]"),
+    ("other.l2", None), ("default:t.l", None), ('["x"]', None)])
+def test_collect_with_no_calling_promise(ctx: FakeContext, value: str, said: Any) -> None:
+    """A call with no calling promise (a body's argument: cf-agent's fp->caller is NULL)
+    cannot qualify an unqualified name: ResolveAndQualifyVarName's warning, the call
+    fails; a qualified name or inline JSON is read as in a promise."""
+    ctx.no_caller = "join"          # type: ignore[attr-defined]
+    if said is None:
+        assert collect(ctx, value) is not None
+        return
+    with pytest.raises(FunctionError) as err:
+        collect(ctx, value)
+    assert err.value.said == [("caller.unqualified",      # type: ignore[attr-defined]
+                               {"fn": "join", "name": said})]
+    assert text("caller.unqualified", fn="join", name=said) == (
+        f"Function 'join' was not called from a promise; the unqualified variable reference "
+        f"{said} cannot be qualified automatically.")

@@ -401,7 +401,33 @@ def collect(ctx: FunctionContext, value: Value, allow_scalars: bool = False) -> 
         parsed = None
     if isinstance(parsed, (dict, list)):
         return parsed
-    return var_to_json(ctx, naked(text), allow_scalars)
+    name = naked(text)
+    if getattr(ctx, "no_caller", False):
+        check_qualified(ctx, name, shown=text)      # (ResolveAndQualifyVarName)
+    return var_to_json(ctx, name, allow_scalars)
+
+
+def calling(ctx: FunctionContext) -> str | None:
+    """The function called with no calling promise (cf-agent's ``fp->caller`` is NULL: a
+    body's argument, a control body), or None: a call made for a promise."""
+    name = getattr(ctx, "no_caller", False)
+    return name if isinstance(name, str) else None
+
+
+def check_qualified(ctx: FunctionContext, name: str, key: str = "caller.unqualified",
+                    shown: str | None = None) -> None:
+    """A variable ``name`` given to a function with no calling promise: an unqualified
+    one has no bundle to be qualified with, and the call fails; the evaluator says the
+    message ``key`` (cfpromise.eval.functions.messages), naming ``shown``, the argument
+    as given."""
+    fn = calling(ctx)
+    if fn is None or split_ref(name)[1] is not None:
+        return
+    fields = {"fn": fn, "name": name if shown is None else shown}
+    exc = FunctionError(f"Function '{fn}' was not called from a promise: the reference "
+                        f"{fields['name']} cannot be qualified")
+    exc.said = [(key, fields)]          # type: ignore[attr-defined]
+    raise exc
 
 
 def collect_container(ctx: FunctionContext, fn: str, value: Value) -> Any:

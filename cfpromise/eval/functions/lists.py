@@ -19,9 +19,9 @@ import re
 from cfpromise.eval.functions import jsondata, messages, pcre
 from cfpromise.eval.functions.api import FunctionError, Unresolved, builtin
 from cfpromise.eval.functions.common import (
-    CF_NOINT, argv, array_candidates, boolean, c_double, collect, collect_container, copied,
-    int_arg, lazy_value, naked, primitive_strs, primitive_texts, qualify, scalar, split_ref,
-    to_bytes)
+    CF_NOINT, argv, array_candidates, boolean, c_double, calling, check_qualified, collect,
+    collect_container, copied, int_arg, lazy_value, naked, primitive_strs, primitive_texts,
+    qualify, scalar, split_ref, to_bytes)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -472,6 +472,8 @@ def maplist(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     if len(args) != 2:
         raise FunctionError(f"Arguments to function 'maplist' do not tally. "
                             f"Expected 2 not {len(args)}")
+    if isinstance(args[1], str) and "$" not in args[1] and calling(ctx):
+        check_qualified(ctx, naked(args[1]), shown=args[1])   # (no promise to qualify with)
     source = lazy_value(ctx, args[1])
     data = collect_container(ctx, "maplist", source)
     out: list[str] = []

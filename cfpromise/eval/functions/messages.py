@@ -110,12 +110,33 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
                          "{size}, failing", None),
     # Mustache (libntech's renderer logs its own errors)
     "mustache.render": ("error", "{message}", None),
+    # a call with no calling promise (a body's argument, a control body): fp->caller
+    "caller.must": ("error", "Function '{fn}' must be called from a promise", None),
+    "caller.only": ("error", "Function '{fn}' can only be called from a promise", None),
+    "caller.unqualified": ("warning", "Function '{fn}' was not called from a promise; the "
+                           "unqualified variable reference {name} cannot be qualified "
+                           "automatically.", None),
+    "caller.fields": ("warning", "Function '{fn}' was given an unqualified variable reference, "
+                      "and it was not called from a promise. No way to automatically qualify "
+                      "the reference '{name}'.", None),
+    "caller.array": ("error", "Function '{fn}' called with an unqualifed array reference "
+                     "'{name}', and the reference could not be automatically qualified as the "
+                     "function was not called from a promise.", None),
     # format()
     "format.short": ("error", "format() didn't have enough parameters", None),
     "format.not_list": ("error", "Function 'format' expected a list variable, got variable "
                         "of type '{type}'", None),
     "format.modifier": ("error", "format() does not allow modifier character '{char}' in "
                         "format specifier '{spec}'.", None),
+}
+
+# functions that fail at once without a calling promise (FnCallMapData, ReadArray,
+# ParseArray, FnCallLDAPArray): the message they say
+NEEDS_PROMISE: dict[str, str] = {
+    "mapdata": "caller.must", "maparray": "caller.must", "ldaparray": "caller.only",
+    **{f"{verb}{kind}array{idx}": "caller.only" for verb in ("read", "parse")
+       for kind in ("string", "int", "real") for idx in ("", "idx")
+       if not (idx and kind != "string")},
 }
 
 # functions whose regular expression is compiled without CompileRegex's error (3.21:

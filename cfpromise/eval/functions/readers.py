@@ -21,8 +21,8 @@ from __future__ import annotations
 from cfpromise.eval.functions import jsondata, messages, pcre
 from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
-    CF_INFINITY, CF_NOINT, argv, boolean, double_from_string, int_arg, int_from_string,
-    to_bytes, to_text)
+    CF_INFINITY, CF_NOINT, argv, boolean, calling, check_qualified, double_from_string,
+    int_arg, int_from_string, to_bytes, to_text)
 from cfpromise.eval.functions.files import cf_read_file
 
 TYPE_CHECKING = False
@@ -314,6 +314,8 @@ def getfields(ctx: FunctionContext, args: Sequence[Value]) -> Value:
         if not pcre.full_match(rx, line):
             continue
         if count == 0:
+            if calling(ctx):   # (its first field's name; cf-agent names the regex)
+                check_qualified(ctx, array, "caller.fields", shown=regex)
             for n, field in enumerate(pcre.split(line, split, 31, True), 1):
                 ctx.define_variable(f"{array}[{n}]", "string", field,
                                     ("source=function", "function=getfields"))

@@ -17,7 +17,8 @@ from cfpromise.eval.functions import jsondata, pcre
 from cfpromise.eval.functions import messages
 from cfpromise.eval.functions.api import FunctionError, builtin
 from cfpromise.eval.functions.common import (
-    argv, c_double, double_from_string, flat_args, int_arg, scalar, to_bytes, to_text)
+    argv, c_double, calling, check_qualified, double_from_string, flat_args, int_arg,
+    scalar, to_bytes, to_text)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -222,6 +223,8 @@ def regextract(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     """True if ``regex`` matches ``text``; defines ``array[0]``, ``array[1]``,
     ``array[name]``... with the captures."""
     regex, text, array = argv("regextract", args, 3)
+    if calling(ctx):       # no promise to qualify the array's name with
+        check_qualified(ctx, array, "caller.array")
     try:
         found = pcre.captures(regex, text)
     except pcre.RegexError as exc:         # 3.21 compiles it itself: no match, said at verbose
