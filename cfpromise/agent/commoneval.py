@@ -81,7 +81,7 @@ def check_policy(agent: Any, validated_only: bool) -> None:
                         section.name == "vars" or (bundle.type, section.name) in VALIDATED):
                     continue
                 for promise in section.promises:
-                    if not any(c.lval in _ALL for c in promise.constraints):
+                    if not _worth(promise):
                         continue
                     facts = guard_info(agent.infos, promise)
                     if facts.guarded and not ctx.class_tree_holds(facts.guard):
@@ -91,7 +91,18 @@ def check_policy(agent: Any, validated_only: bool) -> None:
             ctx.pop()
 
 
-_ALL = frozenset(_CALLED) | {"meta"}
+def _worth(promise: ast.Promise) -> bool:
+    """Whether :func:`check_promise` could say anything of ``promise``: a meta, a common
+    attribute holding a call or a list, a depends_on written as no list (scalar
+    conditions, comments, handles and withs need no look: most promises)."""
+    for c in promise.constraints:
+        lval = c.lval
+        if lval == "meta" or lval == "depends_on" and type(c.rval) is not ast.List or \
+                lval in _CALLED and type(c.rval) is not ast.Scalar:
+            return True
+    return False
+
+
 _BUNDLE_TYPES = ("agent", "common", "edit_line", "edit_xml")
 # evaluated before the promise's conditions are known (the conditions themselves, ``with``)
 _FIRST = ("if", "ifvarclass", "unless", "with")
