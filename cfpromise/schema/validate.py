@@ -429,10 +429,15 @@ def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
     # (cfpromise.schema.partial): duplicate bundles, each bundle's, duplicate bodies, each
     # body's, duplicate handles
     late: dict[int, list[Diagnostic]] = {}
-    for block in sorted([*policy.bundles, *policy.bodies],
+    for block in sorted([*policy.bundles, *policy.bodies, *policy.promise_blocks],
                         key=lambda block: (block.coord.line, block.coord.col)):
         checker.late = late[id(block)] = []
-        if isinstance(block, ast.Bundle):
+        if isinstance(block, ast.PromiseBlock):
+            if block.type != "agent":       # (the parser's words, past the type, past '{')
+                checker.error(_before(block.coord), "Custom promises only supported for "
+                                                    f"'agent', not '{block.type}'")
+                checker.error(_past_brace(block.coord), f"Invalid body type '{block.type}'")
+        elif isinstance(block, ast.Bundle):
             checker.bundle(block)
         else:
             checker.late += partial.control_arguments(block)
@@ -495,6 +500,19 @@ def after_call(coord: Coord) -> Coord:
                     return type(coord)(coord.file, line + 1, col + 2, coord.cf and
                                        coord.cf + line + 1 - coord.line)
             col += 1
+        line, col = line + 1, 0
+    return coord
+
+
+def _past_brace(coord: Coord) -> Coord:
+    """Just past the first ``{`` at or after ``coord`` (a block's opening brace)."""
+    from cfpromise.syntax.errors import file_lines
+    lines = file_lines(coord.file, {}) or []
+    line, col = coord.line - 1, coord.col - 1
+    while 0 <= line < len(lines):
+        at = lines[line].find("{", max(col, 0))
+        if at >= 0:
+            return Coord(coord.file, line + 1, at + 2, coord.cf and coord.cf + line + 1 - coord.line)
         line, col = line + 1, 0
     return coord
 

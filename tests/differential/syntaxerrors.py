@@ -178,14 +178,16 @@ CASES.update({
                               ' "y" string => "a" "b"; }\n',
 })
 
+# promise blocks of another component than the agent's, in a policy that parses
+for _component in ("git", "server", "common", "monitor"):
+    CASES[f"component_{_component}"] = (
+        f'promise {_component} mytype\n{{\n  path => "/x.py";\n}}\nbundle agent main {{ '
+        'reports: "x"; }\n')
+    CASES[f"component_{_component}_one_line"] = (
+        f'bundle agent main {{ reports: "x"; }}\npromise {_component} t {{ path => "/x.py"; }}\n')
+
 # the parser's checks around a syntax error, class guards with blanks, lexer errors
 # with more policy after them (generated: tests.differential.syntaxchecks)
 CASES.update(syntaxchecks.CASES)
 
-EXPECTED_DIFFERENCES: dict[str, str] = {
-    "custom_swap01": "a promise block of another component than agent's in a policy that "
-                     "parses (promise git agent): cf-promises' parser says 'Custom promises "
-                     "only supported for 'agent', not 'git'' and 'Invalid body type 'git'', "
-                     "cf-lite's checks of a parsed policy (cfpromise.schema.validate) look "
-                     "at no promise block (its recovery's checks do)",
-}
+EXPECTED_DIFFERENCES: dict[str, str] = {}
