@@ -345,22 +345,33 @@ class RvalEvaluator:
         raise Exits(f"Arguments to function '{name}' do not tally. Expected {wanted} not "
                     f"{len(written)}", *self._promise_ref())
 
-    def _promise_ref(self) -> list[str]:
-        """PromiseRef of the promise at hand (none outside a promise)."""
+    def _caller(self) -> tuple[Any, str] | None:
+        """The promise this call is made for and its file as given (cf-agent's
+        ``fp->caller``); None outside a promise (a control body, a body's arguments)."""
         if getattr(self.ctx, "no_caller", False):
-            return []
+            return None
         try:
             frame = self.ctx.frame
         except (AttributeError, IndexError):
-            return []
-        this, promise = frame.this, frame.promise
-        filename = getattr(this.get("promise_filename"), "value", this.get("promise_filename"))
-        if filename is None or promise is None:
-            return []
+            return None
+        filename = frame.this.get("promise_filename")
+        if filename is None or frame.promise is None:
+            return None
         import os
-        from cfpromise.promises.api import referred, shown_path
-        lines = [f"Promise belongs to bundle '{frame.bundle}' in file "
-                 f"'{shown_path(str(filename), os.getcwd())}' near line {promise.coord.line}"]
+        from cfpromise.promises.api import shown_path     # (the error path only)
+        # (no program changes directory)
+        return frame, shown_path(str(getattr(filename, "value", filename)), os.getcwd())
+
+    def _promise_ref(self) -> list[str]:
+        """PromiseRef of the promise at hand (none outside a promise)."""
+        caller = self._caller()
+        if caller is None:
+            return []
+        frame, shown = caller
+        promise = frame.promise
+        from cfpromise.promises.api import referred
+        lines = [f"Promise belongs to bundle '{frame.bundle}' in file '{shown}' near line "
+                 f"{promise.coord.line}"]
         # the promise as written: no comment yet (an expanded copy gets it), the
         # promisees unexpanded
         promisee = promise.promisee
@@ -373,20 +384,11 @@ class RvalEvaluator:
         """cf-agent's error for a call of no function: where the promise at hand is (its
         file as given, its line); outside a promise cf-lite says nothing (cf-agent's
         "context info unavailable": a control body, where 3.21 crashes on it)."""
-        if getattr(self.ctx, "no_caller", False):
-            return
-        try:
-            this = self.ctx.frame.this
-        except (AttributeError, IndexError):
-            this = {}
-        where = [getattr(v, "value", v) for v in (this.get("promise_filename"),
-                                                   this.get("promise_linenumber"))]
-        if where[0] is None:
-            return
-        import os
-        from cfpromise.promises.api import shown_path     # (the error path only)
-        shown = shown_path(str(where[0]), os.getcwd())     # (no program changes directory)
-        emit(self.ctx, "call.unknown", {"name": name, "file": shown, "line": where[1]})
+        caller = self._caller()
+        if caller is not None:
+            frame, shown = caller
+            emit(self.ctx, "call.unknown", {"name": name, "file": shown,
+                                            "line": frame.promise.coord.line})
 
     def collected_ref(self, fn: str, text: str) -> Any:
         """``@(name)`` given to a collecting function (cf-agent's VarNameOrInlineToJson):

@@ -137,14 +137,7 @@ class _Checker:
             # cf-promises' CheckConstraintTypeMatch: the parser's own words first
             # ("Failed to parse integer number: x", a plain log line), then its verdict
             # at the value ("Cannot parse value as integer", "Real value is out of range")
-            broken: list[str] = []
-            logged, error = type_match(attr.name, text, number, attr.range, broken)
-            for item in broken:
-                self.error(coord, BROKEN.format(item))
-            if error is not None:
-                for message in logged:
-                    self.errors.append(Diagnostic(Coord(coord.file, 0, 0), message))
-                self.error(coord, error)
+            self.type_verdict(text, attr.name, number, attr.range, coord)
             return
         checker = CHECKERS.get(attr.type)
         if checker is None:
@@ -160,8 +153,14 @@ class _Checker:
         range_ = attr.range
         if not range_ or range_ == ".*":
             return
+        self.type_verdict(text, attr.name, "string", range_, coord)
+
+    def type_verdict(self, text: str, lval: str, kind: str, range_: str | None,
+                     coord: Coord) -> None:
+        """CheckConstraintTypeMatch's words for ``text``: each reference it leaves open,
+        then (when it refuses the value) the parser's plain lines and its verdict."""
         broken: list[str] = []
-        logged, error = type_match(attr.name, text, "string", range_, broken)
+        logged, error = type_match(lval, text, kind, range_, broken)
         for item in broken:
             self.error(coord, BROKEN.format(item))
         if error is not None:
