@@ -244,8 +244,8 @@ def _shown(agent: Any, promise: ast.Promise) -> str:
 
 
 def _belongs(agent: Any, bundle: ast.Bundle, promise: ast.Promise) -> str:
-    return (f"Promise belongs to bundle '{bundle.name}' in file '{_shown(agent, promise)}' "
-            f"near line {promise.coord.line}")
+    from cfpromise.promises.api import belongs
+    return belongs(bundle.name, promise.coord, "", _shown(agent, promise))
 
 
 def _say(agent: Any, line: str) -> None:

@@ -32,7 +32,7 @@ from cfpromise.agent.yyerrors import check_value
 from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
     quoted_guard
-from cfpromise.eval.context import spaced_names
+from cfpromise.eval.context import refused
 from cfpromise.eval.expand import combinations, prepare_iteration
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
@@ -334,9 +334,9 @@ class PromiseEvaluation:
                 self.failed_condition = lval
                 return None if not last else False
             values.append((lval, value))
-            text = "" if isinstance(value, bool) else as_text(value)
-            truth = self.ctx.eval_class_expr(text) if text else value is True
-            if lval == "unless" and text and not truth and spaced_names(text):
+            text = None if isinstance(value, bool) else as_text(value)   # ("": no class)
+            truth = self.ctx.eval_class_expr(text) if text is not None else value is True
+            if lval == "unless" and not truth and text is not None and refused(text):
                 # refused by cf-agent (it said so): waits for the last pass, as unresolved
                 self.failed_condition = "-unless" if last else lval
                 if not last:

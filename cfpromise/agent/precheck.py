@@ -55,6 +55,10 @@ _SKIPPED = frozenset({"if", "ifvarclass", "unless", "depends_on"})
 # (their own values have checks of their own, at the time cf-agent makes them)
 _OWN_CHECKS = frozenset({"vars", "meta", "defaults", "classes"})
 _COMMON = frozenset({"with", "comment", "handle"})
+# ... but for the attributes of those types no check of their own covers (a classes
+# promise's class expressions are checked as it is evaluated: cfpromise.promises.classes)
+_CHECKED_HERE = frozenset({("classes", "dist"), ("classes", "persistence"),
+                           ("classes", "scope")})
 _LIST_TYPES = frozenset({"slist", "ilist", "rlist", "clist", "olist"})
 
 
@@ -221,7 +225,8 @@ def _candidates(agent: Any, ptype: str, table: dict[str, Any],
     policy, as cf-promises checks it)."""
     out = []
     for c in promise.constraints:
-        if c.lval in _SKIPPED or (ptype in _OWN_CHECKS and c.lval not in _COMMON_CHECKED):
+        if c.lval in _SKIPPED or (ptype in _OWN_CHECKS and c.lval not in _COMMON_CHECKED
+                                  and (ptype, c.lval) not in _CHECKED_HERE):
             continue
         attr = table.get(c.lval)
         if attr is None or attr.type in ("body", "bundle"):

@@ -203,9 +203,14 @@ class EvalContext:
     def eval_class_expr(self, expr: str) -> bool:
         tree = class_tree(expr)
         if tree is None:
-            if spaced_names(expr):      # CheckClassExpression's error (a false expression)
+            # CheckClassExpression's errors (a false expression): names apart with blanks
+            # only, or no expression at all where its parser starts (not "a-b": that is
+            # the expression "a", nor a reference: cf-agent evaluates those to false)
+            key = "class.whitespace" if spaced_names(expr) else "class.unparsable" \
+                if unparsable(expr) else None
+            if key is not None:
                 from cfpromise.eval.functions.messages import say
-                say(self, "class.whitespace", expr=expr)
+                say(self, key, expr=expr)
             return False
         return classexpr.evaluate(tree, self.class_defined)
 
@@ -496,9 +501,13 @@ def class_tree(expr: str) -> classexpr.Tree | None:
     if not expr:
         return None
     try:
-        return classexpr.parse(expr)
+        tree = classexpr.parse(expr)
     except classexpr.ClassExprError:
         pass
+    else:
+        # ("!!a": cf-lite's grammar reads it, cf-agent's ParseNotExpression wants a
+        # primary after "!": no expression)
+        return None if "!!" in expr and unparsable(expr) else tree
     if spaced_names(expr):
         return None
     # cf-agent takes every blank out before it parses (CheckClassExpression)
@@ -509,6 +518,18 @@ def class_tree(expr: str) -> classexpr.Tree | None:
         except classexpr.ClassExprError:
             pass
     return _prefix_tree(condensed)
+
+
+def refused(expr: str) -> bool:
+    """Whether cf-agent says an error of ``expr`` when it evaluates it as a class
+    expression (either of :meth:`EvalContext.eval_class_expr`'s)."""
+    return spaced_names(expr) or unparsable(expr)
+
+
+def unparsable(expr: str) -> bool:
+    """Whether cf-agent's parser of class expressions gives nothing for ``expr``, its
+    blanks taken out first (CheckClassExpression: "Unable to parse class expression")."""
+    return classexpr.literal_failure("".join(expr.split())) is not None
 
 
 def spaced_names(expr: str) -> bool:

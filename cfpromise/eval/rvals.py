@@ -369,9 +369,8 @@ class RvalEvaluator:
             return []
         frame, shown = caller
         promise = frame.promise
-        from cfpromise.promises.api import referred
-        lines = [f"Promise belongs to bundle '{frame.bundle}' in file '{shown}' near line "
-                 f"{promise.coord.line}"]
+        from cfpromise.promises.api import belongs, referred
+        lines = [belongs(frame.bundle, promise.coord, "", shown)]
         # the promise as written: no comment yet (an expanded copy gets it), the
         # promisees unexpanded
         promisee = promise.promisee

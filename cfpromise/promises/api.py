@@ -276,11 +276,8 @@ class PromiseRun:
         return f"{self.promise_type} promise '{self.promiser}' in bundle '{self.bundle}' ({c.file}:{c.line})"
 
     def belongs_to(self) -> str:
-        """cf-agent's line after a promise's error: ``Promise belongs to bundle 'b' in
-        file 'f' near line N`` (the one spelling of it for every promise type)."""
-        c = self.promise.coord
-        shown = shown_path(c.file, getattr(self.agent, "start_dir", ""))
-        return f"Promise belongs to bundle '{self.bundle}' in file '{shown}' near line {c.line}"
+        """cf-agent's line after a promise's error (:func:`belongs`)."""
+        return belongs(self.bundle, self.promise.coord, getattr(self.agent, "start_dir", ""))
 
     def promise_ref(self) -> list[str]:
         """cf-agent's PromiseRef, every line: where the promise is, then its comment
@@ -288,6 +285,15 @@ class PromiseRun:
         a list as RlistWrite writes it) when it has them."""
         return [self.belongs_to()] + referred(self.attributes.get("comment"), self.promisee,
                                              isinstance(self.promise.promisee, ast.List))
+
+
+def belongs(bundle: str, coord: Any, start_dir: str, shown: str | None = None) -> str:
+    """The first line of cf-agent's PromiseRef: ``Promise belongs to bundle 'b' in file
+    'f' near line N`` (the one spelling of it: every promise type, the evaluators, a
+    function's caller), the file as given (:func:`shown_path`; ``shown``: found already)."""
+    if shown is None:
+        shown = shown_path(coord.file, start_dir)
+    return f"Promise belongs to bundle '{bundle}' in file '{shown}' near line {coord.line}"
 
 
 def referred(comment: Any, promisee: Any, as_list: bool) -> list[str]:

@@ -96,25 +96,24 @@ def _check_range(step: Step, kind: str, values: list[Any], listed: bool) -> None
 
 def _distribute(step: Step, name: str, weights: list[Any]) -> str | None:
     """dist: ``promiser_W`` for one weight W (as written), chosen at random in proportion
-    to the weights; weights are integers, none negative, not all zero (else an error)."""
+    to the weights.  Each weight is read as IntFromString reads it (``1k`` is 1000; no
+    number, or more after it, is the error value, negative: IntFromString says so), none
+    negative, not all zero: else an error and the promise's place (DistributeClass), and
+    nothing defined (evaluated again in the next pass)."""
     import random
-    from cfpromise.eval.rvals import as_text
+    from cfpromise.eval.functions.common import int_from_string
     texts = [as_text(w) for w in weights]
     values: list[int] = []
     for text in texts:
-        stripped = text.strip()
-        number = int(stripped) if stripped.lstrip("+-").isdigit() else -1
+        _say_number(step, text)
+        number = int_from_string(text)
         if number < 0:
-            step.log("error", "Negative integer in class distribution")
-            step.log("error", f"Promise belongs to bundle '{step.run.bundle.name}' "
-                              f"({step.where()})")
+            _refused(step, "Negative integer in class distribution")
             return None
         values.append(number)
     total = sum(values)
     if total == 0:
-        step.log("error", "An empty distribution was specified on RHS")
-        step.log("error", f"Promise belongs to bundle '{step.run.bundle.name}' "
-                          f"({step.where()})")
+        _refused(step, "An empty distribution was specified on RHS")
         return None
     fluct = random.random() * total
     for text, weight in zip(texts, values):
@@ -124,6 +123,35 @@ def _distribute(step: Step, name: str, weights: list[Any]) -> str | None:
     return canonify(f"{name}_{texts[-1]}")
 
 
+def _say_number(step: Step, text: str) -> None:
+    """What IntFromString says of a weight that is no integer, at each evaluation (a
+    text still holding a reference: nothing, it might converge)."""
+    from cfpromise.eval.functions.common import number_ending
+    from cfpromise.eval.functions.messages import text as message
+    if text in ("inf", "now"):
+        return
+    ending = number_ending(text, "int")
+    if ending == "" and "$" not in text:
+        step.log("error", message("number.int", item=text))
+    elif ending and ending[0] != "$":
+        step.log("error", message("number.ending", ending=ending, item=text, kind="integer"))
+
+
+def _refused(step: Step, message: str) -> None:
+    """An error of the promise's value, then cf-agent's PromiseRef of it."""
+    from cfpromise.promises.evaluators import promise_ref
+    step.log("error", message)
+    for line in promise_ref(step):
+        step.log("error", line)
+
+
+def _failed(step: Step, message: str) -> Outcome:
+    """A promise cf-agent fails (its error said): evaluated again in each pass, as the
+    class stays undefined; not kept once the last pass is over."""
+    step.log("error", message)
+    return Outcome.FAILED if step.last else Outcome.SKIPPED
+
+
 def _select(step: Step, options: list[Any]) -> str | None:
     """select_class: the member CFEngine's StringHash of "FQHOST+IPV4+UID" picks, so
     every agent on the host picks the same one; an unexpanded member picks nothing."""
@@ -131,7 +159,7 @@ def _select(step: Step, options: list[Any]) -> str | None:
     from cfpromise.eval.functions.lists import string_hash
     from cfpromise.eval.rvals import as_text
     if not options:
-        step.log("error", "No classes to select on RHS")
+        _refused(step, "No classes to select on RHS")
         return None
     if len(options) == 1 and as_text(options[0]).startswith("@") \
             and len(as_text(options[0])) >= 4:                      # IsVarList
@@ -190,7 +218,7 @@ def evaluate(step: Step) -> Outcome | None:
     ctx = step.ctx
     run = step.run
     name = canonify(step.promiser)
-    if ctx.class_defined(name):
+    if ctx.class_defined(name) if name else ctx.eval_class_expr(name):
         return Outcome.KEPT        # already defined: not evaluated again (no function runs)
     action = step.promise.get("action")
     if action is not None:
@@ -198,8 +226,9 @@ def evaluate(step: Step) -> Outcome | None:
     combinator = None
     for c in step.promise.constraints:         # (a loop, not next() on a generator: see vars)
         if c.lval in COMBINATORS:
+            if combinator is not None:
+                return _failed(step, f"Irreconcilable constraints in classes for '{name}'")
             combinator = c
-            break
     ev = step.ev
     defined: list[str] = []
     if combinator is None:
@@ -228,8 +257,12 @@ def evaluate(step: Step) -> Outcome | None:
             # cf-agent picks among the members as they stand: one still holding a
             # reference is picked (and defines nothing, until a later pass resolves it)
             ev.unresolved = False
+        if ev.unresolved and combinator.lval == "dist" and isinstance(value, list):
+            ev.unresolved = False       # (weights are read as they stand: no number)
         if value is UNRESOLVED or ev.unresolved:
             return None if not step.last else Outcome.SKIPPED
+        if not name:
+            ctx.eval_class_expr(name)   # (EvalClassExpression asks whether it is defined)
         kind = combinator.lval
         if kind in ("and", "or", "xor", "dist", "select_class") and not isinstance(value, list):
             from cfpromise.promises.api import FatalError
@@ -252,7 +285,7 @@ def evaluate(step: Step) -> Outcome | None:
         elif kind == "dist":
             chosen = _distribute(step, name, _items(step, value))
             if chosen is None:
-                return Outcome.FAILED
+                return Outcome.SKIPPED
             # the weight's class is bundle-scoped (namespace in common bundles) whatever
             # the promise's scope says, as in cf-agent
             dist_scope = "namespace" if run.bundle.type == "common" else "bundle"
@@ -270,6 +303,9 @@ def evaluate(step: Step) -> Outcome | None:
             return Outcome.SKIPPED
         if not defined:
             defined = [name]
+    if not name:
+        return _failed(step, "Attempted to name a class '', which is an illegal class "
+                             "identifier")
     scope_c = step.promise.get("scope")
     scope = ev.text(scope_c.rval.value) if scope_c is not None else \
         ("namespace" if run.bundle.type == "common" else "bundle")

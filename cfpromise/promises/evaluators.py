@@ -92,6 +92,25 @@ def promise_comment(step: Step) -> str | None:
     return step.ev.text(c.rval.value)
 
 
+def promise_ref(step: Step) -> list[str]:
+    """cf-agent's PromiseRef of the promise at hand: where it is, then its comment and
+    its promisees, expanded (:func:`cfpromise.promises.api.referred`)."""
+    from cfpromise.promises.api import belongs, referred
+    promise = step.promise
+    lines = [belongs(step.run.bundle.name, promise.coord,
+                     getattr(step.agent.options, "start_dir", "") or "")]
+    promisee = promise.promisee
+    ev = step.ev
+    before = ev.unresolved
+    try:
+        comment = promise_comment(step)
+        listed = isinstance(promisee, ast.List)
+        value = None if promisee is None else ev.value(promisee, want_list=listed)
+    finally:
+        ev.unresolved = before
+    return lines + referred(comment, value, listed)
+
+
 if TYPE_CHECKING:
     Evaluator = Callable[[Step], Outcome | None]
 

@@ -199,10 +199,9 @@ def _target(step: Step, scope: str) -> tuple[str, str] | None:
 
 def _belongs(step: Step) -> str:
     """cf-agent's line after a vars promise's error."""
-    from cfpromise.promises.api import shown_path
-    c = step.promise.coord
-    shown = shown_path(c.file, getattr(step.agent.options, "start_dir", ""))
-    return f"Promise belongs to bundle '{step.run.bundle.name}' in file '{shown}' near line {c.line}"
+    from cfpromise.promises.api import belongs
+    return belongs(step.run.bundle.name, step.promise.coord,
+                   getattr(step.agent.options, "start_dir", "") or "")
 
 
 _WRAP = 1 << 64

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 # key -> (level, text, text as cf-promises prints it or None: the same)
 MESSAGES: dict[str, tuple[str, str, str | None]] = {
     # CheckClassExpression (ifelse(), and(), or(), not(), if/unless at run time)
+    "class.unparsable": ("error", "Unable to parse class expression '{expr}'", None),
     "class.whitespace": ("error", "class expressions can't be separated by whitespace "
                          "without an intervening operator in expression '{expr}'", None),
     # CfReadFile (readfile, read*list, read*array, data_readstringarray*)
