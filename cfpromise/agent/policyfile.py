@@ -135,6 +135,16 @@ def _warn(policy: ast.Policy, agent: Any) -> None:
         agent.parser_warnings = getattr(agent, "parser_warnings", ()) + tuple(found)
 
 
+def _control_flag(policy: ast.Policy, lval: str) -> bool:
+    """A ``body common control`` flag as written (true, yes, on)."""
+    for body in policy.bodies:
+        if body.type == "common" and body.name == "control":
+            for c in body.constraints:
+                if c.lval == lval and isinstance(c.rval, ast.Scalar):
+                    return c.rval.value in ("true", "yes", "on")
+    return False
+
+
 def _coord(path: str) -> Any:
     from cfpromise.syntax.errors import Coord
     return Coord(path, 0, 0)
@@ -189,8 +199,42 @@ def validated_first(agent: Any, exc: Exception) -> Exception:
     from cfpromise.syntax.errors import PolicyError
     from cfpromise.syntax.loader import load
     try:
-        found = load(agent.options.file, ignore_missing=True, first_errors=True,
-                     base=inputs_directory(agent.options.file)).errors
+        loaded = load(agent.options.file, ignore_missing=True, first_errors=True,
+                      base=inputs_directory(agent.options.file))
     except PolicyError as error:
-        found = error.diagnostics
-    return LoadError(found, parse_time=True) if found else exc
+        return LoadError(error.diagnostics, parse_time=True)
+    if loaded.errors:
+        return LoadError(loaded.errors, parse_time=True)
+    found = _evident(agent, loaded)
+    return LoadError(found) if found else exc
+
+
+def _evident(agent: Any, loaded: Any) -> list[Diagnostic]:
+    """What else makes cf-promises refuse the policy that needs no evaluation to see: an
+    input named as plain text that is not there (unless ``ignore_missing_inputs``), and --
+    when every input is named so, the whole policy read -- a body no file defines, a
+    bundlesequence naming no bundle (said as cf-promises says them, its fatal line too)."""
+    from cfpromise.schema.check import policy_diagnostics, sequence_gaps
+    from cfpromise.syntax.loader import input_rvals, resolve_path
+    if not _control_flag(loaded.policy, "ignore_missing_inputs"):
+        base = inputs_directory(agent.options.file)
+        for rval in input_rvals(loaded.policy):
+            items = rval.items if isinstance(rval, ast.List) else (rval,)
+            for name in (i.value for i in items if type(i) is ast.Scalar
+                         and "$" not in i.value and "@" not in i.value):
+                path = resolve_path(name, base)
+                if not os.path.isfile(path):
+                    return [Diagnostic(_coord(rval.coord.file), f"Can't stat file '{path}' for "
+                                       "parsing. (stat: No such file or directory)")]
+    if loaded.unresolved:
+        return []
+    found = policy_diagnostics(loaded.policy, full=True)
+    gaps = [] if found else sequence_gaps(loaded.policy)
+    if gaps:
+        at = _coord(agent.options.file)
+        found = [Diagnostic(at, f"Bundle '{name}' listed in the bundlesequence is not a "
+                                "defined bundle") for name in gaps]
+        found.append(Diagnostic(at, "Fatal CFEngine error: Errors in promise bundles: could "
+                                    "not verify bundlesequence"))
+    return found
+
