@@ -410,6 +410,10 @@ def _run(agent: Any) -> int:
     # (KeepControlPromises): what loading said, it said at the command line's level
     control_log_level(agent)
     if agent.trace is not None:
+        agent.trace.evaluation()
+    if agent.options.bundlesequence:    # (KeepPromiseBundles)
+        agent.out.log("info", "Using command line specified bundlesequence")
+    if agent.trace is not None:
         agent.trace.sequence(sequence)
     check_found(agent, sequence)            # KeepPromiseBundles: fatal when one is not
     for name, args in sequence:

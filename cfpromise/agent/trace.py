@@ -157,12 +157,15 @@ class Trace:
         self.log("END Discovered hard classes")
         self.log(rule)
 
-    def sequence(self, sequence: list[tuple[str, list[Any]]]) -> None:
-        """The bundlesequence is about to run."""
+    def evaluation(self) -> None:
+        """The policy is loaded: its evaluation begins."""
         rule = "----------------------------------------------------------------"
         self.log(rule)
         self.log(" Begin policy/promise evaluation ")
         self.log(rule)
+
+    def sequence(self, sequence: list[tuple[str, list[Any]]]) -> None:
+        """The bundlesequence is about to run."""
         items = [f"{name}({','.join(quoted(a) for a in args)})" if args else quoted(name)
                  for name, args in sequence]
         self.log("Using bundlesequence =>  {" + ",".join(items) + "}")

@@ -1078,6 +1078,17 @@ bundle agent main
 bundle agent b(x) { reports: "b: $(x)"; }
 """)
 
+# -- the bundlesequence given on the command line (KeepPromiseBundles says so at info) --
+_SEQUENCE = ('body common control { bundlesequence => { "main" }; }\n'
+             'bundle agent main { reports: "main ran"; }\n'
+             'bundle agent other { reports: "other ran"; }\n')
+for name, args in {"plain": ("-b", "other"), "inform": ("-I", "-b", "other"),
+                   "joined": ("-Ib", "main,other"), "long": ("--bundlesequence", "other",
+                                                              "--inform"),
+                   "level": ("-g", "info", "-b", "main"), "no_b_inform": ("-I",),
+                   "undefined": ("-I", "-b", "nosuch")}.items():
+    case(f"command_line_sequence_{name}", _SEQUENCE, *args)
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)

@@ -155,6 +155,15 @@ for kind in ("expression", "not"):
         f"bundle agent main\n{{\nvars:\n{_EXPR_VARS}classes:\n{promises}{_REPORT}}}\n")}, ()))
     _DISTINCT.add(name)
 
+# abort patterns are class regexes as well as expressions: no error for one that is not an
+# expression
+for pname, patterns in (("regex", '"c_abort.*"'), ("regexes", '"c_ab..t", "c_x|", "(c_abort"'),
+                        ("expression", '"c_abort.!nosuch"')):
+    CASES.append((f"abort_patterns_{pname}", {"promises.cf": (
+        f"body agent control {{ abortbundleclasses => {{ {patterns} }}; }}\n"
+        'bundle agent main\n{\nclasses:\n  "c_abort" expression => "any";\n'
+        'reports:\n  "after";\n}\n')}, ()))
+
 NAMES = [c[0] for c in CASES]
 DISTINCT_LINES = _DISTINCT.__contains__
 
