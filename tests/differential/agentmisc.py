@@ -1089,6 +1089,24 @@ for name, args in {"plain": ("-b", "other"), "inform": ("-I", "-b", "other"),
                    "undefined": ("-I", "-b", "nosuch")}.items():
     case(f"command_line_sequence_{name}", _SEQUENCE, *args)
 
+# -- perms with a mode and no rxdirs: GetPermissionConstraints warns of the default each
+# time it reads the attributes (any mode, read bits or not), in each pass and on each leaf
+_RXDIRS = ('bundle agent main\n{{\nfiles:\n  "$(sys.workdir)/rx/." create => "true";\n'
+           '  "$(sys.workdir)/rx/{name}" {attrs};\n}}\n'
+           'body perms p(m) {{ {body} }}\nbody depth_search d {{ depth => "inf"; }}\n')
+for mode in ("644", "600", "o-w", "u+x", "0", "a+rX"):
+    for shape, attrs in (("created", 'create => "true", perms => p("{m}")'),
+                         ("missing", 'perms => p("{m}")'),
+                         ("tree", 'perms => p("{m}"), depth_search => d')):
+        case(f"rxdirs_default_{shape}_{mode.replace('+', 'p').replace('-', 'm')}",
+             _RXDIRS.format(name="f" if shape != "tree" else "", attrs=attrs.format(m=mode),
+                            body='mode => "$(m)";'))
+for name, body in (("given_false", 'mode => "$(m)"; rxdirs => "false";'),
+                   ("given_true", 'mode => "$(m)"; rxdirs => "true";'),
+                   ("no_mode", 'owners => { "root" };')):
+    case(f"rxdirs_{name}", _RXDIRS.format(name="f", attrs='create => "true", perms => p("644")',
+                                          body=body))
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)

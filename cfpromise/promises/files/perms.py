@@ -50,17 +50,17 @@ def creation_mode(perms: Perms | None) -> int:
 
 
 def rxdirs_warning(fr: Any) -> None:
-    """cf-agent 3.21 warns when a mode with read bits relies on the rxdirs default."""
+    """cf-agent 3.21 warns when a promise gives a mode (any: the read bits are what rxdirs
+    is about, but GetPermissionConstraints asks only whether there is one) and relies on
+    the rxdirs default."""
     perms = fr.a.perms
     if perms is None or perms.rxdirs_given or not perms.has_mode or not perms.mode_text:
         return
-    if perms.plus & 0o444:
-        c = fr.run.promise.coord
-        from cfpromise.promises.api import shown_path
-        shown = shown_path(c.file, getattr(fr.run.agent, "start_dir", ""))
-        fr.log("warning", f"Using the default value 'false' for attribute rxdirs (promiser: "
-                          f"{fr.run.promiser}, file: {shown}:{c.line}), please set it "
-                          "explicitly")
+    c = fr.run.promise.coord
+    from cfpromise.promises.api import shown_path
+    shown = shown_path(c.file, getattr(fr.run.agent, "start_dir", ""))
+    fr.log("warning", f"Using the default value 'false' for attribute rxdirs (promiser: "
+                      f"{fr.run.promiser}, file: {shown}:{c.line}), please set it explicitly")
 
 
 def unknown_ids(fr: Any) -> bool:
