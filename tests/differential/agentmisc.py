@@ -1107,6 +1107,20 @@ for name, body in (("given_false", 'mode => "$(m)"; rxdirs => "false";'),
     case(f"rxdirs_{name}", _RXDIRS.format(name="f", attrs='create => "true", perms => p("644")',
                                           body=body))
 
+# -- link_children into a directory that is not there, in a dry run or warn-only: the
+# directory is not made, so the children cannot be linked (the promise fails)
+_LINK_CHILDREN = ('bundle agent main\n{{\nfiles:\n  "$(sys.workdir)/{dest}" '
+                  'link_from => lc("{src}"){extra};\n}}\nbody link_from lc(s)\n{{\n'
+                  '  source => "$(s)";\n  link_type => "symlink";\n  link_children => "true";\n'
+                  '  when_no_source => "force";\n}}\nbody action w {{ action_policy => "warn"; }}\n')
+for dname, dest in (("missing", "lc_dest"), ("missing_parent", "lc_none/lc_dest"),
+                    ("existing", ".")):
+    for sname, src in (("source", "/usr/bin"), ("no_source", "/nonexistent_src_dir")):
+        text = _LINK_CHILDREN.format(dest=dest, src=src, extra="")
+        case(f"link_children_dry_{dname}_{sname}", text, "-n")
+        case(f"link_children_warn_{dname}_{sname}",
+             _LINK_CHILDREN.format(dest=dest, src=src, extra=", action => w"))
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)

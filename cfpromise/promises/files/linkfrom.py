@@ -56,7 +56,10 @@ def schedule_link_children(fr: FileRun, destination: str, source: str, recurse: 
             return
     if lsb is None:
         if fr.warn_only:
+            # (MakeParentDirectory does not make it: the children cannot be linked)
             fr.should(f"Should create directory '{destination}/.'")
+            fr.fail(f"Failed to create directory '{destination}' for linking files as its "
+                    "children")
             return
         make_parent_directory(fr, destination + "/.", fr.a.move_obstructions)
         fr.change(f"Created directory '{destination}/.'")
