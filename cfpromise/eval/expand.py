@@ -36,6 +36,7 @@ combination, so a promise over an empty list does nothing, as in CFEngine.
 from __future__ import annotations
 
 from cfpromise.eval.functions.api import Variable
+from cfpromise.eval.variables import brackets_balance
 from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
@@ -137,6 +138,12 @@ def naked_reference(text: str, sigil: str = "@") -> str | None:
 _LEVELS = 10        # cf-agent's MAX_VARIABLE_REFERENCE_LEVELS
 
 
+def unbalanced_message(name: str) -> str:
+    """What cf-agent's VarRefParse says of a reference whose index brackets do not
+    balance (:func:`cfpromise.eval.variables.brackets_balance`)."""
+    return f"Broken variable expression, index brackets do not balance, in '{name}'"
+
+
 def reference_end(text: str, start: int) -> tuple[int, str | None]:
     """The index of the bracket closing the reference at ``text[start]`` (``$(`` or
     ``${``), brackets of both kinds nested (cf-agent's ReferenceEnd); -1 when there is
@@ -224,11 +231,12 @@ def _dollar_paren(text: str, start: int, stop: int) -> int:
 
 
 def _open_variable(text: str, start: int, opening: str, out: list[str],
-                   wheels: list[str]) -> int:
+                   wheels: list[str], broken: list[str]) -> int:
     """cf-agent's ProcessVar: where the reference whose name starts at ``start`` ends --
     the first close of its kind after its nested references -- or len(text), said once.
     A name that closes although a reference inside it does not (``$(a ${b)``) goes to
-    ``wheels``."""
+    ``wheels``; a name holding a reference whose index brackets do not balance goes to
+    ``broken``, as the iteration engine looks it up (:func:`broken_wheels`)."""
     closing = ")" if opening == "(" else "}"
     n = len(text)
     end = text.find(closing, start)
@@ -236,7 +244,8 @@ def _open_variable(text: str, start: int, opening: str, out: list[str],
     nested = _dollar_paren(text, start, end)
     left_open = False
     while nested < end:
-        inner_end = _open_variable(text, nested + 2, text[nested + 1], out, wheels)
+        inner_end = _open_variable(text, nested + 2, text[nested + 1], out, wheels,
+                                   broken)
         if inner_end >= n:
             left_open = True
             break           # (its own first close still ends it, or nothing does)
@@ -245,26 +254,60 @@ def _open_variable(text: str, start: int, opening: str, out: list[str],
         nested = _dollar_paren(text, inner_end + 1, end)
     if end >= n:
         out.append(f"No closing '{closing}' found for variable: {text[start:]}")
-    elif left_open:
-        wheels.append(text[start:end])
+        return end
+    name = text[start:end]
+    if "[" in name and not brackets_balance(name):
+        out.append(unbalanced_message(name))   # (ShouldAddVariableAsIterationWheel's look)
+        if _dollar_paren(name, 0, len(name)) < len(name):
+            broken.append(_mangled(name))
+    if left_open:
+        wheels.append(name)
     return end
 
 
+def _mangled(name: str) -> str:
+    """cf-agent's MangleVarRefString: in the part of a wheel's name before its first
+    ``[`` or reference, a namespace's ``:`` is ``*`` and a scope's ``.`` is ``#``
+    (unless the scope part starts with ``this``)."""
+    upto = min(_dollar_paren(name, 0, len(name)), len(name))
+    bracket = name.find("[", 0, upto)
+    upto = upto if bracket < 0 else bracket
+    colon = name.find(":", 0, upto)
+    rest = 0
+    if colon >= 0:
+        name, rest = f"{name[:colon]}*{name[colon + 1:]}", colon + 1
+    dot = name.find(".", rest, upto)
+    if dot >= 0 and not name.startswith("this", rest):
+        name = f"{name[:dot]}#{name[dot + 1:]}"
+    return name
+
+
 @lru_cache(maxsize=4096)
-def _iteration_scan(texts: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _iteration_scan(texts: tuple[str, ...]
+                    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     errors: list[str] = []
     wheels: list[str] = []
+    broken: list[str] = []
     for text in texts:
         n = len(text)
         start = _dollar_paren(text, 0, n)
         while start < n:
-            end = _open_variable(text, start + 2, text[start + 1], errors, wheels)
+            end = _open_variable(text, start + 2, text[start + 1], errors, wheels, broken)
             if end >= n:
                 break
             start = _dollar_paren(text, end, n)
     for name in wheels:         # (ExpandAndPutWheelVariablesAfter expands each name)
         errors.extend(segments(name)[2])
-    return tuple(errors), tuple(wheels)
+    return tuple(errors), tuple(wheels), tuple(dict.fromkeys(broken))
+
+
+def broken_wheels(texts: tuple[str, ...]) -> tuple[str, ...]:
+    """The names holding a reference whose index brackets do not balance in a promise's
+    texts (``$(sys.ipv4[canonify($(nic))])`` names ``sys.ipv4[canonify($(nic)`` to the
+    iteration engine), mangled: cf-agent expands each with every iteration's bindings
+    and looks it up so (IterVariableGet), saying "Broken variable expression" of the
+    expanded, mangled name (``sys#ipv4[canonify(eth0``)."""
+    return _iteration_scan(texts)[2]
 
 
 def prepare_iteration(texts: tuple[str, ...], log: Callable[[str, str], None]) -> bool:
@@ -275,7 +318,7 @@ def prepare_iteration(texts: tuple[str, ...], log: Callable[[str, str], None]) -
     closes although a reference inside it does not (``a ${b``) is a wheel, as a name
     holding a reference, whose expansion ("Variable reference close mismatch '${b'")
     names no variable, so the promise is not done at all (IteratorHasEmptyWheel)."""
-    errors, wheels = _iteration_scan(texts)
+    errors, wheels, _broken = _iteration_scan(texts)
     for message in errors:
         log("error", message)
     return not wheels
@@ -321,6 +364,8 @@ class Expander:
             if self.iterate and not holds_special(inner):
                 raise NeedIteration(f"${opening}{inner}{closing}", [])   # no such name
             return f"${opening}{name}{closing}"
+        if "$" in inner and "[" in name and not brackets_balance(name):
+            name = _mangled(name)       # (a wheel's name: see broken_wheels)
         found = self.resolve(name)
         if found is None:
             if self.iterate and "$" in inner and not holds_special(inner):
@@ -397,6 +442,8 @@ class Expander:
             if self.iterate and not holds_special(inner):
                 raise NeedIteration(f"$({inner})", [])      # no such name: skipped
             return
+        if "$" in inner and "[" in name and not brackets_balance(name):
+            name = _mangled(name)
         found = self.resolve(name)
         if found is None:
             if self.iterate and "$" in inner and not holds_special(inner):
