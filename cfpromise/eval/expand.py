@@ -283,6 +283,15 @@ def _mangled(name: str) -> str:
 
 
 @lru_cache(maxsize=4096)
+def _wheel_end(inner: str, opening: str) -> int:
+    """Where the iteration engine's ProcessVar ends a reference whose expansion reads
+    ``inner`` (the first close of its kind after its inner references), or -1 when it
+    ends where the expansion does."""
+    end = _open_variable(inner + (")" if opening == "(" else "}"), 0, opening, [], [], [])
+    return end if end < len(inner) and "$" in inner[:end] else -1
+
+
+@lru_cache(maxsize=4096)
 def _iteration_scan(texts: tuple[str, ...]
                     ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     errors: list[str] = []
@@ -356,19 +365,43 @@ class Expander:
             out.append(tail)
         return "".join(out)
 
+    def _shorter_wheel(self, inner: str, opening: str) -> str | None:
+        """For a reference whose name holds another one and a bracket of its own kind
+        (``$(sys.ipv4[canonify($(nic))])``), where cf-agent's iteration engine ends it
+        sooner than its expansion does: the engine's wheel (``sys.ipv4[canonify($(nic)``)
+        is expanded and looked up -- while iterating, the promise is skipped when it
+        names no variable -- and the name the expansion reads, its scope mangled in
+        place by the engine (``sys#ipv4[canonify(eth0)]``), is no wheel; None when
+        the two end alike."""
+        end = _wheel_end(inner, opening)
+        if end < 0:
+            return None
+        before = self.unresolved
+        name = self.expand(_mangled(inner[:end]))
+        self.unresolved = before
+        if self.resolve(name) is None and self.iterate and not holds_special(inner):
+            closing = ")" if opening == "(" else "}"
+            raise NeedIteration(f"${opening}{inner}{closing}", [])   # names no variable
+        return _mangled(inner)
+
     def _reference(self, inner: str, opening: str) -> str:
         closing = ")" if opening == "(" else "}"
         before = self.unresolved
+        wheel = "$" in inner
+        if wheel:
+            shorter = self._shorter_wheel(inner, opening)
+            if shorter is not None:
+                inner, wheel = shorter, False
         name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
-            if self.iterate and not holds_special(inner):
+            if self.iterate and wheel and not holds_special(inner):
                 raise NeedIteration(f"${opening}{inner}{closing}", [])   # no such name
             return f"${opening}{name}{closing}"
-        if "$" in inner and "[" in name and not brackets_balance(name):
+        if wheel and "[" in name and not brackets_balance(name):
             name = _mangled(name)       # (a wheel's name: see broken_wheels)
         found = self.resolve(name)
         if found is None:
-            if self.iterate and "$" in inner and not holds_special(inner):
+            if self.iterate and wheel and not holds_special(inner):
                 raise NeedIteration(f"${opening}{inner}{closing}", [])   # names no variable
             self.unresolved = True
             return f"${opening}{name}{closing}"
@@ -431,22 +464,27 @@ class Expander:
         _head, refs, broken = segments(text)
         if broken:
             self.unresolved = True
-        for inner, _opening, _tail in refs:
-            self._scan_reference(inner)
+        for inner, opening, _tail in refs:
+            self._scan_reference(inner, opening)
 
-    def _scan_reference(self, inner: str) -> None:
+    def _scan_reference(self, inner: str, opening: str) -> None:
         """:meth:`_reference` for :meth:`scan`, step for step, less the text it returns."""
         before = self.unresolved
+        wheel = "$" in inner
+        if wheel:
+            shorter = self._shorter_wheel(inner, opening)
+            if shorter is not None:
+                inner, wheel = shorter, False
         name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
-            if self.iterate and not holds_special(inner):
+            if self.iterate and wheel and not holds_special(inner):
                 raise NeedIteration(f"$({inner})", [])      # no such name: skipped
             return
-        if "$" in inner and "[" in name and not brackets_balance(name):
+        if wheel and "[" in name and not brackets_balance(name):
             name = _mangled(name)
         found = self.resolve(name)
         if found is None:
-            if self.iterate and "$" in inner and not holds_special(inner):
+            if self.iterate and wheel and not holds_special(inner):
                 raise NeedIteration(f"$({inner})", [])      # names no variable: skipped
             self.unresolved = True
             return
