@@ -33,8 +33,7 @@ from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
     quoted_guard
 from cfpromise.eval.context import spaced_names
-from cfpromise.eval.expand import (NeedIteration, broken_wheels, combinations,
-                                   prepare_iteration, unbalanced_message)
+from cfpromise.eval.expand import combinations, prepare_iteration, promise_probe
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
                                   with_value)
@@ -305,30 +304,7 @@ class PromiseEvaluation:
         ctx = self.ctx
         if not prepare_iteration(texts, ctx.log):
             return
-
-        broken = broken_wheels(texts)
-
-        def probe(bindings: dict[str, str]) -> None:
-            exp = ctx.expander(bindings, iterate=True)
-            if not broken:
-                for text in texts:
-                    exp.scan(text)
-                return
-            try:
-                for text in texts:
-                    exp.scan(text)
-            except NeedIteration as need:
-                if need.values:
-                    raise           # (not yet one iteration: its lists are not all bound)
-                say_broken_wheels(broken, bindings)
-                raise
-            say_broken_wheels(broken, bindings)
-
-        def say_broken_wheels(names: tuple[str, ...], bindings: dict[str, str]) -> None:
-            exp = ctx.expander(bindings)
-            for name in names:
-                ctx.log("error", unbalanced_message(exp.expand(name)))
-        yield from combinations(probe)
+        yield from combinations(promise_probe(texts, ctx.expander, ctx.log))
 
     def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool,
                    constraints: tuple[tuple[str, ast.Constraint], ...] | None = None

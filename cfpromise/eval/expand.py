@@ -509,6 +509,37 @@ class Expander:
             self.unresolved = True
 
 
+def promise_probe(texts: tuple[str, ...], expander: Callable[..., Expander],
+                  log: Callable[[str, str], None]) -> Callable[[dict[str, str]], None]:
+    """The probe :func:`combinations` runs over a promise's texts: each scanned by an
+    iterating ``expander(bindings, iterate=True)``; once an iteration's lists are all
+    bound (it goes on, or is skipped), each of :func:`broken_wheels` is said as cf-agent's
+    iteration engine looks it up, expanded with those bindings."""
+    broken = broken_wheels(texts)
+
+    def say(bindings: dict[str, str]) -> None:
+        exp = expander(bindings)
+        for name in broken:
+            log("error", unbalanced_message(exp.expand(name)))
+
+    def probe(bindings: dict[str, str]) -> None:
+        exp = expander(bindings, iterate=True)
+        if not broken:
+            for text in texts:
+                exp.scan(text)
+            return
+        try:
+            for text in texts:
+                exp.scan(text)
+        except NeedIteration as need:
+            if need.values:
+                raise           # (not yet one iteration: its lists are not all bound)
+            say(bindings)
+            raise
+        say(bindings)
+    return probe
+
+
 def combinations(probe: Callable[[dict[str, str]], None]) -> Iterator[dict[str, str]]:
     """Every binding of the lists ``probe`` meets (see the module docstring)."""
     stack: list[dict[str, str]] = [{}]
