@@ -80,6 +80,23 @@ for pname, body in PLACES.items():
         CASES.append((f"errors_once_{pname}_{rname}", (
             f'bundle agent main\n{{\n{text}}}\n'), ()))
 
+# functions given a variable's name (VarRefParse, or inline JSON first)
+NAMED = {
+    "getindices": '"i" slist => getindices("{name}");',
+    "getvalues": '"i" slist => getvalues("{name}");',
+    "length": '"i" int => length("{name}");',
+    "mergedata": '"i" data => mergedata("{name}");',
+    "join": '"i" string => join(",", "{name}");',
+    "inline_json": '"i" data => mergedata(\'[1, "{name}"\');',
+}
+for fname, line in NAMED.items():
+    for name in ("arr[x", "l[x]]", "d[x", "nosuch[x", "a]x["):
+        tag = name.replace("[", "o").replace("]", "c")
+        CASES.append((f"errors_once_named_{fname}_{tag}", (
+            f'bundle agent main\n{{\nvars:\n{_VARS}  {line.format(name=name)}\n'
+            f'  "j" string => format("%S", i);\nreports:\n  "j=$(j)";\n}}\n'),
+            ("--show-evaluated-vars=^default:main\\.i$",)))
+
 # values of other types: an int or a real read through a broken name, a data container's
 # element, a list's items, a brace reference
 TYPED = {
