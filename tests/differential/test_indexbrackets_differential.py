@@ -12,8 +12,9 @@ results, test_same_run_as_cf_agent = agentmisc.observed_tests(indexbrackets)
 import pytest  # noqa: E402
 
 
-def _broken(stderr: str) -> list[str]:
-    return sorted({line.strip() for line in stderr.splitlines()
+def _broken(run) -> list[str]:
+    """The distinct lines of the message (cf-promises logs to standard output)."""
+    return sorted({line.strip() for line in (run.stdout + run.stderr).splitlines()
                    if "index brackets do not balance" in line})
 
 
@@ -25,4 +26,4 @@ def test_cf_promises_says_alike(tmp_path, name: str) -> None:
     for rel, text in files.items():
         harness.write_policy(tmp_path / rel, text)
     ref, lite = harness.validate_both(tmp_path / "promises.cf", tmp_path)
-    assert (lite.returncode, _broken(lite.stderr)) == (ref.returncode, _broken(ref.stderr))
+    assert (lite.returncode, _broken(lite)) == (ref.returncode, _broken(ref))
