@@ -22,6 +22,11 @@ is expanded so by its vars promise; :func:`segments`).  Otherwise:
   expanded) that iteration of the promise is skipped, as over an empty list;
 * a JSON null is no value: while iterating it is an empty list (the promise is
   skipped), otherwise it stays as written like an undefined reference;
+* a name whose index brackets do not balance (``$(a[x)``) names its variable, said
+  each time it is looked up (VarRefParse, :mod:`cfpromise.eval.variables`); where the
+  iteration engine ends a reference sooner than the expansion (an own bracket after an
+  inner reference: ``$(sys.ipv4[canonify($(nic))])``) the engine's shorter name is the
+  wheel, said and looked up mangled (``sys#ipv4[canonify(eth0``: :func:`broken_wheels`);
 * a substituted value that itself holds references is substituted as it is, and
   the result is unresolved, as in cf-agent (whose vars promises expand their own
   value once more: :mod:`cfpromise.promises.vars`).

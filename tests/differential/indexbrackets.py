@@ -1,5 +1,5 @@
 """Generated cases: references whose index brackets do not balance (``$(a[x)``,
-``$(a[x]])``, ``$(sys.ipv4[canonify($(nic))])``), as cf-agent 3.21 reads them (issue #29,
+``$(a[x]])``, ``$(sys.ipv4[canonify($(nic))])``), as cf-agent 3.21 reads them (
 found in third-party policy: Webhuis/CFEngine-Roadshow roles/kvmo.cf).
 
 cf-agent's VarRefParse counts the brackets from a name's first ``[`` to its end; when
@@ -127,9 +127,4 @@ CASES.append(("errors_once_method_arg", (
 NAMES = [c[0] for c in CASES]
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
-_TWO_ENDS = ("the iteration engine ends the reference at the first ')' after its inner "
-             "reference (a wheel), ExpandScalar at the bracket matching its own: when the "
-             "wheel names a variable the promise is done, its value the longer name left "
-             "as written (mangled: '$(sys#ipv4[canonify(A)])'); cf-lite's expansion ends "
-             "it one way only and skips the promise")
 EXPECTED_DIFFERENCES: dict[str, str] = {}
