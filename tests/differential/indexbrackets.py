@@ -1,6 +1,6 @@
 """Generated cases: references whose index brackets do not balance (``$(a[x)``,
-``$(a[x]])``, ``$(sys.ipv4[canonify($(nic))])``), as cf-agent 3.21 reads them (
-found in third-party policy: Webhuis/CFEngine-Roadshow roles/kvmo.cf).
+``$(a[x]])``, ``$(sys.ipv4[canonify($(nic))])``), as cf-agent 3.21 reads them
+(found in third-party policy: Webhuis/CFEngine-Roadshow roles/kvmo.cf).
 
 cf-agent's VarRefParse counts the brackets from a name's first ``[`` to its end; when
 they do not balance it says "Broken variable expression, index brackets do not balance,
