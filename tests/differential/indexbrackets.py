@@ -124,6 +124,27 @@ CASES.append(("errors_once_method_arg", (
     f'bundle agent main\n{{\nvars:\n{_VARS}methods:\n  "m" usebundle => b("$(a[x)");\n}}\n'
     'bundle agent b(p)\n{\nreports:\n  "p=$(p) q=$(p[y)";\n}\n'), ()))
 
+# another namespace (mangled as ``ns1*b#a[p]]``), a list iterated inside the index, a
+# commands promiser; an edit bundle's parameter and its values
+CASES.append(("errors_once_namespace", {
+    "promises.cf": 'body common control { bundlesequence => { "main", "ns1:b" }; inputs => '
+                   '{ "b.cf" }; }\nbundle agent main\n{\nvars:\n  "a" string => "MA";\n'
+                   '  "l" slist => { "l1", "l2" };\n  "s" string => "$(a[$(l)]])";\n'
+                   'commands:\n  "/bin/echo $(a[x) $(l[$(a)]])";\nreports:\n  "s=$(s)";\n'
+                   '  "$(a[$(l)) r";\n}\n',
+    "b.cf": 'body file control { namespace => "ns1"; }\nbundle agent b\n{\nvars:\n'
+            '  "a" string => "NA";\n  "l" slist => { "p", "q" };\n'
+            '  "s1" string => "$(a[$(l)]])";\n  "s2" string => "$(ns1:b.a[$(l)]])";\n'
+            '  "s3" string => "$(default:main.a[x)";\nclasses:\n'
+            '  "c1" expression => strcmp("$(a[x)", "NA");\nreports:\n'
+            '  "s1=$(s1) s2=$(s2) s3=$(s3)";\n  c1::\n    "c1 set";\n}\n'}, ()))
+CASES.append(("errors_once_edit_line", (
+    'bundle agent main\n{\nvars:\n  "a" string => "MA";\n  "k" string => "x";\nfiles:\n'
+    '  "$(sys.workdir)/edited" create => "true", edit_line => el("$(a[x)");\nreports:\n'
+    '  "done";\n}\nbundle edit_line el(p)\n{\nvars:\n'
+    '  "v" string => "$(p) $(p[$(main.k)]])";\ninsert_lines:\n  "line $(v) $(el.p[y)";\n}\n'),
+    ()))
+
 NAMES = [c[0] for c in CASES]
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
