@@ -145,6 +145,18 @@ CASES.append(("errors_once_edit_line", (
     '  "v" string => "$(p) $(p[$(main.k)]])";\ninsert_lines:\n  "line $(v) $(el.p[y)";\n}\n'),
     ()))
 
+# deeper shapes: references inside references inside the index, empty names and indices
+_DEEP = ('"s1" string => "$(a[$(b[$(k)])]])";', '"s2" string => "$(a[[x])";',
+         '"s3" string => "$(a[x][)";', '"s4" string => "$(a[)";', '"s5" string => "$([x)";',
+         '"s6" string => "$(a[$(b[$(k))])";', '"s7" string => "${a[$(k)}";',
+         '"s8" string => "$(a[${k}]])";',
+         '"s9" string => "$(a[x) and $(a[y]]) and $(b[x)";')
+CASES.append(("errors_once_deep_shapes", (
+    'bundle agent main\n{\nvars:\n  "a" string => "A";\n  "b[x]" string => "x";\n'
+    '  "k" string => "x";\n' + "".join(f"  {line}\n" for line in _DEEP)
+    + 'reports:\n  "s1=$(s1) s2=$(s2) s3=$(s3) s4=$(s4) s5=$(s5)";\n'
+    '  "s6=$(s6) s7=$(s7) s8=$(s8) s9=$(s9)";\n}\n'), ()))
+
 NAMES = [c[0] for c in CASES]
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
