@@ -33,7 +33,7 @@ from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
     quoted_guard
 from cfpromise.eval.context import refused
-from cfpromise.eval.expand import combinations, prepare_iteration
+from cfpromise.eval.expand import combinations, prepare_iteration, promise_probe
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
                                   with_value)
@@ -304,12 +304,7 @@ class PromiseEvaluation:
         ctx = self.ctx
         if not prepare_iteration(texts, ctx.log):
             return
-
-        def probe(bindings: dict[str, str]) -> None:
-            exp = ctx.expander(bindings, iterate=True)
-            for text in texts:
-                exp.scan(text)
-        yield from combinations(probe)
+        yield from combinations(promise_probe(texts, ctx.expander, ctx.log))
 
     def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool,
                    constraints: tuple[tuple[str, ast.Constraint], ...] | None = None

@@ -19,9 +19,9 @@ import os
 
 from cfpromise.eval.cmap import CMap, string_hash
 from cfpromise.fast import precompiled
-from cfpromise.eval.expand import Expander, segments
+from cfpromise.eval.expand import Expander, segments, unbalanced_message
 from cfpromise.eval.functions.api import Variable
-from cfpromise.eval.variables import VariableStore, parse_ref
+from cfpromise.eval.variables import VariableStore, brackets_balance, parse_ref
 from cfpromise.syntax import classexpr
 from cfpromise.syntax.ast import Bundle
 
@@ -266,6 +266,8 @@ class EvalContext:
             ns, scope, name = parse_ref(ref, frame.namespace, frame.bundle)
             parsed = refs[ref] = (ns, scope, name, VariableStore.key(ns, scope, name))
         ns, scope, name, key = parsed
+        if "[" in ref and not brackets_balance(ref):
+            self._log("error", unbalanced_message(ref))
         if scope == "this" and ns == "default":
             value = frame.this.get(name)
             if value is not None:

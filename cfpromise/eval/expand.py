@@ -22,6 +22,11 @@ is expanded so by its vars promise; :func:`segments`).  Otherwise:
   expanded) that iteration of the promise is skipped, as over an empty list;
 * a JSON null is no value: while iterating it is an empty list (the promise is
   skipped), otherwise it stays as written like an undefined reference;
+* a name whose index brackets do not balance (``$(a[x)``) names its variable, said
+  each time it is looked up (VarRefParse, :mod:`cfpromise.eval.variables`); where the
+  iteration engine ends a reference sooner than the expansion (an own bracket after an
+  inner reference: ``$(sys.ipv4[canonify($(nic))])``) the engine's shorter name is the
+  wheel, said and looked up mangled (``sys#ipv4[canonify(eth0``: :func:`broken_wheels`);
 * a substituted value that itself holds references is substituted as it is, and
   the result is unresolved, as in cf-agent (whose vars promises expand their own
   value once more: :mod:`cfpromise.promises.vars`).
@@ -36,6 +41,7 @@ combination, so a promise over an empty list does nothing, as in CFEngine.
 from __future__ import annotations
 
 from cfpromise.eval.functions.api import Variable
+from cfpromise.eval.variables import brackets_balance
 from cfpromise.fast.memo import lru_cache  # (functools is not on the start path)
 
 TYPE_CHECKING = False
@@ -137,6 +143,12 @@ def naked_reference(text: str, sigil: str = "@") -> str | None:
 _LEVELS = 10        # cf-agent's MAX_VARIABLE_REFERENCE_LEVELS
 
 
+def unbalanced_message(name: str) -> str:
+    """What cf-agent's VarRefParse says of a reference whose index brackets do not
+    balance (:func:`cfpromise.eval.variables.brackets_balance`)."""
+    return f"Broken variable expression, index brackets do not balance, in '{name}'"
+
+
 def reference_end(text: str, start: int) -> tuple[int, str | None]:
     """The index of the bracket closing the reference at ``text[start]`` (``$(`` or
     ``${``), brackets of both kinds nested (cf-agent's ReferenceEnd); -1 when there is
@@ -224,11 +236,12 @@ def _dollar_paren(text: str, start: int, stop: int) -> int:
 
 
 def _open_variable(text: str, start: int, opening: str, out: list[str],
-                   wheels: list[str]) -> int:
+                   wheels: list[str], broken: list[str]) -> int:
     """cf-agent's ProcessVar: where the reference whose name starts at ``start`` ends --
     the first close of its kind after its nested references -- or len(text), said once.
     A name that closes although a reference inside it does not (``$(a ${b)``) goes to
-    ``wheels``."""
+    ``wheels``; a name holding a reference whose index brackets do not balance goes to
+    ``broken``, as the iteration engine looks it up (:func:`broken_wheels`)."""
     closing = ")" if opening == "(" else "}"
     n = len(text)
     end = text.find(closing, start)
@@ -236,7 +249,8 @@ def _open_variable(text: str, start: int, opening: str, out: list[str],
     nested = _dollar_paren(text, start, end)
     left_open = False
     while nested < end:
-        inner_end = _open_variable(text, nested + 2, text[nested + 1], out, wheels)
+        inner_end = _open_variable(text, nested + 2, text[nested + 1], out, wheels,
+                                   broken)
         if inner_end >= n:
             left_open = True
             break           # (its own first close still ends it, or nothing does)
@@ -245,26 +259,69 @@ def _open_variable(text: str, start: int, opening: str, out: list[str],
         nested = _dollar_paren(text, inner_end + 1, end)
     if end >= n:
         out.append(f"No closing '{closing}' found for variable: {text[start:]}")
-    elif left_open:
-        wheels.append(text[start:end])
+        return end
+    name = text[start:end]
+    if "[" in name and not brackets_balance(name):
+        out.append(unbalanced_message(name))   # (ShouldAddVariableAsIterationWheel's look)
+        if _dollar_paren(name, 0, len(name)) < len(name):
+            broken.append(_mangled(name))
+    if left_open:
+        wheels.append(name)
     return end
 
 
+def _mangled(name: str) -> str:
+    """cf-agent's MangleVarRefString: in the part of a wheel's name before its first
+    ``[`` or reference, a namespace's ``:`` is ``*`` and a scope's ``.`` is ``#``
+    (unless the scope part starts with ``this``)."""
+    upto = min(_dollar_paren(name, 0, len(name)), len(name))
+    bracket = name.find("[", 0, upto)
+    upto = upto if bracket < 0 else bracket
+    colon = name.find(":", 0, upto)
+    rest = 0
+    if colon >= 0:
+        name, rest = f"{name[:colon]}*{name[colon + 1:]}", colon + 1
+    dot = name.find(".", rest, upto)
+    if dot >= 0 and not name.startswith("this", rest):
+        name = f"{name[:dot]}#{name[dot + 1:]}"
+    return name
+
+
 @lru_cache(maxsize=4096)
-def _iteration_scan(texts: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _wheel_end(inner: str, opening: str) -> int:
+    """Where the iteration engine's ProcessVar ends a reference whose expansion reads
+    ``inner`` (the first close of its kind after its inner references), or -1 when it
+    ends where the expansion does."""
+    end = _open_variable(inner + (")" if opening == "(" else "}"), 0, opening, [], [], [])
+    return end if end < len(inner) and "$" in inner[:end] else -1
+
+
+@lru_cache(maxsize=4096)
+def _iteration_scan(texts: tuple[str, ...]
+                    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     errors: list[str] = []
     wheels: list[str] = []
+    broken: list[str] = []
     for text in texts:
         n = len(text)
         start = _dollar_paren(text, 0, n)
         while start < n:
-            end = _open_variable(text, start + 2, text[start + 1], errors, wheels)
+            end = _open_variable(text, start + 2, text[start + 1], errors, wheels, broken)
             if end >= n:
                 break
             start = _dollar_paren(text, end, n)
     for name in wheels:         # (ExpandAndPutWheelVariablesAfter expands each name)
         errors.extend(segments(name)[2])
-    return tuple(errors), tuple(wheels)
+    return tuple(errors), tuple(wheels), tuple(dict.fromkeys(broken))
+
+
+def broken_wheels(texts: tuple[str, ...]) -> tuple[str, ...]:
+    """The names holding a reference whose index brackets do not balance in a promise's
+    texts (``$(sys.ipv4[canonify($(nic))])`` names ``sys.ipv4[canonify($(nic)`` to the
+    iteration engine), mangled: cf-agent expands each with every iteration's bindings
+    and looks it up so (IterVariableGet), saying "Broken variable expression" of the
+    expanded, mangled name (``sys#ipv4[canonify(eth0``)."""
+    return _iteration_scan(texts)[2]
 
 
 def prepare_iteration(texts: tuple[str, ...], log: Callable[[str, str], None]) -> bool:
@@ -275,7 +332,7 @@ def prepare_iteration(texts: tuple[str, ...], log: Callable[[str, str], None]) -
     closes although a reference inside it does not (``a ${b``) is a wheel, as a name
     holding a reference, whose expansion ("Variable reference close mismatch '${b'")
     names no variable, so the promise is not done at all (IteratorHasEmptyWheel)."""
-    errors, wheels = _iteration_scan(texts)
+    errors, wheels, _broken = _iteration_scan(texts)
     for message in errors:
         log("error", message)
     return not wheels
@@ -313,17 +370,43 @@ class Expander:
             out.append(tail)
         return "".join(out)
 
+    def _shorter_wheel(self, inner: str, opening: str) -> str | None:
+        """For a reference whose name holds another one and a bracket of its own kind
+        (``$(sys.ipv4[canonify($(nic))])``), where cf-agent's iteration engine ends it
+        sooner than its expansion does: the engine's wheel (``sys.ipv4[canonify($(nic)``)
+        is expanded and looked up -- while iterating, the promise is skipped when it
+        names no variable -- and the name the expansion reads, its scope mangled in
+        place by the engine (``sys#ipv4[canonify(eth0)]``), is no wheel; None when
+        the two end alike."""
+        end = _wheel_end(inner, opening)
+        if end < 0:
+            return None
+        before = self.unresolved
+        name = self.expand(_mangled(inner[:end]))
+        self.unresolved = before
+        if self.resolve(name) is None and self.iterate and not holds_special(inner):
+            closing = ")" if opening == "(" else "}"
+            raise NeedIteration(f"${opening}{inner}{closing}", [])   # names no variable
+        return _mangled(inner)
+
     def _reference(self, inner: str, opening: str) -> str:
         closing = ")" if opening == "(" else "}"
         before = self.unresolved
+        wheel = "$" in inner
+        if wheel:
+            shorter = self._shorter_wheel(inner, opening)
+            if shorter is not None:
+                inner, wheel = shorter, False
         name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
-            if self.iterate and not holds_special(inner):
+            if self.iterate and wheel and not holds_special(inner):
                 raise NeedIteration(f"${opening}{inner}{closing}", [])   # no such name
             return f"${opening}{name}{closing}"
+        if wheel and "[" in name and not brackets_balance(name):
+            name = _mangled(name)       # (a wheel's name: see broken_wheels)
         found = self.resolve(name)
         if found is None:
-            if self.iterate and "$" in inner and not holds_special(inner):
+            if self.iterate and wheel and not holds_special(inner):
                 raise NeedIteration(f"${opening}{inner}{closing}", [])   # names no variable
             self.unresolved = True
             return f"${opening}{name}{closing}"
@@ -386,20 +469,27 @@ class Expander:
         _head, refs, broken = segments(text)
         if broken:
             self.unresolved = True
-        for inner, _opening, _tail in refs:
-            self._scan_reference(inner)
+        for inner, opening, _tail in refs:
+            self._scan_reference(inner, opening)
 
-    def _scan_reference(self, inner: str) -> None:
+    def _scan_reference(self, inner: str, opening: str) -> None:
         """:meth:`_reference` for :meth:`scan`, step for step, less the text it returns."""
         before = self.unresolved
+        wheel = "$" in inner
+        if wheel:
+            shorter = self._shorter_wheel(inner, opening)
+            if shorter is not None:
+                inner, wheel = shorter, False
         name = self.expand(inner) if "$" in inner else inner
         if self.unresolved and not before:
-            if self.iterate and not holds_special(inner):
+            if self.iterate and wheel and not holds_special(inner):
                 raise NeedIteration(f"$({inner})", [])      # no such name: skipped
             return
+        if wheel and "[" in name and not brackets_balance(name):
+            name = _mangled(name)
         found = self.resolve(name)
         if found is None:
-            if self.iterate and "$" in inner and not holds_special(inner):
+            if self.iterate and wheel and not holds_special(inner):
                 raise NeedIteration(f"$({inner})", [])      # names no variable: skipped
             self.unresolved = True
             return
@@ -422,6 +512,37 @@ class Expander:
         elif isinstance(var.value, str) and ("$(" in var.value or "${" in var.value) \
                 and not holds_special(var.value):
             self.unresolved = True
+
+
+def promise_probe(texts: tuple[str, ...], expander: Callable[..., Expander],
+                  log: Callable[[str, str], None]) -> Callable[[dict[str, str]], None]:
+    """The probe :func:`combinations` runs over a promise's texts: each scanned by an
+    iterating ``expander(bindings, iterate=True)``; once an iteration's lists are all
+    bound (it goes on, or is skipped), each of :func:`broken_wheels` is said as cf-agent's
+    iteration engine looks it up, expanded with those bindings."""
+    broken = broken_wheels(texts)
+
+    def say(bindings: dict[str, str]) -> None:
+        exp = expander(bindings)
+        for name in broken:
+            log("error", unbalanced_message(exp.expand(name)))
+
+    def probe(bindings: dict[str, str]) -> None:
+        exp = expander(bindings, iterate=True)
+        if not broken:
+            for text in texts:
+                exp.scan(text)
+            return
+        try:
+            for text in texts:
+                exp.scan(text)
+        except NeedIteration as need:
+            if need.values:
+                raise           # (not yet one iteration: its lists are not all bound)
+            say(bindings)
+            raise
+        say(bindings)
+    return probe
 
 
 def combinations(probe: Callable[[dict[str, str]], None]) -> Iterator[dict[str, str]]:

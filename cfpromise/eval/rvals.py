@@ -175,8 +175,11 @@ class RvalEvaluator:
                         continue
                     if isinstance(var.value, (str, int, float)) and var.type != "data":
                         # a scalar: cf-agent warns and takes its value as the one item
-                        # (stdlib's by_name("d") gives leaf_name => { @(names) } "d")
-                        if not getattr(self.ctx, "in_body", False):   # (bodies: silent)
+                        # (stdlib's by_name("d") gives leaf_name => { @(names) } "d");
+                        # a name holding a reference (``@(a[$(k)])``) is not flattened
+                        # but expanded, silently (RlistFlatten: IsExpandable)
+                        if not getattr(self.ctx, "in_body", False) and \
+                                "$" not in item.value[2:]:      # (bodies: silent)
                             self._warn(f"'{item.value}' failed - variable is not list but "
                                        f"{var.type}")
                         out.append(as_text(var.value))

@@ -84,8 +84,26 @@ def join_indices(base: str, indices: Sequence[str]) -> str:
     return base + "".join(f"[{i}]" for i in indices)
 
 
+def brackets_balance(ref: str) -> bool:
+    """Whether the index brackets of a reference balance, counted from its first ``[``
+    to its end (cf-agent 3.21's IndexBracketsBalance, reached by every VarRefParse):
+    when they do not, cf-agent says "Broken variable expression, index brackets do not
+    balance" and the reference names its variable without any index (``$(a[x)`` is
+    ``$(a)``, ``$(a]x[)`` is the variable ``a]x``)."""
+    at = ref.find("[")
+    return at < 0 or ref.count("[", at) == ref.count("]", at)
+
+
 def parse_ref(ref: str, namespace: str, bundle: str) -> tuple[str, str, str]:
-    """(namespace, scope, name) of a reference written in ``namespace:bundle``."""
+    """(namespace, scope, name) of a reference written in ``namespace:bundle`` (a name
+    whose index brackets do not balance is its variable's: :func:`brackets_balance`)."""
+    if not brackets_balance(ref):
+        # (a wheel's name as the iteration engine mangles it, ``ns*scope#name[``, is
+        # read with its own separators)
+        head = ref[:ref.index("[")]
+        if "#" in head:
+            head = head.replace("*", ":", 1).replace("#", ".", 1)
+        return parse_ref(head, namespace, bundle)
     ns, head, explicit = namespace, ref, False
     bracket = ref.find("[")
     colon = ref.find(":")

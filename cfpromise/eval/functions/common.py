@@ -401,6 +401,11 @@ def collect(ctx: FunctionContext, value: Value, allow_scalars: bool = False) -> 
         parsed = None
     if isinstance(parsed, (dict, list)):
         return parsed
+    if text[:1] in ("[", "{"):
+        # cf-agent's parser stops where the inline JSON fails and the name looked up is
+        # what is left of it, never the text's own brackets (no "index brackets do not
+        # balance" for ``[1, 2``); such a rest names no variable
+        return None
     name = naked(text)
     if getattr(ctx, "no_caller", False):
         check_qualified(ctx, name, shown=text)      # (ResolveAndQualifyVarName)
