@@ -69,7 +69,6 @@ class _Checker:
         # bundle it recovered from a syntax error in (``skip``: their id()s)
         self.skip: frozenset[int] = frozenset()
         self.skipping = False
-        self.good_guards: set[str] = set()
 
     def error(self, coord: Coord, message: str) -> None:
         self.errors.append(Diagnostic(coord, message))
@@ -178,13 +177,6 @@ class _Checker:
             self.error(coord, BROKEN.format(text))
         return references
 
-    def guard(self, classes: str, coord: Coord) -> None:
-        if classes != "any" and classes not in self.good_guards:
-            if not classexpr.is_valid_prefix(classes):
-                self.error(coord, "Syntax error in context string")
-            else:
-                self.good_guards.add(classes)
-
     # -- blocks -------------------------------------------------------------
     def bundle(self, b: ast.Bundle) -> None:
         allowed = self.schema.bundle_types.get(b.type)
@@ -197,8 +189,6 @@ class _Checker:
         self.later = {}
         self.skipping = id(b) in self.skip
         for section in b.sections:
-            for promise in section.promises:
-                self.guard(promise.classes, promise.coord)
             known = self.schema.promise_types.get(section.name)
             if known is None or unknown and section.name not in allowed:
                 self.custom_section(section, known)
@@ -348,7 +338,6 @@ class _Checker:
             return
         self.skipping = False
         for c in body.constraints:
-            self.guard(c.classes, c.coord)
             if self.skipping:
                 continue
             attr = attrs_.get(c.lval)

@@ -18,7 +18,8 @@ anywhere -- inside a call's arguments -- is the current one from there):
   error, 'no lval'), then its value against its own promise type's attribute (no value:
   an r-value that was a syntax error, "Attempted to give a value of type null"); a
   body's value against the attribute its CheckSelection finds
-  (:mod:`cfpromise.schema.selection`); then an ``if``'s class expression.
+  (:mod:`cfpromise.schema.selection`); then an ``if``'s class expression;
+* a class guard, as it is reduced (:mod:`cfpromise.syntax.guards`).
 
 A value is checked as :mod:`cfpromise.schema.validate` checks a parsed one (shape,
 range, mode, number, menu...), as the parser's state holds it: a word the identifier
@@ -327,6 +328,16 @@ class Checks:
             if at is not None:
                 self.say("Syntax error in context string", offset=at - len(rval.value))
 
+    def guard(self, values: list[Any]) -> None:
+        """ValidateClassLiteral of a class guard as it is reduced (a quoted one is not
+        checked): :mod:`cfpromise.syntax.guards`."""
+        tok = values[0]
+        if tok is not None and tok[0] == "CLASS":
+            from cfpromise.syntax import guards
+            at = guards.failure(tok[1])
+            if at is not None:
+                self.say(guards.MESSAGE, offset=guards.offset(tok[1], at))
+
 
 _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("typeid", "IDENTIFIER"): Checks.typeid,
@@ -351,6 +362,7 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("constraint", "constraint_id assign_arrow rval"): Checks.constraint,
     ("constraints_decl", "constraints"): _constraints,
     ("selection", "selection_id assign_arrow rval"): Checks.selection,
+    ("class", "CLASS_GUARD"): Checks.guard,
     **{("rval", kind): Checks.rval_token for kind in ("IDENTIFIER", "QUOTED_STRING",
                                                      "NAKEDVAR")},
     ("rval", "list"): Checks.rval_list,

@@ -189,6 +189,8 @@ class Lexer:
         # the errors cf-promises' lexer says and reads on past (its yyerror in a rule
         # that still gives the token), by the token's offset: see :meth:`said`
         self.lexed: dict[int, list[Diagnostic]] = {}
+        # the parser's errors of the class guards it reduced, by offset (cfpromise.syntax.guards)
+        self.guarded: dict[int, Diagnostic] = {}
         self.ended_at: int | None = None    # the first refused macro's offset: see ended
 
     @property
