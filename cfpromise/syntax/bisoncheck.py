@@ -40,6 +40,8 @@ _KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
 _WORDS = frozenset({"IDENTIFIER", "SYMBOL"})
 _STRINGS = frozenset({"QSTRING", "NAKEDVAR"})
 _CONDITIONS = ("if", "ifvarclass")
+# the tokens whose reading sets or forgets the quoted guard over what follows
+_GUARDING = frozenset({"VARCLASS", "CLASS", "PROMISE_TYPE", "BUNDLE", "BODY", "PROMISE"})
 _MAGIC = ("data", "template_data")      # (a string there becomes a container or a call)
 _HERE = Coord("", 1, 1)                 # (the checker's errors: said where the lexer is)
 
@@ -51,20 +53,6 @@ def _begin(block: str) -> Callable[[Checks, list[Any]], None]:
         self.rlist = []
         self.currentstring = None
     return hook
-
-
-_BLOCK: list[dict[str, Any]] = []
-
-
-def _promise_block() -> dict[str, Any]:
-    """A custom promise type's block's attributes (its module's path and interpreter,
-    and those every body has)."""
-    if not _BLOCK:
-        from cfpromise.schema import Attribute
-        _BLOCK.append({name: Attribute(name, kind, "", "body") for name, kind in
-                       (("meta", "slist"), ("inherit_from", "body"), ("path", "string"),
-                        ("interpreter", "string"))})
-    return _BLOCK[0]
 
 
 def _constraints(self: Checks, values: list[Any]) -> None:
@@ -92,6 +80,7 @@ class Checks:
         self.currentstring: str | None = None
         self.rlist: list[Any] = []              # P.currentRlist
         self.args: list[list[Any]] = []         # P.giveargs, by nesting
+        self.varclass: str | None = None
         self._checker: Any = None
         self._anywhere: dict[str, Any] | None = None
 
@@ -108,6 +97,8 @@ class Checks:
         """The lexer gave ``token``: a promise type is the current one from there, a
         word the identifier read last, a string (or a naked variable) the string."""
         kind = token[0]
+        if kind in _GUARDING:               # (P.currentvarclasses: a quoted guard's text)
+            self.varclass = token[1] if kind == "VARCLASS" else None
         if kind == "PROMISE_TYPE":
             self.ptype = token[1]
         elif kind in _WORDS:
@@ -266,6 +257,10 @@ class Checks:
             elif target.type not in ("body", "bundle"):
                 self._value(target)
             self._condition()
+        if not self.skip and self.varclass is not None \
+                and (attrs is None or self.lval in attrs):
+            from cfpromise.schema.selection import VARCLASS
+            self.say(VARCLASS.format(self.varclass))
         if (self.blockid, self.blocktype, self.lval) == ("control", "file", "namespace") \
                 and not isinstance(self.rval, ast.Scalar):
             self.say("namespace must be a constant scalar string")
@@ -296,7 +291,8 @@ class Checks:
         """The attributes of the current body's type (a promise block's: its own); None:
         a custom body type."""
         if self.block == "promise":
-            return _promise_block() if self.blocktype == "agent" else None
+            from cfpromise.schema.selection import promise_block_attributes
+            return promise_block_attributes() if self.blocktype == "agent" else None
         return self.schema.body_types.get(self.blocktype)
 
     def _value(self, attr: Any) -> None:

@@ -241,7 +241,7 @@ def p_bodyattribs(p: Any) -> None:
                    | empty"""
     if len(p) == 2:
         p[0] = []
-        _STATE[-1].body_classes = "any"
+        _STATE[-1].body_guard = _ANY
         return
     item = p[2]
     if item is not None:
@@ -251,15 +251,14 @@ def p_bodyattribs(p: Any) -> None:
 
 def p_bodyattrib_class(p: Any) -> None:
     """bodyattrib : CLASS"""
-    _STATE[-1].body_classes = p[1][_VALUE]
+    _STATE[-1].body_guard = (p[1][_VALUE], None)
     guards.check(_STATE[-1], p[1])
     p[0] = None
 
 
 def p_bodyattrib_varclass(p: Any) -> None:
     """bodyattrib : VARCLASS"""
-    _STATE[-1].body_varclass_coord = p[1][_COORD]
-    _STATE[-1].body_classes = None
+    _STATE[-1].body_guard = ("any", p[1][_VALUE])    # (its attributes: a parser error)
     p[0] = None
 
 
@@ -268,9 +267,7 @@ def p_bodyattrib_selection(p: Any) -> None:
     lexer = _STATE[-1]
     tok = p[1]
     rval, endline = p[3]
-    if lexer.body_classes is None:
-        _fail(lexer, tok[_COORD], "Body attributes can't be put under a variable class")
-    p[0] = ast.Constraint(tok[_VALUE], rval, tok[_COORD], endline, lexer.body_classes)
+    p[0] = ast.Constraint(tok[_VALUE], rval, tok[_COORD], endline, *lexer.body_guard)
 
 
 # --- rvals --------------------------------------------------------------------------
@@ -421,13 +418,10 @@ def _one_of(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
-    raise PolicyError.at(coord, message, source_line_of(lexer.text, coord.line))
-
-
 # A scalar token's kind (the rval rules make its Scalar, with CFEngine's line at it).
 _SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
 _Scalar, _QUOTED, _BARE, _Promise = ast.Scalar, ast.QUOTED, ast.BARE, ast.Promise
+_ANY = ("any", None)            # a body's guard: (classes, quoted guard)
 _node = itemgetter(0)           # an rval's node, from its (node, endline) pair
 
 

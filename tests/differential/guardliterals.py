@@ -15,6 +15,7 @@ counts towards "Too many errors".  Cases:
   before a bundle's first promise type (a syntax error: not checked), after an unknown
   attribute, in ``@if`` blocks, with an ``if`` literal's error and a check of the
   parsed policy (not said: the parser failed);
+* ``quoted_body_<shape>``: a quoted guard over a body's attributes (:data:`QUOTED_BODIES`);
 * ``many_N``: N bad guards, and mixes with other parser errors, around the thirteenth
   error ("Too many errors", no verdict).
 
@@ -83,6 +84,40 @@ def _many(guards: list[str], extra: str = "") -> str:
     return f"bundle agent main\n{{\n  reports:\n{body}{extra}}}\n"
 
 
+# a quoted guard over a body's (or a promise block's) attributes: not checked as a class
+# expression, but each attribute under it is an error once its value is checked (none
+# after an unknown attribute; any attribute of a body type the syntax does not know)
+QUOTED_BODIES: dict[str, str] = {
+    "one": 'body perms p\n{\n    "a..b"::\n      mode => "644";\n}\n',
+    "several": 'body perms p\n{\n    "$(x)"::\n      mode => "644";\n      owners => '
+               '{ "root" };\n    any::\n      groups => { "root" };\n    \'y\'::\n'
+               '      rxdirs => "true";\n}\nbundle agent main\n{\n  reports:\n      "x";\n}\n',
+    "bad_values": 'body perms p\n{\n    "x"::\n      mode => "abc";\n      rxdirs => "maybe";\n}\n',
+    "unknown": 'body perms p\n{\n    "x"::\n      nosuch => "1";\n      mode => "1";\n}\n',
+    "if": 'body classes c\n{\n    "x"::\n      promise_kept => { "a" };\n}\nbody action a\n'
+          '{\n    "y"::\n      ifelapsed => "1";\n      if => "a..b";\n}\n',
+    "call": 'body perms p\n{\n    \'x\'::\n      mode => concat("6", "44");\n'
+            '      owners => {\n  "root" };\n}\n',
+    "control": 'body common control\n{\n    "x"::\n      bundlesequence => { "main" };\n}\n'
+               'bundle agent main\n{\n  reports:\n      "x";\n}\n',
+    "file_control": 'body file control\n{\n    "x"::\n      namespace => { "a" };\n}\n',
+    "promise_block": 'promise agent git\n{\n    "x"::\n      path => { "a" };\n'
+                     '      interpreter => "/bin/sh";\n    any::\n      meta => { "a" };\n}\n',
+    "promise_block_unknown": 'promise agent git\n{\n    "x"::\n      nosuch => "1";\n'
+                             '      path => "/tmp/a";\n}\n',
+    "custom_body": 'body foo p\n{\n    "x"::\n      bar => "1";\n    a..b::\n'
+                   '      baz => { "x" };\n    "y"::\n      qux => concat("a");\n}\n',
+    "syntax_error": 'body perms p\n{\n    "x"::\n      mode => "1"\n      owners => { "a" };\n'
+                    '    any::\n      groups => { "a" };\n}\n',
+    "many": 'body action a\n{\n    "x"::\n' + "".join(
+        f'      {lval} => "1";\n' for lval in (
+            "ifelapsed", "expireafter", "log_string", "log_repaired", "log_kept",
+            "log_failed", "log_priority", "action_policy", "background", "report_level",
+            "audit", "measurement_class", "value_kept", "value_repaired")) + "}\n",
+    # (a promise's quoted guard is no error)
+    "bundle": 'bundle agent main\n{\n  reports:\n    "$(x)"::\n      "1";\n}\n',
+}
+
 CASES: dict[str, str] = {}
 for _n, _guard in enumerate(LITERALS):
     CASES[f"lit_{_n:02d}"] = _literal_case(_guard)
@@ -97,3 +132,5 @@ CASES["many_then_if"] = _many([f"a{i}..b" for i in range(12)],
 CASES["many_blanks"] = _many(["(a b" for _ in range(7)])
 CASES["many_bodies"] = "".join(f'body perms p{i}\n{{\n    a{i}..b::\n      mode => "1";\n}}\n'
                                for i in range(14))
+for _name, _policy in QUOTED_BODIES.items():
+    CASES[f"quoted_body_{_name}"] = _policy
