@@ -89,7 +89,9 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
     problems = diagnostics(policy, entry=entry)
     _warn(policy, agent)
     if problems:
-        raise LoadError(problems, parse_time=True)
+        from cfpromise.syntax.recovery import capped
+        problems, stopped = capped(problems)    # (its parser's count: "Too many errors")
+        raise too_many(problems) if stopped else LoadError(problems, parse_time=True)
     if cache is not None:
         cache.put(path, entry, policy, digest)
     return _as_parsed(agent, policy, warned=True)

@@ -50,7 +50,7 @@ def _enc_rval(r: Rval) -> tuple[Any, ...]:
 
 
 def _enc_Constraint(n: Constraint) -> tuple[Any, ...]:
-    return (n.lval, _enc_rval(n.rval), n.coord[:], n.line, n.classes)
+    return (n.lval, _enc_rval(n.rval), n.coord[:], n.line, n.classes, n.varclass)
 
 
 def _enc_Promise(n: Promise) -> tuple[Any, ...]:
@@ -121,8 +121,8 @@ def _dec_rval(t: tuple[Any, ...]) -> Rval:
 
 
 def _dec_Constraint(t: tuple[Any, ...]) -> Constraint:
-    lval, rval, coord, line, classes = t
-    return Constraint(lval, _dec_rval(rval), _coord(Coord, coord), line, classes)
+    lval, rval, coord, line, classes, varclass = t
+    return Constraint(lval, _dec_rval(rval), _coord(Coord, coord), line, classes, varclass)
 
 
 def _dec_Promise(t: tuple[Any, ...]) -> Promise:

@@ -8,7 +8,8 @@ foo``) -- is checked against the first body of any promise type's attributes tha
 the attribute (its own type's first, then the others'); an attribute no such body has
 is "Constraint lvalue "X" is not allowed in 'T' constraint body", said where the value
 ends, after the check of the attribute's name against the body's own type (which let
-``bundlesequence`` through in ``body common foo``).
+``bundlesequence`` through in ``body common foo``).  An agent's promise block is checked
+as a body against its own attributes (:func:`promise_block_attributes`).
 """
 from __future__ import annotations
 
@@ -43,3 +44,19 @@ def selection(sch: Schema, body_type: str, name: str, lval: str,
         if attr is not None:
             return attr, None
     return None, f"Constraint lvalue \"{lval}\" is not allowed in '{body_type}' constraint body"
+
+
+# a body's attribute under a quoted guard ("$(x)"::), said once its value is checked
+VARCLASS = "Body attributes can't be put under a variable class '{}'"
+_BLOCK: list[dict[str, Attribute]] = []
+
+
+def promise_block_attributes() -> dict[str, Attribute]:
+    """An agent's custom promise block's attributes (its module's path and interpreter,
+    and those every body has): what its parser checks them against, as a body's."""
+    if not _BLOCK:
+        from cfpromise.schema import Attribute
+        _BLOCK.append({name: Attribute(name, kind, "", "body") for name, kind in
+                       (("meta", "slist"), ("inherit_from", "body"), ("path", "string"),
+                        ("interpreter", "string"))})
+    return _BLOCK[0]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, partial, schema
 from cfpromise.schema.check import duplicates
 from cfpromise.schema.rvalend import after_rval
-from cfpromise.schema.selection import selection
+from cfpromise.schema.selection import VARCLASS, promise_block_attributes, selection
 from cfpromise.schema.typematch import compiled_range, type_match
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
@@ -69,7 +69,6 @@ class _Checker:
         # bundle it recovered from a syntax error in (``skip``: their id()s)
         self.skip: frozenset[int] = frozenset()
         self.skipping = False
-        self.good_guards: set[str] = set()
 
     def error(self, coord: Coord, message: str) -> None:
         self.errors.append(Diagnostic(coord, message))
@@ -178,13 +177,6 @@ class _Checker:
             self.error(coord, BROKEN.format(text))
         return references
 
-    def guard(self, classes: str, coord: Coord) -> None:
-        if classes != "any" and classes not in self.good_guards:
-            if not classexpr.is_valid_prefix(classes):
-                self.error(coord, "Syntax error in context string")
-            else:
-                self.good_guards.add(classes)
-
     # -- blocks -------------------------------------------------------------
     def bundle(self, b: ast.Bundle) -> None:
         allowed = self.schema.bundle_types.get(b.type)
@@ -197,8 +189,6 @@ class _Checker:
         self.later = {}
         self.skipping = id(b) in self.skip
         for section in b.sections:
-            for promise in section.promises:
-                self.guard(promise.classes, promise.coord)
             known = self.schema.promise_types.get(section.name)
             if known is None or unknown and section.name not in allowed:
                 self.custom_section(section, known)
@@ -332,6 +322,8 @@ class _Checker:
             self.error(c.coord, refused)
         else:
             self.rval(c.lval, c.rval, attr, c.coord)
+        if c.varclass is not None:
+            self.error(c.coord, VARCLASS.format(c.varclass))
         if then is not None:
             self.error(c.coord, then)
         if len(self.errors) > start:
@@ -342,22 +334,31 @@ class _Checker:
                                    Diagnostic(at, d.message, source_line=source)
                                    for d in self.errors[start:]]
 
-    def body(self, body: ast.Body) -> None:
-        attrs_ = self.schema.body_types.get(body.type)
+    def body(self, body: ast.Body | ast.PromiseBlock) -> None:
+        """A body's attributes (an agent's promise block's: its own, as a body's)."""
+        block = isinstance(body, ast.PromiseBlock)
+        attrs_ = promise_block_attributes() if block else self.schema.body_types.get(body.type)
         if attrs_ is None:
+            # (a custom body: its attributes are not checked, but for a quoted guard)
+            for c in body.constraints:
+                if c.varclass is not None:
+                    at, source = after_rval(c, {})
+                    self.errors.append(Diagnostic(at, VARCLASS.format(c.varclass),
+                                                  source_line=source))
             return
         self.skipping = False
         for c in body.constraints:
-            self.guard(c.classes, c.coord)
             if self.skipping:
                 continue
             attr = attrs_.get(c.lval)
             if attr is None:
-                self.error(_after_lval(c),
-                           f"Unknown attribute '{c.lval}' for 'body {body.type} {body.name}'")
+                self.error(_after_lval(c), f"Unknown attribute '{c.lval}' for "
+                                           f"'{'promise' if block else 'body'} {body.type} "
+                                           f"{body.name}'")
                 self.skipping = True
                 continue
-            target, refused = selection(self.schema, body.type, body.name, c.lval)
+            target, refused = (attr, None) if block else \
+                selection(self.schema, body.type, body.name, c.lval)
             self.constraint(c, target or attr, refused,
                             _NAMESPACE if (body.type, body.name, c.lval) == _FILE_CONTROL
                             and not isinstance(c.rval, ast.Scalar) else None)
@@ -436,6 +437,8 @@ def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
                 checker.error(_before(block.coord), "Custom promises only supported for "
                                                     f"'agent', not '{block.type}'")
                 checker.error(_past_brace(block.coord), f"Invalid body type '{block.type}'")
+            else:
+                checker.body(block)
         elif isinstance(block, ast.Bundle):
             checker.bundle(block)
         else:

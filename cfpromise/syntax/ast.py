@@ -9,7 +9,7 @@ CFEngine itself holds a policy)::
     FnCall(name, args, coord)
     List(items, coord)
     Data(value, text, coord, canonical)
-    Constraint(lval, rval, coord, line, classes)
+    Constraint(lval, rval, coord, line, classes, varclass)
     Promise(promiser, constraints, promisee, classes, varclass, coord)
     PromiseSection(name, promises, coord)
     Bundle(type, name, args, sections, namespace, coord)
@@ -123,17 +123,19 @@ class Data(_Node):
 
 class Constraint(_Node):
     """``lval => rval``. ``line`` is where the rval ends (what cf-promises reports);
-    ``classes`` is the class guard, for body constraints."""
+    ``classes`` is the class guard, for body constraints; ``varclass`` a quoted one over a
+    body's attribute (a parser error)."""
 
-    __slots__ = ('lval', 'rval', 'coord', 'line', 'classes')
-    _fields = ('lval', 'rval', 'coord', 'line', 'classes')
-    _eq = ('lval', 'rval', 'classes')
-    _repr = ('lval', 'rval', 'classes')
+    __slots__ = ('lval', 'rval', 'coord', 'line', 'classes', 'varclass')
+    _fields = ('lval', 'rval', 'coord', 'line', 'classes', 'varclass')
+    _eq = ('lval', 'rval', 'classes', 'varclass')
+    _repr = ('lval', 'rval', 'classes', 'varclass')
     lval: str
     rval: Rval
     coord: Coord
     line: int
     classes: str
+    varclass: str | None
 
     def __init__(
         self,
@@ -142,12 +144,14 @@ class Constraint(_Node):
         coord: Coord = NO_COORD,
         line: int = 0,
         classes: str = "any",
+        varclass: str | None = None,
     ) -> None:
         self.lval = lval
         self.rval = rval
         self.coord = coord
         self.line = line
         self.classes = classes
+        self.varclass = varclass
 
 
 class Promise(_PromiseMethods):

@@ -39,10 +39,12 @@ NODES: tuple[tuple[str, str, dict[str, object]], ...] = (
      dict(eq="canonical", repr="value canonical", rval=True,
           doc="An inline data container: ``data => '{ \"a\": 1 }'``.  Equality is on the "
               "canonical JSON, so {\"a\":1} and { \"a\" : 1 } compare equal.")),
-    ("Constraint", "lval:str rval:Rval coord:coord=NO_COORD line:int=0 classes:str=\"any\"",
-     dict(eq="lval rval classes",
+    ("Constraint", "lval:str rval:Rval coord:coord=NO_COORD line:int=0 classes:str=\"any\" "
+                   "varclass:str?=None",
+     dict(eq="lval rval classes varclass",
           doc="``lval => rval``.  ``line`` is where the rval ends (what cf-promises "
-              "reports); ``classes`` is the class guard, for body constraints.")),
+              "reports); ``classes`` is the class guard, for body constraints; "
+              "``varclass`` a quoted one over a body's attribute (a parser error).")),
     ("Promise", "promiser:str constraints:Constraint*=() promisee:Rval?=None "
                 "classes:str=\"any\" varclass:str?=None coord:coord=NO_COORD",
      dict(eq="promiser constraints promisee classes varclass", base="_PromiseMethods",

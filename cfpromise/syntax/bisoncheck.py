@@ -18,7 +18,8 @@ anywhere -- inside a call's arguments -- is the current one from there):
   error, 'no lval'), then its value against its own promise type's attribute (no value:
   an r-value that was a syntax error, "Attempted to give a value of type null"); a
   body's value against the attribute its CheckSelection finds
-  (:mod:`cfpromise.schema.selection`); then an ``if``'s class expression.
+  (:mod:`cfpromise.schema.selection`); then an ``if``'s class expression;
+* a class guard, as it is reduced (:mod:`cfpromise.syntax.guards`).
 
 A value is checked as :mod:`cfpromise.schema.validate` checks a parsed one (shape,
 range, mode, number, menu...), as the parser's state holds it: a word the identifier
@@ -39,6 +40,8 @@ _KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
 _WORDS = frozenset({"IDENTIFIER", "SYMBOL"})
 _STRINGS = frozenset({"QSTRING", "NAKEDVAR"})
 _CONDITIONS = ("if", "ifvarclass")
+# the tokens whose reading sets or forgets the quoted guard over what follows
+_GUARDING = frozenset({"VARCLASS", "CLASS", "PROMISE_TYPE", "BUNDLE", "BODY", "PROMISE"})
 _MAGIC = ("data", "template_data")      # (a string there becomes a container or a call)
 _HERE = Coord("", 1, 1)                 # (the checker's errors: said where the lexer is)
 
@@ -50,20 +53,6 @@ def _begin(block: str) -> Callable[[Checks, list[Any]], None]:
         self.rlist = []
         self.currentstring = None
     return hook
-
-
-_BLOCK: list[dict[str, Any]] = []
-
-
-def _promise_block() -> dict[str, Any]:
-    """A custom promise type's block's attributes (its module's path and interpreter,
-    and those every body has)."""
-    if not _BLOCK:
-        from cfpromise.schema import Attribute
-        _BLOCK.append({name: Attribute(name, kind, "", "body") for name, kind in
-                       (("meta", "slist"), ("inherit_from", "body"), ("path", "string"),
-                        ("interpreter", "string"))})
-    return _BLOCK[0]
 
 
 def _constraints(self: Checks, values: list[Any]) -> None:
@@ -91,6 +80,7 @@ class Checks:
         self.currentstring: str | None = None
         self.rlist: list[Any] = []              # P.currentRlist
         self.args: list[list[Any]] = []         # P.giveargs, by nesting
+        self.varclass: str | None = None
         self._checker: Any = None
         self._anywhere: dict[str, Any] | None = None
 
@@ -107,6 +97,8 @@ class Checks:
         """The lexer gave ``token``: a promise type is the current one from there, a
         word the identifier read last, a string (or a naked variable) the string."""
         kind = token[0]
+        if kind in _GUARDING:               # (P.currentvarclasses: a quoted guard's text)
+            self.varclass = token[1] if kind == "VARCLASS" else None
         if kind == "PROMISE_TYPE":
             self.ptype = token[1]
         elif kind in _WORDS:
@@ -265,6 +257,10 @@ class Checks:
             elif target.type not in ("body", "bundle"):
                 self._value(target)
             self._condition()
+        if not self.skip and self.varclass is not None \
+                and (attrs is None or self.lval in attrs):
+            from cfpromise.schema.selection import VARCLASS
+            self.say(VARCLASS.format(self.varclass))
         if (self.blockid, self.blocktype, self.lval) == ("control", "file", "namespace") \
                 and not isinstance(self.rval, ast.Scalar):
             self.say("namespace must be a constant scalar string")
@@ -295,7 +291,8 @@ class Checks:
         """The attributes of the current body's type (a promise block's: its own); None:
         a custom body type."""
         if self.block == "promise":
-            return _promise_block() if self.blocktype == "agent" else None
+            from cfpromise.schema.selection import promise_block_attributes
+            return promise_block_attributes() if self.blocktype == "agent" else None
         return self.schema.body_types.get(self.blocktype)
 
     def _value(self, attr: Any) -> None:
@@ -327,6 +324,16 @@ class Checks:
             if at is not None:
                 self.say("Syntax error in context string", offset=at - len(rval.value))
 
+    def guard(self, values: list[Any]) -> None:
+        """ValidateClassLiteral of a class guard as it is reduced (a quoted one is not
+        checked): :mod:`cfpromise.syntax.guards`."""
+        tok = values[0]
+        if tok is not None and tok[0] == "CLASS":
+            from cfpromise.syntax import guards
+            at = guards.failure(tok[1])
+            if at is not None:
+                self.say(guards.MESSAGE, offset=guards.offset(tok[1], at))
+
 
 _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("typeid", "IDENTIFIER"): Checks.typeid,
@@ -351,6 +358,7 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("constraint", "constraint_id assign_arrow rval"): Checks.constraint,
     ("constraints_decl", "constraints"): _constraints,
     ("selection", "selection_id assign_arrow rval"): Checks.selection,
+    ("class", "CLASS_GUARD"): Checks.guard,
     **{("rval", kind): Checks.rval_token for kind in ("IDENTIFIER", "QUOTED_STRING",
                                                      "NAKEDVAR")},
     ("rval", "list"): Checks.rval_list,

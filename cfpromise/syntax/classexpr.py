@@ -127,16 +127,6 @@ def is_valid(text: str) -> bool:
     return True
 
 
-def is_valid_prefix(text: str) -> bool:
-    """Whether ``text`` starts with a complete expression (CFEngine's guard check is that lax:
-    ``a.!b)::`` is accepted and read as ``a.!b``)."""
-    try:
-        _Parser(_tokens(text), text).expr()
-    except ClassExprError:
-        return False
-    return True
-
-
 def literal_failure(text: str) -> int | None:
     """Where cf-promises' check of an ``if``/``ifvarclass`` literal (ValidateClassLiteral:
     ParseExpression on the text as written, blanks included) gives up: None when the
@@ -193,30 +183,33 @@ def literal_failure(text: str) -> int | None:
             return ok, p
         return name(p + 1)
 
-    def primary(i: int) -> tuple[bool, int]:
-        if i < n and text[i] == "(":
-            ok, p = or_(i + 1)
-            if not ok:
-                return ok, p
-            return (True, p + 1) if p < n and text[p] == ")" else (False, p)
-        return name(i)
-
-    def not_(i: int) -> tuple[bool, int]:
-        return primary(i + 1) if i < n and text[i] == "!" else primary(i)
-
-    def and_(i: int) -> tuple[bool, int]:
-        ok, p = not_(i)
-        if not ok or p == n or text[p] not in ".&":
-            return ok, p
-        return and_(p + 1)                      # ("&&" is not skipped, "||" is)
-
-    def or_(i: int) -> tuple[bool, int]:
-        ok, p = and_(i)
-        if not ok or p == n or text[p] != "|":
-            return ok, p
-        if p + 1 < n and text[p + 1] == "|":
-            p += 1
-        return or_(p + 1)
-
-    ok, position = or_(0)
-    return None if ok else position
+    # ParseExpression's or / and / not / primary, read left to right with a count of the
+    # parentheses open (not by recursion: a guard may be thousands of terms long)
+    i, depth = 0, 0
+    while True:
+        # an operand: at most one "!", then a "(" or a name
+        if i < n and text[i] == "!":
+            i += 1
+            if i < n and text[i] == "(":
+                depth, i = depth + 1, i + 1
+                continue
+        elif i < n and text[i] == "(":
+            depth, i = depth + 1, i + 1
+            continue
+        ok, i = name(i)
+        if not ok:
+            return i
+        # after an operand: an operator, or the ")" of an open parenthesis
+        while True:
+            if i < n and text[i] in ".&":       # ("&&" is not skipped, "||" is)
+                i += 1
+                break
+            if i < n and text[i] == "|":
+                i += 2 if i + 1 < n and text[i + 1] == "|" else 1
+                break
+            if depth == 0:
+                return None                     # (what follows is not looked at)
+            if i < n and text[i] == ")":
+                depth, i = depth - 1, i + 1
+                continue
+            return i

@@ -185,10 +185,13 @@ class Lexer:
         self.skipped = 0
         self.if_depth = 0
         self.namespace = "default"      # parser state: `body file control` namespace
-        self.body_classes: str | None = "any"   # parser state: the guard inside a body
+        # parser state: the guard inside a body, (classes, a quoted guard's text or None)
+        self.body_guard: tuple[str, str | None] = ("any", None)
         # the errors cf-promises' lexer says and reads on past (its yyerror in a rule
         # that still gives the token), by the token's offset: see :meth:`said`
         self.lexed: dict[int, list[Diagnostic]] = {}
+        # the parser's errors of the class guards it reduced, by offset (cfpromise.syntax.guards)
+        self.guarded: dict[int, Diagnostic] = {}
         self.ended_at: int | None = None    # the first refused macro's offset: see ended
 
     @property

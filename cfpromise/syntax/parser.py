@@ -25,7 +25,7 @@ import sys
 from operator import itemgetter
 
 from cfpromise.schema import schema
-from cfpromise.syntax import ast, cfjson, lr, recovery
+from cfpromise.syntax import ast, cfjson, guards, lr, recovery
 from cfpromise.syntax.errors import Coord, PolicyError, gc_paused, source_line_of
 from cfpromise.syntax.lexer import (Lexer, lines_to_next_token, simple_coord,  # noqa: F401
                                     tokens)  # (PLY reads `tokens`)
@@ -165,6 +165,7 @@ def p_section(p: Any) -> None:
             promises.append(_Promise(promiser, constraints, promisee, classes, varclass, coord))
         elif item[_TYPE] == "CLASS":
             classes, varclass = item[_VALUE], None
+            guards.check(_STATE[-1], item)
         else:                                   # VARCLASS
             classes, varclass = "any", item[_VALUE]
     p[0] = (tok[_COORD], tok[_VALUE], promises)
@@ -240,7 +241,7 @@ def p_bodyattribs(p: Any) -> None:
                    | empty"""
     if len(p) == 2:
         p[0] = []
-        _STATE[-1].body_classes = "any"
+        _STATE[-1].body_guard = _ANY
         return
     item = p[2]
     if item is not None:
@@ -250,14 +251,14 @@ def p_bodyattribs(p: Any) -> None:
 
 def p_bodyattrib_class(p: Any) -> None:
     """bodyattrib : CLASS"""
-    _STATE[-1].body_classes = p[1][_VALUE]
+    _STATE[-1].body_guard = (p[1][_VALUE], None)
+    guards.check(_STATE[-1], p[1])
     p[0] = None
 
 
 def p_bodyattrib_varclass(p: Any) -> None:
     """bodyattrib : VARCLASS"""
-    _STATE[-1].body_varclass_coord = p[1][_COORD]
-    _STATE[-1].body_classes = None
+    _STATE[-1].body_guard = ("any", p[1][_VALUE])    # (its attributes: a parser error)
     p[0] = None
 
 
@@ -266,9 +267,7 @@ def p_bodyattrib_selection(p: Any) -> None:
     lexer = _STATE[-1]
     tok = p[1]
     rval, endline = p[3]
-    if lexer.body_classes is None:
-        _fail(lexer, tok[_COORD], "Body attributes can't be put under a variable class")
-    p[0] = ast.Constraint(tok[_VALUE], rval, tok[_COORD], endline, lexer.body_classes)
+    p[0] = ast.Constraint(tok[_VALUE], rval, tok[_COORD], endline, *lexer.body_guard)
 
 
 # --- rvals --------------------------------------------------------------------------
@@ -419,13 +418,10 @@ def _one_of(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
-    raise PolicyError.at(coord, message, source_line_of(lexer.text, coord.line))
-
-
 # A scalar token's kind (the rval rules make its Scalar, with CFEngine's line at it).
 _SCALAR_KINDS = {"QSTRING": ast.QUOTED, "NAKEDVAR": ast.NAKED}
 _Scalar, _QUOTED, _BARE, _Promise = ast.Scalar, ast.QUOTED, ast.BARE, ast.Promise
+_ANY = ("any", None)            # a body's guard: (classes, quoted guard)
 _node = itemgetter(0)           # an rval's node, from its (node, endline) pair
 
 
@@ -506,7 +502,7 @@ def parse(text: str, filename: str = "<string>", recover: bool = True) -> ast.Po
         _STATE.pop()
     lexer.check_end()
     policy = _policy(blocks, filename)
-    if lexer.lexed:
+    if lexer.lexed or lexer.guarded:
         _lexed(lexer, policy, _read(lexer, tokens))
     return policy
 
@@ -524,9 +520,8 @@ def _lexed(lexer: Lexer, policy: ast.Policy, lexed: dict[int, list[Any]] | None 
     read, all by default), with the parser's checks of the file (cf-promises' parser
     read on past them)."""
     from cfpromise.schema.validate import parse_stage
-    said = recovery.cf_lines([d for ds in (lexer.lexed if lexed is None else lexed).values()
-                              for d in ds])
-    raise PolicyError(recovery.merged(said, parse_stage(policy, frozenset()))) from None
+    said = recovery.cf_lines(guards.said(lexer, lexer.lexed if lexed is None else lexed))
+    recovery.raise_capped(recovery.merged(said, parse_stage(policy, frozenset())))
 
 
 def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: Any,
@@ -534,9 +529,10 @@ def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: A
     """Raise cf-promises' errors for a syntax error it recovers from
     (:mod:`cfpromise.syntax.recovery`), with the parser's checks of the blocks it
     installs past it; return when it has no recovery."""
+    def said() -> list[Any]:    # (once the rest parsed: the guards it reduced are known)
+        return recovery.cf_lines(guards.said(lexer, _read(lexer, tokens)))
     found = recovery.recover(text, filename, tokens, exc,
-                             lambda toks: lr.parse(_tables(), toks, after),
-                             _read(lexer, tokens))
+                             lambda toks: lr.parse(_tables(), toks, after), said)
     if found is None:
         try:
             lexer.check_end()
@@ -556,7 +552,7 @@ def _recover(lexer: Lexer, text: str, filename: str, tokens: list[Any], after: A
         policy = _policy(blocks, filename)
         skip = recovery.bundles_at(policy, text, skipped)
         errors = recovery.merged(errors, parse_stage(policy, skip))
-    raise PolicyError(errors) from None
+    recovery.raise_capped(errors)
 
 
 def parse_file(path: str, display_name: str | None = None) -> ast.Policy:

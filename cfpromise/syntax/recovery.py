@@ -32,7 +32,7 @@ checks its parser makes as it goes (:mod:`cfpromise.syntax.bisoncheck`).
 """
 from __future__ import annotations
 
-from cfpromise.syntax.errors import Coord, Diagnostic, source_line_of
+from cfpromise.syntax.errors import Coord, Diagnostic, PolicyError, source_line_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,14 +46,17 @@ _QUIET = 3             # bison's yyerrstatus: tokens to read before a new "synta
 
 
 def recover(text: str, filename: str, tokens: list[Any], error: Any,
-            run: Callable[[list[Any]], Any], lexed: dict[int, list[Diagnostic]] = {},
+            run: Callable[[list[Any]], Any],
+            said: Callable[[], list[Diagnostic]] = list,
             ) -> tuple[list[Diagnostic], Any, list[int]] | None:
     """cf-promises' errors for the syntax error ``error`` (an ``lr.SyntaxErrorAt``) met
     parsing ``tokens`` when its recovery only drops tokens at a bundle's start and the
     rest parses: (its errors, the blocks parsed past them, the offsets of the '{' of
     each bundle left out); otherwise None (:func:`bison_errors` says them).
-    ``run`` parses a token list (raising ``lr.SyntaxErrorAt``); ``lexed``: the errors
-    the lexer said of tokens (by offset), in the order of the file with the rest."""
+    ``run`` parses a token list (raising ``lr.SyntaxErrorAt``); ``said()``: once the
+    rest parsed, the errors the lexer said of the tokens read and the parser's of the
+    guards it reduced (cfpromise.syntax.guards), in its order, put in the file's with
+    the rest."""
     current = [tok for tok in tokens if len(tok) == 5]     # (without the parser's sentinel)
     out: list[Diagnostic] = []
     skipped: list[int] = []
@@ -83,9 +86,7 @@ def recover(text: str, filename: str, tokens: list[Any], error: Any,
         resumed = index
         try:
             blocks = run(list(current))
-            if lexed:
-                out = merged(out, [d for ds in lexed.values() for d in ds], first=True)
-            return out, blocks, skipped
+            return merged(said(), out), blocks, skipped
         except _syntax_error(error) as again:
             error = again
 
@@ -200,7 +201,9 @@ def merged(recovered: list[Diagnostic], checks: list[Diagnostic], first: bool = 
     """The recovery's errors and the parser's checks of the blocks past it, in the
     order the parser meets them (a check's plain log lines, at line 0, go with the
     error after them; ``first``: a check's error before a recovery's at the same
-    place)."""
+    place).  ``recovered`` is in the parser's order already: one never goes before
+    an error said before it (a guard's own check, said after the lexer's error of the
+    same token, points back into it: cfpromise.syntax.guards)."""
     keyed = []
     pending: list[Diagnostic] = []
     for d in checks:
@@ -208,9 +211,33 @@ def merged(recovered: list[Diagnostic], checks: list[Diagnostic], first: bool = 
         if d.coord.line > 0:
             keyed += [((d.coord.line, d.coord.col, 0 if first else 1), p) for p in pending]
             pending = []
-    keyed += [((d.coord.line, d.coord.col, 1 if first else 0), d) for d in recovered]
+    last = (0, 0)
+    for d in recovered:
+        last = max(last, (d.coord.line, d.coord.col))
+        keyed.append(((*last, 1 if first else 0), d))
     keyed.sort(key=lambda item: item[0])
     return [d for _, d in keyed] + pending
+
+
+def capped(diagnostics: list[Diagnostic]) -> tuple[list[Diagnostic], bool]:
+    """A file's parser errors as cf-promises says them: its parser counts each error it
+    says (a plain log line, at line 0, and a check of the parsed policy, ``bare``, are
+    none) and exits after the thirteenth ("Too many errors"); whether it did."""
+    count = 0
+    for i, d in enumerate(diagnostics):
+        if d.coord.line > 0 and not d.bare:
+            count += 1
+            if count > MAX_ERRORS:
+                return diagnostics[:i + 1], True
+    return diagnostics, False
+
+
+def raise_capped(diagnostics: list[Diagnostic]) -> None:
+    """Raise a file's parser errors (:func:`capped`), ``too_many`` when they stop it."""
+    said, too_many = capped(diagnostics)
+    raised = PolicyError(said)
+    raised.too_many = too_many      # type: ignore[attr-defined]
+    raise raised from None
 
 
 def bundles_at(policy: Any, text: str, offsets: list[int]) -> frozenset[int]:

@@ -41,6 +41,6 @@ def reference_parse(text: str, filename: str = "<string>") -> ast.Policy:
     finally:
         parser._STATE.pop()
     policy = parser._policy(blocks, filename)
-    if lexer.lexed:
+    if lexer.lexed or lexer.guarded:
         parser._lexed(lexer, policy)
     return policy

@@ -21,7 +21,7 @@ differs (the test asserts it does).
 """
 from __future__ import annotations
 
-from tests.differential import syntaxchecks
+from tests.differential import guardliterals, syntaxchecks
 
 # Each base: lines of tokens separated by single spaces (a token never holds one).
 BASES: dict[str, str] = {
@@ -189,5 +189,8 @@ for _component in ("git", "server", "common", "monitor"):
 # the parser's checks around a syntax error, class guards with blanks, lexer errors
 # with more policy after them (generated: tests.differential.syntaxchecks)
 CASES.update(syntaxchecks.CASES)
+
+# class guards' literals as the parser checks them (generated: tests.differential.guardliterals)
+CASES.update({f"guardlit_{name}": text for name, text in guardliterals.CASES.items()})
 
 EXPECTED_DIFFERENCES: dict[str, str] = {}

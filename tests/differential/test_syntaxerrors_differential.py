@@ -25,7 +25,8 @@ def test_same_syntax_errors_as_cf_promises(tmp_path: Path, name: str) -> None:
         == (ref.returncode, ref.stderr, ref.stdout)
 
 
-@pytest.mark.parametrize("name", ["promisee_ins07", "body_ins13", "vars_del05"])
+@pytest.mark.parametrize("name", ["promisee_ins07", "body_ins13", "vars_del05",
+                                  "guardlit_several_0", "guardlit_many_14"])
 def test_agent_shows_the_same_errors(tmp_path: Path, name: str) -> None:
     """cf-agent shows what the cf-promises it validates with says (past twelve errors:
     "Too many errors", and no "There are syntax errors" verdict), then goes to its

@@ -25,8 +25,9 @@ def test_syntax_errors(expr: str) -> None:
 
 
 def test_prefix_rule_accepts_trailing_paren_like_cfengine() -> None:
-    assert classexpr.is_valid_prefix("a.!b)")
-    assert not classexpr.is_valid_prefix("!.!")
+    assert classexpr.literal_failure("a.!b)") is None
+    assert classexpr.literal_failure("!.!") == 1
+    assert classexpr.literal_failure("!!any") == 1       # (no double negation)
 
 
 NAMES = ["a", "b", "c"]

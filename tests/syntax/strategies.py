@@ -51,19 +51,23 @@ strings = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)),
 
 # --- class guards ------------------------------------------------------------------------------------
 
-_OPS = [".", "&", "|", "||", " | ", " . ", "&&"]
+# (cf-promises' parser refuses "&&", "!!" and a blank inside parentheses in a guard, and
+# reads no further than a blank outside them: cfpromise.syntax.guards)
+_OPS = [".", "&", "|", "||"]
 
 
 def _binary(children: Any) -> Any:
     return st.one_of(
         st.builds(lambda a, op, b: a + op + b, children, st.sampled_from(_OPS), children),
-        children.map(lambda e: "!" + e),
+        children.map(lambda e: "!(" + e + ")" if e.startswith("!") else "!" + e),
         children.map(lambda e: "(" + e + ")"),
     )
 
 
 class_expressions = st.recursive(
-    st.one_of(identifiers, st.sampled_from(["any", "linux", "cfengine_3", "!windows"])),
+    # (a guard's class name starts with an ASCII letter, digit, '_' or ':': 'é::' is refused)
+    st.one_of(identifiers.filter(str.isascii),
+              st.sampled_from(["any", "linux", "cfengine_3", "!windows"])),
     _binary, max_leaves=5)
 # A "$(x)":: guard's text is raw: anything but NUL that does not hold both quotes.
 var_classes = st.one_of(st.sampled_from(["$(x)", "${c}.linux", "$(x)|$(y)", ""]), strings).filter(
