@@ -97,6 +97,10 @@ OPTION_DEFAULTS: dict[str, Any] = {
 }
 
 
+# the tags of a bundle's parameter, as cf-agent binds it (getvariablemetatags(), the
+# --show-evaluated-vars table)
+_PARAMETER_TAGS = ("source=promise",)
+
 class AgentOptions:
     """The options of a run (:data:`OPTION_DEFAULTS`).  AgentOptions, BundleRun (and
     the other records on the start path: ast nodes, Frame, Step, PromiseRun) are plain
@@ -262,7 +266,7 @@ class Agent(PromiseEvaluation, Recording):
             if refused is not None:                 # cf-agent does not bind it
                 self.out.log("error", refused)
                 continue
-            ctx.set_var(bundle.namespace, bundle.name, param, type_, value)
+            ctx.set_var(bundle.namespace, bundle.name, param, type_, value, _PARAMETER_TAGS)
         if bundle.type != "common" and not keep_arrays and edit is None:
             # after the parameters are bound, as cf-agent (its table's size decides
             # which elements its clearing walk misses: VariableStore.clear_arrays)
@@ -307,9 +311,10 @@ class Agent(PromiseEvaluation, Recording):
             self.out.log("verbose", f"Bundle {bundle.name} aborted on defined class '{exc}'")
         finally:
             ctx.pop()
-            # an edit bundle's parameters stay defined after it, as in cf-agent (only a
-            # methods call takes its bundle's parameters away again)
-            for param, previous in (() if edit is not None else saved.items()):
+            # an edit bundle's parameters stay defined after it, as in cf-agent, and so do
+            # those of a bundle the bundlesequence calls (``keep_arrays``): only a methods
+            # call takes its bundle's parameters away again
+            for param, previous in (() if edit is not None or keep_arrays else saved.items()):
                 if previous is None:
                     ctx.vars.remove(bundle.namespace, bundle.name, param)
                 else:

@@ -48,6 +48,9 @@ class Services:
                      tags: tuple[str, ...] = ()) -> None:
         self._agent.ctx.set_var(namespace, bundle, name, type_, value, tags)
 
+    def unset_variable(self, namespace: str, bundle: str, name: str) -> None:
+        self._agent.ctx.vars.remove(namespace, bundle, name)
+
     def record_result(self, run: Any, outcome: Any) -> None:
         """Apply the promise's classes body for an intermediate result (see the Protocol)."""
         step = self._agent.current_step

@@ -70,6 +70,9 @@ if TYPE_CHECKING:
                          tags: tuple[str, ...] = ()) -> None:
             """Define ``ns:bundle.name`` (the commands module protocol uses it)."""
 
+        def unset_variable(self, namespace: str, bundle: str, name: str) -> None:
+            """Take ``ns:bundle.name`` away again (a files promise's match.N after it)."""
+
         def eval_class_expr(self, expr: str) -> bool: ...
 
         def run_edit_bundle(self, call: BundleCall, buffer: Any, *, namespace: str = "default",

@@ -1121,6 +1121,30 @@ for dname, dest in (("missing", "lc_dest"), ("missing_parent", "lc_none/lc_dest"
         case(f"link_children_warn_{dname}_{sname}",
              _LINK_CHILDREN.format(dest=dest, src=src, extra=", action => w"))
 
+# -- what a bundle's parameters and a files promise's match.N leave behind: a bundle the
+# bundlesequence or an edit_line calls keeps its parameters (tagged source=promise), a
+# methods call's are taken away; match.N belong to their files promise only
+_PARAMS = ('body common control {{ bundlesequence => {{ "main"{seq} }}; }}\n'
+           'bundle agent main\n{{\nvars:\n  "l" slist => {{ "a", "b" }};\n'
+           '  "d" data => \'{{"k": "v"}}\';\n{promises}}}\n'
+           'bundle agent pb(s, li, da) {{ vars: "t" slist => getvariablemetatags("pb.s"); '
+           'reports: "pb $(s) $(li) tags=$(t)"; }}\n'
+           'bundle edit_line pe(s, li) {{ insert_lines: "$(s) $(li)"; }}\n'
+           'bundle agent after {{ reports: "after s=$(pb.s) pe=$(pe.s) m=$(match.1)"; }}\n')
+for name, seq, promises in (
+        ("sequence", ', pb("x", "y", "z"), "after"', ""),
+        ("sequence_lists", ', pb("x", @(main.l), @(main.d)), "after"', ""),
+        ("methods", ', "after"', 'methods:\n  "m" usebundle => pb("x", @(l), @(d));\n'),
+        ("edit_line", ', "after"', 'files:\n  "$(sys.workdir)/pe.txt" create => "true", '
+                                   'edit_line => pe("x", @(l));\n'),
+        ("match", ', "after"', 'files:\n  "$(sys.workdir)/m(.*)" create => "true", '
+                               'perms => p("$(match.1)");\n'),
+        ("match_report", ', "after"', 'files:\n  "$(sys.workdir)/(p)e.txt" create => "true";\n'
+                                      'reports:\n  "m0=$(match.0)";\n')):
+    text = _PARAMS.format(seq=seq, promises=promises) + \
+        'body perms p(x) { mode => "600"; rxdirs => "false"; }\n'
+    case(f"leftovers_{name}", text, "--show-evaluated-vars=^default:(pb|pe|match)\\.")
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)

@@ -578,4 +578,7 @@ def _verify_promiser(fr: FileRun, run: PromiseRun, a: FileAttrs) -> bool:
                 verify_file_promise(fr, path)
             finally:
                 fr.run, fr.a = original_run, original
+                # (the promise's own: cf-agent's match scope holds them for it only)
+                for i in range(len(groups)):
+                    run.agent.unset_variable("default", "match", str(i))
     return True
