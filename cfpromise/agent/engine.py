@@ -130,7 +130,7 @@ class AgentOptions:
 class BundleRun:
     """The state of one bundle call."""
 
-    __slots__ = ("bundle", "frame", "done", "outcomes", "return_values", "pass_no", "types",
+    __slots__ = ("bundle", "frame", "done", "outcomes", "pass_no", "types",
                  "section_end", "settled")
 
     def __init__(self, bundle: ast.Bundle, frame: Frame, pass_no: int = 1,
@@ -141,7 +141,6 @@ class BundleRun:
         # done whatever it expands to)
         self.done: dict[tuple[Any, ...], str | None] = {}
         self.outcomes: list[Outcome] = []
-        self.return_values: dict[str, str] = {}
         self.pass_no = pass_no
         self.types = types          # restricts the promise types (pre-evaluation)
         # callbacks handlers registered for the end of the section being evaluated (see

@@ -81,10 +81,26 @@ def evaluate(step: Step) -> Outcome | None:
         agent.unlock(key)
     result = attributes.get("useresult")
     if isinstance(result, str) and result:
-        for key, value in sub.return_values.items():
-            step.ctx.set_var(run.bundle.namespace, run.bundle.name, f"{result}[{key}]",
-                             "string", value)
+        for index, var in _returned(step.ctx, sub.bundle):
+            step.ctx.set_var(run.bundle.namespace, run.bundle.name, f"{result}[{index}]",
+                             var.type, var.value, ("source=bundle",))
     return outcome
+
+
+def _returned(ctx: Any, bundle: Any) -> list[tuple[str, Any]]:
+    """The called bundle's return values (GetReturnValue): each ``last-result[INDEX]`` of
+    its scope, from this call or an earlier one, in the variable table's order."""
+    from cfpromise.eval.variables import split_indices
+    prefix = f"{bundle.namespace}:{bundle.name}."
+    found = {prefix + name: var for name, var in
+             ctx.vars.scope_items(bundle.namespace, bundle.name)
+             if name.startswith("last-result[")}
+    out = []
+    for key in ctx.vars.table_order(list(found)):
+        base, indices = split_indices(key[len(prefix):])
+        if base == "last-result" and len(indices) == 1:
+            out.append((indices[0], found[key]))
+    return out
 
 
 def _expanded_again(step: Step, args: list[Any]) -> list[Any]:

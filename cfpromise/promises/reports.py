@@ -37,13 +37,19 @@ def evaluate(step: Step) -> Outcome | None:
     if attributes is None:
         return None
     step.attributes = attributes
-    if step.agent.seen_before(step, attributes):
-        return Outcome.SKIPPED
     text = step.promiser
     index = attributes.get("bundle_return_value_index")
     if isinstance(index, str):
-        step.run.return_values[index] = text
+        # the bundle's return value, before any lock (at each call): a variable of its
+        # own scope, last-result[INDEX] (tagged source=bundle), which a methods
+        # promise's useresult copies
+        bundle = step.run.bundle
+        step.ctx.set_var(bundle.namespace, bundle.name,
+                         f"last-result[{index}]" if index else "last-result", "string", text,
+                         ("source=bundle",))
         return Outcome.KEPT
+    if step.agent.seen_before(step, attributes):
+        return Outcome.SKIPPED
     action = attributes.get("action")
     if isinstance(action, dict) and action.get("action_policy") in ("warn", "nop") \
             or step.agent.options.dry_run:

@@ -1145,6 +1145,26 @@ for name, seq, promises in (
         'body perms p(x) { mode => "600"; rxdirs => "false"; }\n'
     case(f"leftovers_{name}", text, "--show-evaluated-vars=^default:(pb|pe|match)\\.")
 
+# -- bundle return values: last-result[INDEX] in the called bundle's scope (source=bundle),
+# set at every call, before any lock; useresult copies what the scope holds
+_RETURNS = ('bundle agent main\n{\nmethods:\n'
+            '  "a" usebundle => child("one"), useresult => "r1";\n'
+            '  "b" usebundle => child("two"), useresult => "r2";\n'
+            '  "c" usebundle => other, useresult => "r3";\n'
+            '  "d" usebundle => child("one");\n'
+            '  "e" usebundle => other, useresult => "r4";\n'
+            'vars:\n  "t" slist => getvariablemetatags("main.r1[one]");\n'
+            '  "i" slist => getindices("r3");\nreports:\n'
+            '  "r1=$(r1[one]) r1two=$(r1[two]) r2=$(r2[two]) r2one=$(r2[one]) r3=$(r3[x]) '
+            'r4=$(r4[x]) tags=$(t) i=$(i)";\n  "lr=$(child.last-result[one])";\n}\n'
+            'bundle agent child(k)\n{\nreports:\n'
+            '  "value $(k)" bundle_return_value_index => "$(k)";\n}\n'
+            'bundle agent other\n{\nreports:\n  "x-val" bundle_return_value_index => "x";\n'
+            '  "second" bundle_return_value_index => "y", if => "nosuch";\n'
+            '  "nested" bundle_return_value_index => "a_b";\n}\n')
+case("returns_calls", _RETURNS, "--show-evaluated-vars=^default:(main|child|other)\\.")
+case("returns_calls_dry", _RETURNS, "-n")
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)
