@@ -82,7 +82,10 @@ def define(step: Step, scope: str, allowed: tuple[str, ...] = VAR_TYPES) -> Outc
             step.log("verbose", f"{message} (in {step.where()})")
     ev.errors.clear()
     if value is UNRESOLVED or ev.failed_call:
-        # a function that cannot run leaves the variable undefined (even inside a list)
+        # a function that cannot run leaves the variable undefined (even inside a list);
+        # a call left a call, of a function whose type is not the variable's, stops the
+        # run (VerifyVarPromise's check, at any evaluation: waiting for a value too)
+        _type_clash(step, type_c)
         return None if not step.last else Outcome.SKIPPED
     waiting = ev.unresolved and not step.last
     ev.unresolved = before
@@ -195,6 +198,22 @@ def _target(step: Step, scope: str) -> tuple[str, str] | None:
         step.log("error", _belongs(step))
         return None
     return scope, name
+
+
+def _type_clash(step: Step, c: ast.Constraint) -> None:
+    """Exits when ``c``'s value is a call of a function declared to return another type
+    than the variable's ("variable declared type 'string' but function 'getuid' returns
+    type 'int'"): cf-agent checks it whenever the call did not give a value."""
+    call = c.rval
+    if type(call) is not ast.FnCall:
+        return
+    sig = step.agent.schema.functions.get(call.name)
+    if sig is None or sig.return_type == c.lval:
+        return
+    from cfpromise.agent.abort import Exits
+    raise Exits(f"Fatal CFEngine error: While setting variable '{step.promiser}' in bundle "
+                f"'{step.run.bundle.name}', variable declared type '{c.lval}' but function "
+                f"'{call.name}' returns type '{sig.return_type}'")
 
 
 def _belongs(step: Step) -> str:

@@ -1165,6 +1165,39 @@ _RETURNS = ('bundle agent main\n{\nmethods:\n'
 case("returns_calls", _RETURNS, "--show-evaluated-vars=^default:(main|child|other)\\.")
 case("returns_calls_dry", _RETURNS, "-n")
 
+# -- a vars promise whose call gives no value (it fails, or waits for a variable) and
+# whose function is declared to return another type than the variable's: VerifyVarPromise
+# stops the run ("variable declared type 'string' but function 'getuid' returns type
+# 'int'"), in the validating cf-promises too; the community agent's Enterprise functions
+_VARTYPE = ('bundle agent main\n{{\nvars:\n  "v" {vtype} => {call};\n'
+            '  "later" string => "root";\nreports:\n  "v=$(v)";\n}}\n')
+for fname, call in (("getuid_unknown", 'getuid("nosuchuser_zz")'),
+                    ("getuid_later", 'getuid("$(later)")'),
+                    ("getuid_undefined", 'getuid("$(nosuch)")'),
+                    ("getuid_known", 'getuid("root")'),
+                    ("getgid_unknown", 'getgid("nosuchgroup_zz")'),
+                    ("length_undefined", 'length("nosuchlist")'),
+                    ("fileexists_later", 'fileexists("/tmp/$(later)")'),
+                    ("fileexists_now", 'fileexists("/tmp")'),
+                    ("readfile_missing", 'readfile("/nonexistent_zz", "10")'),
+                    ("ldapvalue", 'ldapvalue("ldap://x", "dc=x", "(u=*)", "u", "subtree", '
+                                  '"none")'),
+                    ("hubknowledge", 'hubknowledge("monitoring")')):
+    for vtype in ("string", "int"):
+        case(f"errors_once_vartype_{fname}_{vtype}", _VARTYPE.format(vtype=vtype, call=call))
+case("errors_once_vartype_in_parameter_bundle", 'bundle agent main\n{\nmethods:\n  "m" usebundle => '
+     'b("root");\n}\nbundle agent b(u)\n{\nvars:\n  "uid" string => getuid("$(u)");\n'
+     'reports:\n  "uid=$(uid)";\n}\n')
+case("errors_once_enterprise_functions", 'bundle agent main\n{\nvars:\n'
+     '  "hk" string => hubknowledge("monitoring");\n'
+     '  "hwc" slist => hostswithclass("linux", "name");\n'
+     '  "ll" slist => ldaplist("ldap://localhost", "dc=x", "(uid=*)", "uid", "subtree", '
+     '"none");\n  "lv" string => ldapvalue("ldap://localhost", "dc=x", "(uid=*)", "uid", '
+     '"subtree", "none");\nclasses:\n  "rl" expression => regldap("ldap://localhost", '
+     '"dc=x", "(uid=*)", "uid", "subtree", "x.*", "none");\nreports:\n'
+     '  "hk=$(hk) hwc=$(hwc) ll=$(ll) lv=$(lv)";\n  "rl" if => "rl";\n}\n',
+     "--show-evaluated-vars=^default:main\\.")
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)

@@ -1,12 +1,14 @@
-"""CFEngine Enterprise and LDAP built-ins, which cf-lite does not provide.
+"""CFEngine Enterprise and LDAP built-ins, as the community cf-agent 3.21 has them.
 
-They exist so that policy using them parses and fails with a clear message
-naming the function instead of "unknown function".  ``hostswithclass`` needs
-the Enterprise hub database too.
+They exist so that policy using them parses and behaves as it does under the community
+agent: ``hubknowledge()`` gives an empty string; ``hostswithclass()`` and the LDAP
+functions fail, saying "Host class counting is only available in CFEngine Enterprise" or
+"LDAP support only available in CFEngine Enterprise" (the variable is not defined, a class
+is not set).  ``cf-lite-promises --lint`` names them as not supported.
 """
 from __future__ import annotations
 
-from cfpromise.eval.functions.api import NotSupported, builtin
+from cfpromise.eval.functions.api import builtin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,20 +18,25 @@ if TYPE_CHECKING:
 
     Impl = Callable[[FunctionContext, Sequence[Value]], Value]
 
-_ENTERPRISE = ("hubknowledge", "hostswithclass")      # remotescalar & co: functions/remote.py
 _LDAP = ("ldaparray", "ldaplist", "ldapvalue", "regldap")
 _CACHED = frozenset({"hubknowledge", "ldaplist", "ldapvalue", "regldap"})
 
 
-def _unsupported(name: str, what: str) -> Impl:
+@builtin("hubknowledge", cached=True)
+def hubknowledge(ctx: FunctionContext, args: Sequence[Value]) -> Value:
+    """The community agent's: no hub to ask, an empty string."""
+    return ""
+
+
+def _refused(name: str, key: str) -> Impl:
     def impl(ctx: FunctionContext, args: Sequence[Value]) -> Value:
-        raise NotSupported(f"{name}() requires {what}: not supported by cf-lite")
+        from cfpromise.eval.functions import messages
+        raise messages.fail(key)
     impl.__name__ = name
-    impl.__doc__ = f"{name}(): {what} only; raises NotSupported."
+    impl.__doc__ = f"{name}(): fails, as in the community agent ({key})."
     return impl
 
 
-for _name in _ENTERPRISE:
-    builtin(_name, cached=_name in _CACHED)(_unsupported(_name, "CFEngine Enterprise"))
+builtin("hostswithclass")(_refused("hostswithclass", "enterprise.hosts"))
 for _name in _LDAP:
-    builtin(_name, cached=_name in _CACHED)(_unsupported(_name, "CFEngine Enterprise/LDAP"))
+    builtin(_name, cached=_name in _CACHED)(_refused(_name, "enterprise.ldap"))

@@ -105,6 +105,15 @@ MESSAGES: dict[str, tuple[str, str, str | None]] = {
     # commands
     "exec.missing": ("error", "Proposed executable file '{arg0}' doesn't exist", None),
     "exec.refused": ("error", "{message}", None),
+    # hostswithclass() and the LDAP functions in the community agent
+    "enterprise.hosts": ("error", "Host class counting is only available in CFEngine "
+                                  "Enterprise", None),
+    "enterprise.ldap": ("error", "LDAP support only available in CFEngine Enterprise", None),
+    # getuid(), getgid() of a name the system does not know
+    "user.unknown": ("error", "Could not get UID for user '{name}', (getpwnam: not found)",
+                     None),
+    "group.unknown": ("error", "Could not get GID for group '{name}', (getgrnam: not found)",
+                      None),
     "module.missing": ("error", "Plug-in module '\"{path}\"' not found", None),
     "module.refused": ("error", "{message}", None),
     "peers.group_size": ("warning", "Function {fn}: called with a nonsensical group size of "

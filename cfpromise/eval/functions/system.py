@@ -206,7 +206,8 @@ def getuid(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     (name,) = argv("getuid", args, 1)
     pw = _user(name)
     if pw is None:
-        raise FunctionError(f"Could not get UID for user '{name}', (getpwnam: no such user)")
+        from cfpromise.eval.functions import messages
+        raise messages.fail("user.unknown", name=name)
     return str(pw.pw_uid)
 
 
@@ -217,8 +218,8 @@ def getgid(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     try:
         return str(grp.getgrnam(name).gr_gid)
     except KeyError:
-        raise FunctionError(f"Could not get GID for group '{name}', (getgrnam: no such group)") \
-            from None
+        from cfpromise.eval.functions import messages
+        raise messages.fail("group.unknown", name=name) from None
 
 
 def user_info(pw: Any) -> dict[str, Any]:
