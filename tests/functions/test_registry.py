@@ -8,7 +8,7 @@ import pytest
 from cfpromise.eval.functions import REGISTRY, build_index, load_all, lookup
 
 load_all()
-from cfpromise.eval.functions.api import FunctionError, NotSupported
+from cfpromise.eval.functions.api import FunctionError
 from cfpromise.schema import schema
 from tests.functions.fakectx import FakeContext
 
@@ -83,15 +83,20 @@ def test_container_where_a_string_is_expected(name: str) -> None:
         REGISTRY.table[name].impl(FakeContext(), args)
 
 
-ENTERPRISE = ["hubknowledge", "hostswithclass",
-              "ldaparray", "ldaplist", "ldapvalue", "regldap"]
+ENTERPRISE = {"hostswithclass": "Host class counting is only available in CFEngine Enterprise",
+              **{name: "LDAP support only available in CFEngine Enterprise"
+                 for name in ("ldaparray", "ldaplist", "ldapvalue", "regldap")}}
 
 
-@pytest.mark.parametrize("name", ENTERPRISE)
-def test_enterprise_functions_are_not_supported(name: str) -> None:
+@pytest.mark.parametrize("name", sorted(ENTERPRISE))
+def test_enterprise_functions_fail_as_in_the_community_agent(name: str) -> None:
     args = ["x"] * len(SIGS[name].params)
-    with pytest.raises(NotSupported, match=f"{name}.*not supported by cf-lite"):
+    with pytest.raises(FunctionError, match=ENTERPRISE[name]):
         REGISTRY.table[name].impl(FakeContext(), args)
+
+
+def test_hubknowledge_is_empty_in_the_community_agent() -> None:
+    assert REGISTRY.table["hubknowledge"].impl(FakeContext(), ["x"]) == ""
 
 
 def test_module_docstrings_and_future_annotations() -> None:

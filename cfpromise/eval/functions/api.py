@@ -69,10 +69,6 @@ class FatalFunctionError(Exception):
     ("Fatal CFEngine error: In function ...")."""
 
 
-class NotSupported(FunctionError):
-    """The function exists in CFEngine but not in cf-lite (Enterprise hub, LDAP)."""
-
-
 class Unresolved(FunctionError):
     """The arguments cannot be resolved yet (a lazy built-in met an unresolved
     reference): like an unresolved argument, the promise waits for a later pass;

@@ -9,6 +9,7 @@ is not set).  ``cf-lite-promises --lint`` names them as not supported.
 from __future__ import annotations
 
 from cfpromise.eval.functions.api import builtin
+from cfpromise.eval.functions.common import argv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ _CACHED = frozenset({"hubknowledge", "ldaplist", "ldapvalue", "regldap"})
 @builtin("hubknowledge", cached=True)
 def hubknowledge(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     """The community agent's: no hub to ask, an empty string."""
+    argv("hubknowledge", args, 1)
     return ""
 
 
