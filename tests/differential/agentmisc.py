@@ -1198,6 +1198,15 @@ case("errors_once_enterprise_functions", 'bundle agent main\n{\nvars:\n'
      '  "hk=$(hk) hwc=$(hwc) ll=$(ll) lv=$(lv)";\n  "rl" if => "rl";\n}\n',
      "--show-evaluated-vars=^default:main\\.")
 
+# -- datastate()'s classes: sorted, the bundle's among the global ones
+case("datastate_classes_order", 'bundle common holder\n{\nclasses:\n  "holderclass" '
+     'expression => "any";\n  "Bz_holder" expression => "any";\n}\nbundle agent main\n{\n'
+     'classes:\n  "zz_first" expression => "any";\n  "aa_second" expression => "any";\n'
+     '  "Ab_third" expression => "any", scope => "namespace";\nvars:\n'
+     '  "state" data => datastate();\n  "c" slist => getindices("state[classes]");\n'
+     '  "ci" slist => filter("(zz|aa|Ab|Bz|holder).*", c, "true", "false", 99);\nreports:\n'
+     '  "ci=$(with)" with => join(",", ci);\n}\n')
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)

@@ -308,7 +308,10 @@ def template_data(ctx: FunctionContext, bundle: str | None) -> dict[str, Any]:
     result: dict[str, Any] = {}
     vars_out: dict[str, Any] = {}
     if bundle is None:
-        result["classes"] = {_class_display(name): True for name, _tags in ctx.classes()}
+        # (in cf-agent 3.21's container the classes come sorted, the bundle's among the
+        # global ones: getindices("state[classes]") gives them so)
+        result["classes"] = dict.fromkeys(sorted(_class_display(name)
+                                                 for name, _tags in ctx.classes()), True)
         result["vars"] = vars_out
     for name, var in ctx.variables():
         scope, lval = _scope_key(name)
