@@ -93,13 +93,14 @@ def p_bundle(p: Any) -> None:
     """bundle : BUNDLE blocktype blockid arglist '{' sections '}'"""
     lexer = _STATE[-1]
     namespace, name = _split_name(lexer, p[3][_VALUE])
-    merged: dict[str, tuple[Coord, list[ast.Promise]]] = {}
+    # (a promise type CFEngine removed is kept apart at each guard: its parser warns of
+    # each and skips the rest of the bundle from the first, cfpromise.schema.deprecations)
+    from cfpromise.schema.deprecations import removed_guard
+    merged: dict[Any, tuple[str, Coord, list[ast.Promise]]] = {}
     for coord, name_, promises in p[6]:
-        if name_ in merged:
-            merged[name_] = (coord, merged[name_][1] + promises)
-        else:
-            merged[name_] = (coord, promises)
-    sections = tuple(ast.PromiseSection(n, tuple(ps), c) for n, (c, ps) in merged.items())
+        key = coord if removed_guard(p[2][_VALUE], name_) else name_
+        merged[key] = (name_, coord, merged[key][2] + promises if key in merged else promises)
+    sections = tuple(ast.PromiseSection(n, tuple(ps), c) for n, c, ps in merged.values())
     p[0] = ast.Bundle(p[2][_VALUE], name, tuple(p[4]), sections, namespace, p[3][_COORD])
 
 

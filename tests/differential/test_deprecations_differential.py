@@ -27,3 +27,12 @@ def _warnings(output: str) -> list[str]:
     """Each warning with its source line and caret (errors have their own tests)."""
     lines = output.splitlines()
     return ["\n".join(lines[i:i + 3]) for i, line in enumerate(lines) if ": warning: " in line]
+
+
+@pytest.mark.parametrize("name", sorted(deprecations.FULL_VALIDATIONS))
+def test_same_output_as_cf_promises(tmp_path: Path, name: str) -> None:
+    """The removed language's cases: cf-promises' whole output, line by line."""
+    policy = harness.write_policy(tmp_path / "p.cf", deprecations.FULL_VALIDATIONS[name])
+    ref, lite = harness.validate_both(policy, tmp_path)
+    assert (lite.returncode, lite.stdout.splitlines(), lite.stderr.splitlines()) == \
+        (ref.returncode, ref.stdout.splitlines(), ref.stderr.splitlines())
