@@ -18,6 +18,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cfpromise.schema import Attribute, Schema
 
+# A body attribute under a variable class guard (``"$(x)"::``) is kept with this before
+# the guard's text as its ``classes``: cf-promises' parser refuses it only once the value
+# is checked and only for an attribute it keeps (not a removed or unknown one), so the
+# check (cfpromise.schema.validate) says it; a NUL is never in a guard the lexer reads.
+VARIABLE_GUARD = "\x00"
+
 
 @lru_cache(maxsize=4)
 def control_body_types(sch: Schema) -> frozenset[str]:

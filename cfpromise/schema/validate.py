@@ -25,7 +25,7 @@ from cfpromise.schema.check import duplicates
 from cfpromise.schema.deprecations import hidden, installed, marked_attributes, \
     removed_from, removed_guard
 from cfpromise.schema.rvalend import after_rval
-from cfpromise.schema.selection import selection
+from cfpromise.schema.selection import VARIABLE_GUARD, selection
 from cfpromise.schema.typematch import compiled_range, type_match
 from cfpromise.schema.values import CHECKERS, ValueError_, is_unexpanded
 from cfpromise.syntax import ast, classexpr
@@ -364,7 +364,9 @@ class _Checker:
         self.skipping = False
         marked = marked_attributes(self.schema, body.type)
         for c in body.constraints:
-            self.guard(c.classes, c.coord)
+            varclass = c.classes[1:] if c.classes[:1] == VARIABLE_GUARD else None
+            if varclass is None:
+                self.guard(c.classes, c.coord)
             if self.skipping:
                 continue
             attr = attrs_.get(c.lval)
@@ -379,6 +381,15 @@ class _Checker:
             self.constraint(c, target or attr, refused,
                             _NAMESPACE if (body.type, body.name, c.lval) == _FILE_CONTROL
                             and not isinstance(c.rval, ast.Scalar) else None)
+            self.variable_guard(c)
+
+    def variable_guard(self, c: ast.Constraint) -> None:
+        """A kept attribute of a body or promise block under a variable class guard:
+        refused once its value is read (cfpromise.schema.selection.VARIABLE_GUARD)."""
+        if c.classes[:1] == VARIABLE_GUARD:
+            at, source = after_rval(c, {})
+            self.errors.append(Diagnostic(at, "Body attributes can't be put under a variable "
+                                              f"class '{c.classes[1:]}'", source_line=source))
 
 
 def _after_lval(c: ast.Constraint):
@@ -454,6 +465,9 @@ def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
                 checker.error(_before(block.coord), "Custom promises only supported for "
                                                     f"'agent', not '{block.type}'")
                 checker.error(_past_brace(block.coord), f"Invalid body type '{block.type}'")
+            else:
+                for c in block.constraints:
+                    checker.variable_guard(c)
         elif isinstance(block, ast.Bundle):
             checker.bundle(block)
         else:

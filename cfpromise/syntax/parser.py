@@ -257,8 +257,8 @@ def p_bodyattrib_class(p: Any) -> None:
 
 def p_bodyattrib_varclass(p: Any) -> None:
     """bodyattrib : VARCLASS"""
-    _STATE[-1].body_varclass_coord = p[1][_COORD]
-    _STATE[-1].body_classes = None
+    from cfpromise.schema.selection import VARIABLE_GUARD     # (refused by the check)
+    _STATE[-1].body_classes = VARIABLE_GUARD + p[1][_VALUE]
     p[0] = None
 
 
@@ -267,8 +267,6 @@ def p_bodyattrib_selection(p: Any) -> None:
     lexer = _STATE[-1]
     tok = p[1]
     rval, endline = p[3]
-    if lexer.body_classes is None:
-        _fail(lexer, tok[_COORD], "Body attributes can't be put under a variable class")
     p[0] = ast.Constraint(tok[_VALUE], rval, tok[_COORD], endline, lexer.body_classes)
 
 
@@ -418,10 +416,6 @@ def syntax_error(lexer: Lexer, tok: Any, accepted: list[str]) -> None:
 
 def _one_of(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def _fail(lexer: Lexer, coord: Coord, message: str) -> None:
-    raise PolicyError.at(coord, message, source_line_of(lexer.text, coord.line))
 
 
 # A scalar token's kind (the rval rules make its Scalar, with CFEngine's line at it).

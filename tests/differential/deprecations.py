@@ -150,6 +150,18 @@ FULL_VALIDATIONS["rattr_old_reports_cf"] = (      # (old masterfiles' controls/r
     '      classes_include => { ".*" };\n      classes_exclude => { "cfengine_internal_.*" };\n'
     '      promise_notkept_log_include => { ".*" };\n'
     '      promise_repaired_log_exclude => { "x" };\n}\n' + _MAIN)
+# a variable class guard refuses a kept attribute (after its value), not a removed one
+for vname, battrs in {"removed": 'value_kept => "1";', "living": 'ifelapsed => "1";',
+                      "both": 'value_kept => "1";\n    ifelapsed => "1";',
+                      "unknown_first": 'nosuch => "1";\n    ifelapsed => "1";'}.items():
+    FULL_VALIDATIONS[f"varclass_{vname}"] = (
+        f'\nbody action a(x)\n{{\n  "$(x)"::\n    {battrs}\n  any::\n    ifelapsed => "2";\n}}\n'
+        'bundle agent main { reports: "r" action => a("any"); }\n')
+FULL_VALIDATIONS["varclass_promise_block"] = (
+    '\npromise agent x\n{\n  "$(y)"::\n    path => "/bin/true";\n'
+    '  interpreter => "/bin/sh";\n}\n' + _MAIN)
+FULL_VALIDATIONS["varclass_removed_body"] = (
+    '\nbody reporter control\n{\n  "$(y)"::\n    reports => { "all" };\n}\n' + _MAIN)
 
 _OUTPUTS = 'outputs:\n  "x" output_level => "verbose";\n'
 _BROKEN = ('vars:\n  "v" int => "notanumber";\n  "n" string => nosuchfunction("x");\n'
