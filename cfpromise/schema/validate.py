@@ -445,8 +445,11 @@ def diagnostics(policy: ast.Policy, sch: Schema | None = None,
 
 def parse_stage(policy: ast.Policy, skip: frozenset[int]) -> list[Diagnostic]:
     """The parser's errors only, ``skip`` the id()s of bundles it checks no value of
-    (what it says past an error it recovered from: cfpromise.syntax.recovery)."""
-    return _checked(policy, None, False, skip).errors
+    (what it says past an error it recovered from: cfpromise.syntax.recovery), with its
+    warnings of removed and deprecated language among them."""
+    from cfpromise.schema.deprecations import interleaved, warnings
+    checker = _checked(policy, None, False, skip)
+    return interleaved(warnings(policy, checker.schema), checker.errors)
 
 
 def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,

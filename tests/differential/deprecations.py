@@ -204,6 +204,26 @@ for pname, text in _PROMISE_TYPES.items():
 FULL_VALIDATIONS["rtype_first_line"] = ('bundle agent main { reports: "before"; outputs: "x"'
                                         ' output_level => "verbose"; reports: "after"; }\n')
 
+# with a syntax error: the warnings among the errors of cf-promises' recovering parser
+_SYNTAX_ERRORS = {
+    "attr_before": 'body agent control { syslog => "true"; }\nbundle agent main { reports: "r" }\n',
+    "attr_last_unterminated": ('body agent control { syslog => "true"; track_value => "x" }\n'
+                               + _MAIN),
+    "type_before": 'bundle agent main { outputs: "x"; reports: "r" }\n',
+    "check_then_syntax": ('body agent control { syslog => "true"; }\n'
+                          'bundle agent main { reports: "r" if => "a..b"; }\n'
+                          'bundle agent main2 { reports: "r" &; }\n'),
+    "all_kinds": ('body reporter control { x => "1"; }\n'
+                  'bundle agent main { outputs: "x" nosuch => "1"; vars: "v" int => "x";'
+                  ' reports: "r" &; }\n'
+                  'body server control { skipverify => { "a" }; keycacheTTL => "x";'
+                  ' allowconnects => "bad" }\n'),
+    "knowledge_then_error": ('bundle knowledge k { topics: "t"; things: "y" }\n'
+                             'body association a { x => "1"; }\n' + _MAIN),
+}
+for sname, text in _SYNTAX_ERRORS.items():
+    FULL_VALIDATIONS[f"syntax_{sname}"] = "\n" + text
+
 # agent runs: what the parser dropped is neither run nor a variable
 _RUNS = {
     "brief": ('bundle agent main { reports: "before"; outputs: "x" output_level => "verbose";'
