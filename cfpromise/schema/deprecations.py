@@ -215,7 +215,8 @@ def has_removed(policy: ast.Policy, sch: Schema) -> bool:
 def installed(policy: ast.Policy, sch: Schema) -> ast.Policy:
     """``policy`` as 3.21's parser installs it: without the removed attributes of its
     bodies, and each bundle without what follows its first removed promise type guard
-    (a section that began before it keeps its promises from before it).  The same
+    (a section that began before it keeps its promises from before it, and its place:
+    cfpromise.syntax.parser).  The same
     object when nothing is removed."""
     bodies = tuple(_installed_body(b, sch) for b in policy.bodies)
     bundles = tuple(_installed_bundle(b) for b in policy.bundles)
@@ -242,7 +243,7 @@ def _installed_bundle(bundle: ast.Bundle) -> ast.Bundle:
         if removed_guard(bundle.type, section.name):
             continue
         kept = tuple(p for p in section.promises if not hidden(p, first))
-        if kept or (section.coord.line, section.coord.col) < first:
+        if (section.coord.line, section.coord.col) < first:
             sections.append(section if len(kept) == len(section.promises)
                             else ast.evolve(section, promises=kept))
     return ast.evolve(bundle, sections=tuple(sections))

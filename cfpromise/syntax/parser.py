@@ -94,12 +94,20 @@ def p_bundle(p: Any) -> None:
     lexer = _STATE[-1]
     namespace, name = _split_name(lexer, p[3][_VALUE])
     # (a promise type CFEngine removed is kept apart at each guard: its parser warns of
-    # each and skips the rest of the bundle from the first, cfpromise.schema.deprecations)
+    # each and skips the rest of the bundle from the first, where a section's place stops
+    # moving to its latest guard: cfpromise.schema.deprecations)
     from cfpromise.schema.deprecations import removed_guard
     merged: dict[Any, tuple[str, Coord, list[ast.Promise]]] = {}
+    skipping = False
     for coord, name_, promises in p[6]:
-        key = coord if removed_guard(p[2][_VALUE], name_) else name_
-        merged[key] = (name_, coord, merged[key][2] + promises if key in merged else promises)
+        removed = removed_guard(p[2][_VALUE], name_)
+        key = coord if removed else name_
+        if key in merged:
+            merged[key] = (name_, merged[key][1] if skipping else coord,
+                           merged[key][2] + promises)
+        else:
+            merged[key] = (name_, coord, promises)
+        skipping = skipping or removed
     sections = tuple(ast.PromiseSection(n, tuple(ps), c) for n, c, ps in merged.values())
     p[0] = ast.Bundle(p[2][_VALUE], name, tuple(p[4]), sections, namespace, p[3][_COORD])
 

@@ -253,4 +253,21 @@ for rname, text in _RUNS.items():
     CASES.append((f"run_{rname}", {"promises.cf": text}, ()))
 CASES.append(("run_removed_attrs_control_vars", {"promises.cf": _RUNS["removed_attrs"]},
               ("--show-evaluated-vars=^default:control_agent",)))
+_LIB = ('body agent control\n{\n  syslog => "true";\n}\nbundle agent lib\n{\nreports:\n'
+        '  "lib before";\n' + _OUTPUTS + 'reports:\n  "lib after";\n}\n')
+CASES.append(("run_in_inputs", {
+    "promises.cf": 'body common control { bundlesequence => { "main", "lib" }; inputs => { "lib.cf" }; }\n'
+                   'bundle agent main { reports: "main"; }\n', "lib.cf": _LIB}, ()))
 NAMES = [name for name, _, _ in CASES]
+
+# ``cf-promises -p json`` and ``-p json-full``: what the parser kept, a section at its last
+# guard before the removed one
+POLICY_OUTPUTS = {
+    "sections": FULL_VALIDATIONS["rtype_middle"], "twice": FULL_VALIDATIONS["rtype_twice"],
+    "empty": FULL_VALIDATIONS["rtype_empty"], "knowledge": FULL_VALIDATIONS["rtype_knowledge"]
+    .replace('"notanumber"', '"5"').replace('"bogus"', '"certain"'),
+    "handles": FULL_VALIDATIONS["rtype_handles_after"],
+    "attributes": FULL_VALIDATIONS["rattr_action_used"],
+    "old_reports_cf": FULL_VALIDATIONS["rattr_old_reports_cf"],
+    "lib": 'bundle agent main { reports: "main"; }\n' + _LIB,
+}
