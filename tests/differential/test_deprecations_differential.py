@@ -55,3 +55,17 @@ def test_same_policy_output_as_cf_promises(tmp_path: Path, name: str, output: st
                           text=True, timeout=60)
     assert ref.returncode == 0, ref.stderr
     assert (lite.returncode, lite.stdout) == (ref.returncode, ref.stdout)
+
+
+def test_same_syntax_description_as_cf_promises(tmp_path: Path) -> None:
+    """``-s json`` lists no removed attribute or promise type (syntax.json keeps them for
+    the parser's warnings), byte for byte as cf-promises prints it."""
+    import os
+    import subprocess
+    import sys
+    ref = subprocess.run(["cf-promises", "-s", "json"], capture_output=True, text=True,
+                         timeout=60,
+                         env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(tmp_path / "r")))
+    lite = subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-s", "json"],
+                          capture_output=True, text=True, timeout=60)
+    assert (lite.returncode, lite.stdout) == (ref.returncode, ref.stdout)
