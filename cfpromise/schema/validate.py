@@ -467,6 +467,10 @@ def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
             if block.type != "agent":       # (the parser's words, past the type, past '{')
                 checker.error(_before(block.coord), "Custom promises only supported for "
                                                     f"'agent', not '{block.type}'")
+            if block.name in checker.schema.promise_types:     # (any, removed ones too)
+                checker.error(block.coord._replace(col=block.coord.col + len(block.name)),
+                              f"'{block.name}' promises are built in and cannot be custom")
+            if block.type != "agent":
                 checker.error(_past_brace(block.coord), f"Invalid body type '{block.type}'")
             else:
                 for c in block.constraints:

@@ -141,6 +141,10 @@ class Checks:
             self.say(f"Invalid body type '{self.blocktype}'")
             self.skip = True
 
+    def promise_id(self, values: list[Any]) -> None:
+        if self.blockid in self.schema.promise_types:
+            self.say(f"'{self.blockid}' promises are built in and cannot be custom")
+
     def promise_component(self, values: list[Any]) -> None:
         if self.blocktype != "agent":
             self.say(f"Custom promises only supported for 'agent', not '{self.blocktype}'")
@@ -362,6 +366,7 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("@bodybody", ""): Checks.body_begin,
     ("@bundlebody", ""): Checks.bundle_begin,
     ("symbol", "IDENTIFIER"): Checks.symbol,
+    ("promiseid", "promiseid_values"): Checks.promise_id,
     ("bundleid_values", "error"): Checks.skipping,
     ("bodyid_values", "error"): Checks.skipping,
     ("promiseid_values", "error"): Checks.skipping,

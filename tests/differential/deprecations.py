@@ -224,6 +224,14 @@ _SYNTAX_ERRORS = {
 for sname, text in _SYNTAX_ERRORS.items():
     FULL_VALIDATIONS[f"syntax_{sname}"] = "\n" + text
 
+# a promise block named as a built-in promise type, a removed one too
+for bname, block in {"files": "promise agent files", "outputs": "promise agent outputs",
+                     "topics_common": "promise common topics", "vars": "promise agent vars"}.items():
+    FULL_VALIDATIONS[f"builtin_custom_{bname}"] = (
+        f'\n{block}\n{{\n  path => "/bin/true";\n  interpreter => "/bin/sh";\n}}\n' + _MAIN)
+FULL_VALIDATIONS["builtin_custom_syntax_error"] = (
+    '\npromise agent vars { path => "/bin/true" }\n' + _MAIN)
+
 # agent runs: what the parser dropped is neither run nor a variable
 _RUNS = {
     "brief": ('bundle agent main { reports: "before"; outputs: "x" output_level => "verbose";'
