@@ -32,9 +32,10 @@ the parser read after it) or the body's ``{``.  The
 source line and a caret follow, as for an error.  The statuses are the syntax tables'
 (``status``; ``cf-promises -s json`` does not list removed attributes and promise types,
 :meth:`cfpromise.schema.Schema.description`); the removed body types, which have no
-attribute a policy could use, are named here.  An attribute
-repeated in one body is warned of once here (the parser keeps only the last, as
-CFEngine's policy does), where cf-promises warns at each.
+attribute a policy could use, are named here.  A removed attribute repeated in one body
+is kept at each place (cfpromise.syntax.convert.replace_repeats), so warned of at each
+as cf-promises does; a deprecated one repeated is warned of once (the parser keeps only
+the last, as CFEngine's policy does).
 """
 from __future__ import annotations
 

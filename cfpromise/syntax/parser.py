@@ -116,7 +116,7 @@ def p_body(p: Any) -> None:
     """body : BODY blocktype blockid arglist '{' bodyattribs '}'"""
     lexer = _STATE[-1]
     namespace, name = _split_name(lexer, p[3][_VALUE])
-    constraints = _replace_repeats(p[6])
+    constraints = _replace_repeats(p[6], p[2][_VALUE])
     body = ast.Body(p[2][_VALUE], name, tuple(p[4]), constraints, namespace, p[3][_COORD])
     if body.type == "file" and body.name == "control":
         # (any other value is an error of the parser's checks: cfpromise.schema.validate)

@@ -223,6 +223,12 @@ _SYNTAX_ERRORS = {
 }
 for sname, text in _SYNTAX_ERRORS.items():
     FULL_VALIDATIONS[f"syntax_{sname}"] = "\n" + text
+FULL_VALIDATIONS["rattr_repeated"] = (
+    '\nbody agent control\n{\n  syslog => "true";\n  syslog => "true";\n  any::\n'
+    '  syslog => "false";\n  ifelapsed => "1";\n  ifelapsed => "x";\n}\n' + _MAIN)
+FULL_VALIDATIONS["rattr_repeated_in_action"] = (
+    '\nbody action a(x) { value_kept => "$(x)"; value_kept => "2"; ifelapsed => "1"; }\n'
+    'bundle agent main { reports: "r" action => a("1"); }\n')
 
 # a promise block named as a built-in promise type, a removed one too
 for bname, block in {"files": "promise agent files", "outputs": "promise agent outputs",
