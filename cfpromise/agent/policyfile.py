@@ -87,11 +87,14 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
     if entry:
         policy = as_entry(policy)
     problems = diagnostics(policy, entry=entry)
-    _warn(policy, agent)
     if problems:
+        from cfpromise.schema.deprecations import interleaved
         from cfpromise.syntax.recovery import capped
         problems, stopped = capped(problems)    # (its parser's count: "Too many errors")
+        # (said as its parser reads the file: each warning among the parser's errors)
+        problems = interleaved(_warn(policy, agent, say=False), problems)
         raise too_many(problems) if stopped else LoadError(problems, parse_time=True)
+    _warn(policy, agent)
     if cache is not None:
         cache.put(path, entry, policy, digest)
     return _as_parsed(agent, policy, warned=True)
@@ -99,17 +102,20 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
 
 def _as_parsed(agent: Any, policy: ast.Policy, warned: bool = False) -> ast.Policy:
     """The file's policy as the program's parser keeps it: its warnings said (at every
-    read, cached or not) and, for cf-agent, without the bundles of types it does not
-    install and the agent bundles a removed body hides
-    (cfpromise.schema.deprecations.irrelevant_bundles, skipped_bundles; cf-promises keeps
-    every bundle)."""
-    from cfpromise.schema.deprecations import irrelevant_bundles, skipped_bundles
+    read, cached or not), without the removed attributes and promise types it drops
+    (cfpromise.schema.deprecations.installed) and, for cf-agent, without the bundles of
+    types it does not install and the agent bundles a removed body hides
+    (irrelevant_bundles, skipped_bundles; cf-promises keeps every bundle)."""
+    from cfpromise.schema import schema
+    from cfpromise.schema.deprecations import has_removed, installed, irrelevant_bundles, \
+        skipped_bundles
     parsing_as = getattr(agent, "parsing_as", "agent")
     skipped = irrelevant_bundles(policy, parsing_as)
-    if policy.bodies:
+    if has_removed(policy, schema()):
         if not warned:
             _warn(policy, agent)
         skipped |= skipped_bundles(policy, parsing_as)
+        policy = installed(policy, schema())
     if not skipped:
         return policy
     # (the validating cf-promises still sees them: cfpromise.agent.sequence.verified)
@@ -124,17 +130,20 @@ def _as_parsed(agent: Any, policy: ast.Policy, warned: bool = False) -> ast.Poli
     return kept
 
 
-def _warn(policy: ast.Policy, agent: Any) -> None:
+def _warn(policy: ast.Policy, agent: Any, say: bool = True) -> list[Diagnostic]:
     """The parser's warnings of deprecated and removed language, at every read of the
-    file (cached or not), before its errors, as cf-promises and cf-agent print them."""
-    if not policy.bodies:
-        return
+    file (cached or not), as cf-promises and cf-agent print them (``say``: printed here;
+    a file with errors has them said among its errors)."""
     from cfpromise.schema import schema
-    from cfpromise.schema.deprecations import warnings
+    from cfpromise.schema.deprecations import has_removed, warnings
+    if not has_removed(policy, schema()):
+        return []
     found = warnings(policy, schema())
     if found:
-        report_errors(found, getattr(agent.options, "start_dir", ""))
+        if say:
+            report_errors(found, getattr(agent.options, "start_dir", ""))
         agent.parser_warnings = getattr(agent, "parser_warnings", ()) + tuple(found)
+    return found
 
 
 def _control_flag(policy: ast.Policy, lval: str) -> bool:

@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         import json
 
         from cfpromise.schema import schema
-        print(json.dumps(schema().to_json(), indent=2, sort_keys=True))
+        # (as cf-promises prints it: no final newline)
+        sys.stdout.write(json.dumps(schema().description(), indent=2, sort_keys=True))
         return EXIT_OK
     args.workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir
     from cfpromise.agent.inputfile import entry_problem, input_file, is_relative
@@ -222,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         # as written: __main__ is not renamed here; -full: every file read, in the order
         # read, bundles before bodies as cf-promises prints them
         entry = policy if args.policy_output_format.endswith("-full") else parse_file(path)
+        from cfpromise.schema import schema
+        from cfpromise.schema.deprecations import installed
+        entry = installed(entry, schema())      # (what its parser kept: no removed language)
         if args.policy_output_format.startswith("json"):
             from cfpromise.syntax import jsonout
             sys.stdout.write(jsonout.dumps(entry))

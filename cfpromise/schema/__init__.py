@@ -95,6 +95,28 @@ class Schema:
         return {section: dict(table.items()) if isinstance(table, Lazy) else table
                 for section, table in self.raw.items()}
 
+    def description(self) -> dict[str, Any]:
+        """The tables as ``cf-promises -s json`` prints them: without what CFEngine
+        removed (syntax.json keeps removed attributes and promise types, whose use the
+        parser warns of and drops: cfpromise.schema.deprecations) and without the name
+        each function entry carries here."""
+        out = self.to_json()
+        for section in ("bodyTypes", "promiseTypes"):
+            out[section] = {
+                name: dict(info, attributes={lval: a for lval, a in info["attributes"].items()
+                                             if a.get("status") != "removed"})
+                for name, info in out[section].items() if info.get("status") != "removed"}
+        out["functions"] = {name: {k: v for k, v in f.items() if k != "name"}
+                            for name, f in out["functions"].items()}
+        return out
+
+    def removed_promise_type(self, bundle_type: str, name: str) -> bool:
+        """``name:`` is a promise type CFEngine removed from bundles of ``bundle_type``
+        (syntax.json's ``status`` and ``bundleType``): its parser warns and skips."""
+        info = self.raw["promiseTypes"].get(name)
+        return (info is not None and info.get("status") == "removed"
+                and info.get("bundleType") == bundle_type)
+
 
 def _function(f: dict[str, Any], name: str = "") -> FunctionSig:
     return FunctionSig(f.get("name", name), f["returnType"],

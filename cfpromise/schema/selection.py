@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from cfpromise.schema import Attribute, Schema
 
 
+
 @lru_cache(maxsize=4)
 def control_body_types(sch: Schema) -> frozenset[str]:
     """The body types no promise type's attribute holds: the components' control bodies."""

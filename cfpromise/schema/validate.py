@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, partial, schema
 from cfpromise.schema.check import duplicates
+from cfpromise.schema.deprecations import hidden, installed, marked_attributes, \
+    removed_from, removed_guard
 from cfpromise.schema.rvalend import after_rval
 from cfpromise.schema.selection import VARCLASS, promise_block_attributes, selection
 from cfpromise.schema.typematch import compiled_range, type_match
@@ -69,6 +71,9 @@ class _Checker:
         # bundle it recovered from a syntax error in (``skip``: their id()s)
         self.skip: frozenset[int] = frozenset()
         self.skipping = False
+        # the same flag set by a removed promise type's guard (cfpromise.schema.deprecations):
+        # where, in the bundle being read; the promises past it are not installed either
+        self.removed_from: tuple[int, int] | None = None
 
     def error(self, coord: Coord, message: str) -> None:
         self.errors.append(Diagnostic(coord, message))
@@ -188,8 +193,13 @@ class _Checker:
             allowed = self.schema.bundle_types["common"]
         self.later = {}
         self.skipping = id(b) in self.skip
+        self.removed_from = removed_from(b)
         for section in b.sections:
             known = self.schema.promise_types.get(section.name)
+            if known is not None and removed_guard(b.type, section.name):
+                for promise in section.promises:     # (only its unknown attributes said)
+                    self.promise(b, section.name, known, promise)
+                continue
             if known is None or unknown and section.name not in allowed:
                 self.custom_section(section, known)
                 continue
@@ -210,7 +220,10 @@ class _Checker:
 
     def check(self, promise: ast.Promise, coord: Coord, message: str, line: int = 0) -> None:
         """An error of the check of the parsed policy about ``promise`` (at ``coord``'s
-        line, or ``line``), said in the check's order once the bundle is read."""
+        line, or ``line``), said in the check's order once the bundle is read; none of
+        a promise the parser did not install."""
+        if hidden(promise, self.removed_from):
+            return
         self.later.setdefault(id(promise), []).append(partial.error(coord, message, line))
 
     def custom_section(self, section: ast.PromiseSection,
@@ -219,7 +232,8 @@ class _Checker:
         a bundle of a type cf-promises does not know: a quoted body is refused)."""
         for promise in section.promises:
             self.empty_promiser(promise)
-            for c in promise.constraints if not self.skipping else ():
+            skipped = self.skipping or hidden(promise, self.removed_from)
+            for c in promise.constraints if not skipped else ():
                 attr = known.get(c.lval) if known else None
                 if attr is not None and attr.type == "body" and type(c.rval) is _SCALAR \
                         and c.rval.kind == _QUOTED:
@@ -238,6 +252,7 @@ class _Checker:
         # (the check's order: PromiseCheck's promiser, its constraints, then the vars and
         # classes promises' own checks)
         self.empty_promiser(promise)
+        skipped = hidden(promise, self.removed_from)
         var_type: str | None = None
         retyped: list[tuple[str, ast.Constraint]] = []
         for c in promise.constraints:
@@ -263,7 +278,7 @@ class _Checker:
                 # promise is evaluated: cfpromise.agent.commoneval)
                 self.check(promise, c.coord, f"Type mismatch in constraint: {c.lval}", c.line)
                 continue
-            if not self.skipping:
+            if not (self.skipping or skipped):
                 self.constraint(c, attr)
         if ptype in ("vars", "classes"):
             self.promiser_name(ptype, promise)
@@ -347,6 +362,7 @@ class _Checker:
                                                   source_line=source))
             return
         self.skipping = False
+        marked = marked_attributes(self.schema, body.type)
         for c in body.constraints:
             if self.skipping:
                 continue
@@ -357,6 +373,8 @@ class _Checker:
                                            f"{body.name}'")
                 self.skipping = True
                 continue
+            if marked.get(c.lval) == "removed":
+                continue        # (warned of and dropped before any check of its value)
             target, refused = (attr, None) if block else \
                 selection(self.schema, body.type, body.name, c.lval)
             self.constraint(c, target or attr, refused,
@@ -417,8 +435,11 @@ def diagnostics(policy: ast.Policy, sch: Schema | None = None,
 
 def parse_stage(policy: ast.Policy, skip: frozenset[int]) -> list[Diagnostic]:
     """The parser's errors only, ``skip`` the id()s of bundles it checks no value of
-    (what it says past an error it recovered from: cfpromise.syntax.recovery)."""
-    return _checked(policy, None, False, skip).errors
+    (what it says past an error it recovered from: cfpromise.syntax.recovery), with its
+    warnings of removed and deprecated language among them."""
+    from cfpromise.schema.deprecations import interleaved, warnings
+    checker = _checked(policy, None, False, skip)
+    return interleaved(warnings(policy, checker.schema), checker.errors)
 
 
 def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
@@ -436,6 +457,10 @@ def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
             if block.type != "agent":       # (the parser's words, past the type, past '{')
                 checker.error(_before(block.coord), "Custom promises only supported for "
                                                     f"'agent', not '{block.type}'")
+            if block.name in checker.schema.promise_types:     # (any, removed ones too)
+                checker.error(block.coord._replace(col=block.coord.col + len(block.name)),
+                              f"'{block.name}' promises are built in and cannot be custom")
+            if block.type != "agent":
                 checker.error(_past_brace(block.coord), f"Invalid body type '{block.type}'")
             else:
                 checker.body(block)
@@ -452,6 +477,7 @@ def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
                      for d in duplicates(policy.bodies, "body")]
     for block in policy.bodies:
         checker.late += late[id(block)]
+    policy = installed(policy, checker.schema)      # (the check sees what the parser kept)
     twice = partial.duplicate_handles(policy, checker.schema.promise_types, is_unexpanded)
     if twice:
         # (the check of handles says a broken one as the parser would, at FILE:1:1; once

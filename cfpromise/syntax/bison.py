@@ -194,6 +194,10 @@ MAX_ERRORS = 12        # past this many, "Too many errors"
 _QUIET = 3             # yyerrstatus: tokens to shift before a new "syntax error"
 
 
+class Warned(tuple):
+    """A warning said between the errors: (position, message); counted as no error."""
+
+
 class _Tables:
     """The LALR(1) automaton of :data:`GRAMMAR` with bison's default reductions:
     ``action[state]`` maps a token type to > 0 (shift), < 0 (reduce that production),
@@ -270,12 +274,18 @@ def errors(tokens: list[Any], where: Callable[[int], tuple[str, Any]],
     look: int | None = None  # index of the look-ahead (None: yychar is empty)
     status = 0
 
-    def say(message: str, of_text: bool = False, offset: int = 0) -> None:
+    def say(message: str, of_text: bool = False, offset: int = 0,
+            warning: bool = False) -> None:
         """Say ``message`` where the lexer stands (``of_text``: a format of yytext;
-        ``offset``: columns from there)."""
+        ``offset``: columns from there; ``warning``: a warning, counted as no error,
+        given as a (position, message) pair)."""
         text, coord = where(read) if read >= 0 else ("", None)
         if offset and coord is not None:
             coord = coord._replace(col=coord.col + offset)
+        if warning:
+            out.append((None, Warned((coord, message))))
+            plain[0] += 1
+            return
         out.append((coord, message.format(text) if of_text else message))
 
     def log(line: Any) -> None:

@@ -33,6 +33,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
+from cfpromise.schema.deprecations import REMOVED_BODY_TYPES, marked_attributes, \
+    removed_guard
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Coord, Diagnostic
 
@@ -121,11 +123,19 @@ class Checks:
         # and checks a body of any type, an unknown one a custom body, from here; a
         # promise block of another component than the agent's is none)
         self.currentid = ""
-        if self.block == "body":
+        if self.block == "body" and self.blocktype in REMOVED_BODY_TYPES:
+            self.say(f"Removed body '{self.blockid}' of type '{self.blocktype}' [-Wremoved]",
+                     warning=True)
+            self.skip = True
+        elif self.block == "body":
             self.skip = False
         elif self.block == "promise" and self.blocktype != "agent":
             self.say(f"Invalid body type '{self.blocktype}'")
             self.skip = True
+
+    def promise_id(self, values: list[Any]) -> None:
+        if self.blockid in self.schema.promise_types:
+            self.say(f"'{self.blockid}' promises are built in and cannot be custom")
 
     def promise_component(self, values: list[Any]) -> None:
         if self.blocktype != "agent":
@@ -144,6 +154,14 @@ class Checks:
 
     def bundle_end(self, values: list[Any]) -> None:
         self.skip = False
+
+    def promise_guard(self, values: list[Any]) -> None:
+        """ParserHandlePromiseGuard: a removed promise type is warned of, and skipped
+        with the rest of the bundle (cfpromise.schema.deprecations)."""
+        if removed_guard(self.blocktype, self.ptype):
+            self.say(f"Removed promise type '{self.ptype}' in bundle type "
+                     f"'{self.blocktype}' [-Wremoved]", warning=True)
+            self.skip = True
 
     def promiser(self, values: list[Any]) -> None:
         self.promise_type = None if self.skip else self.ptype
@@ -248,7 +266,16 @@ class Checks:
     def selection(self, values: list[Any]) -> None:
         """ParserHandleBlockAttributeRval."""
         attrs = self._body_attrs()
-        if not self.skip and attrs is not None and self.lval in attrs:
+        status = marked_attributes(self.schema, self.blocktype).get(self.lval) \
+            if self.block == "body" and not self.skip and attrs is not None else None
+        if status is not None:
+            word, flag = ("Removed", "removed") if status == "removed" else \
+                ("Deprecated", "deprecated")
+            where = "promise type" if status == "removed" else "body type"
+            self.say(f"{word} constraint '{self.lval}' in {where} '{self.blocktype}' "
+                     f"[-W{flag}]", warning=True)
+        if not self.skip and attrs is not None and self.lval in attrs \
+                and status != "removed":
             from cfpromise.schema.selection import selection
             target, refused = (attrs[self.lval], None) if self.block == "promise" else \
                 selection(self.schema, self.blocktype, self.blockid, self.lval)
@@ -271,7 +298,8 @@ class Checks:
         type nor the common one has (taken for a custom one)."""
         types = self.schema.bundle_types
         if self.ptype not in types.get(self.blocktype, ()) \
-                and self.ptype not in types.get("common", ()):
+                and self.ptype not in types.get("common", ()) \
+                and not removed_guard(self.blocktype, self.ptype):
             return None
         return self.schema.promise_types.get(self.ptype)
 
@@ -345,6 +373,7 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("@bodybody", ""): Checks.body_begin,
     ("@bundlebody", ""): Checks.bundle_begin,
     ("symbol", "IDENTIFIER"): Checks.symbol,
+    ("promiseid", "promiseid_values"): Checks.promise_id,
     ("bundleid_values", "error"): Checks.skipping,
     ("bodyid_values", "error"): Checks.skipping,
     ("promiseid_values", "error"): Checks.skipping,
@@ -353,6 +382,7 @@ _HOOKS: dict[tuple[str, str], Callable[[Checks, list[Any]], Any]] = {
     ("@promisee", ""): Checks.promiser,
     ("@nopromisee", ""): Checks.promiser,
     ("bundlebody", "body_begin @bundlebody bundle_decl '}'"): Checks.bundle_end,
+    ("promise_guard", "PROMISE_GUARD"): Checks.promise_guard,
     ("constraint_id", "IDENTIFIER"): Checks.constraint_id,
     ("selection_id", "IDENTIFIER"): Checks.selection_id,
     ("constraint", "constraint_id assign_arrow rval"): Checks.constraint,

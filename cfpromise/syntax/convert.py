@@ -33,15 +33,23 @@ def data_lvals() -> frozenset[str]:
     return _DATA_LVALS[0]
 
 
-def replace_repeats(constraints: list[ast.Constraint]) -> tuple[ast.Constraint, ...]:
-    """A repeated attribute (same guard) replaces the earlier one in its place, as in CFEngine."""
+def replace_repeats(constraints: list[ast.Constraint], body_type: str = ""
+                    ) -> tuple[ast.Constraint, ...]:
+    """A repeated attribute (same guard) replaces the earlier one in its place, as in
+    CFEngine; in a body of ``body_type``, an attribute CFEngine removed is kept at each
+    place, where its parser warns of it (cfpromise.schema.deprecations)."""
     if len(constraints) < 2 or \
             len(set(map(_lval_and_guard, constraints))) == len(constraints):
         return tuple(constraints)       # most promises: nothing repeats (told in C)
+    removed: frozenset[str] = frozenset()
+    if body_type:
+        from cfpromise.schema.deprecations import marked_attributes
+        removed = frozenset(lval for lval, status in marked_attributes(
+            schema(), body_type).items() if status == "removed")
     out: list[ast.Constraint] = []
-    where: dict[tuple[str, str], int] = {}
+    where: dict[Any, int] = {}
     for c in constraints:
-        key = (c.lval, c.classes)
+        key: Any = (c.lval, c.classes) if c.lval not in removed else id(c)
         if key in where:
             out[where[key]] = c
         else:

@@ -93,13 +93,22 @@ def p_bundle(p: Any) -> None:
     """bundle : BUNDLE blocktype blockid arglist '{' sections '}'"""
     lexer = _STATE[-1]
     namespace, name = _split_name(lexer, p[3][_VALUE])
-    merged: dict[str, tuple[Coord, list[ast.Promise]]] = {}
+    # (a promise type CFEngine removed is kept apart at each guard: its parser warns of
+    # each and skips the rest of the bundle from the first, where a section's place stops
+    # moving to its latest guard: cfpromise.schema.deprecations)
+    from cfpromise.schema.deprecations import removed_guard
+    merged: dict[Any, tuple[str, Coord, list[ast.Promise]]] = {}
+    skipping = False
     for coord, name_, promises in p[6]:
-        if name_ in merged:
-            merged[name_] = (coord, merged[name_][1] + promises)
+        removed = removed_guard(p[2][_VALUE], name_)
+        key = coord if removed else name_
+        if key in merged:
+            merged[key] = (name_, merged[key][1] if skipping else coord,
+                           merged[key][2] + promises)
         else:
-            merged[name_] = (coord, promises)
-    sections = tuple(ast.PromiseSection(n, tuple(ps), c) for n, (c, ps) in merged.items())
+            merged[key] = (name_, coord, promises)
+        skipping = skipping or removed
+    sections = tuple(ast.PromiseSection(n, tuple(ps), c) for n, c, ps in merged.values())
     p[0] = ast.Bundle(p[2][_VALUE], name, tuple(p[4]), sections, namespace, p[3][_COORD])
 
 
@@ -107,7 +116,7 @@ def p_body(p: Any) -> None:
     """body : BODY blocktype blockid arglist '{' bodyattribs '}'"""
     lexer = _STATE[-1]
     namespace, name = _split_name(lexer, p[3][_VALUE])
-    constraints = _replace_repeats(p[6])
+    constraints = _replace_repeats(p[6], p[2][_VALUE])
     body = ast.Body(p[2][_VALUE], name, tuple(p[4]), constraints, namespace, p[3][_COORD])
     if body.type == "file" and body.name == "control":
         # (any other value is an error of the parser's checks: cfpromise.schema.validate)

@@ -141,6 +141,9 @@ def bison_errors(text: str, filename: str, tokens: list[Any], after: Exception |
             count += 1
             if count > MAX_ERRORS + 1:
                 break
+        if isinstance(message, bison.Warned):
+            out.append(at(*message)._replace(severity="warning"))
+            continue
         out.append(message if isinstance(message, Diagnostic) else at(coord, message))
     return cf_lines(out), count > MAX_ERRORS
 
