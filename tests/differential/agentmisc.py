@@ -1207,6 +1207,30 @@ case("datastate_classes_order", 'bundle common holder\n{\nclasses:\n  "holdercla
      '  "ci" slist => filter("(zz|aa|Ab|Bz|holder).*", c, "true", "false", 99);\nreports:\n'
      '  "ci=$(with)" with => join(",", ci);\n}\n')
 
+# -- sort() of addresses: cf-agent's own IPv4, IPv6 and MAC readers (sort "ip", "mac")
+_ADDRESSES = {
+    "ipv4": ("1.2.3.4", "1.2.3.4x", "1.2.3.4.", "1.2x", "9x", "9", "9.7.5", "256.1.1.1",
+             "1.2.3.4:80", "1.2.3.4:", "1..2.3", ".1.2.3", "10.0.0.1", "2.0.0.0",
+             "1.2.3.4:99999", "001.002.003.004", "1.2.3.04", " 1.2.3.4", "", "-1", "x"),
+    "ipv6": ("::", "::1", "1::", "[::1]", "[::1]:80", "[1:2::3]:8", "a:b:c:d:e:f:0:1",
+             "[a:b:c:d:e:f:0:1]", "[a:b:c:d:e:f:0:1]:9", "1:2:3", "::ffff:1.2.3.4",
+             "A::1", "1::2::3", "12345::1", "fe80::1%eth0", "[1::2", "1::2]", "1:2::3:4",
+             "1:2:3:4:5:6:7:8:9", "ff::", "0:0::0", "[1::2:3]", "1.2.3.4", "fe80::a",
+             "1:0::", "::a:b"),
+    "mac": ("00:14:BF:F7:23:1D", "0:14:BF:F7:23:1D", ":14:BF:F7:23:1D",
+            "00:014:BF:0F7:23:01D", "0x1:2:3:4:5:6", "+1:2:3:4:5:6x", " 01:02:03:04:05:06",
+            "010203040506", "0102030405", "01-02-03-04-05-06", "1:2:3:4:5:6:7",
+            "-1:2:3:4:5:6", "ff:ff:ff:ff:ff:ff", "100:2:3:4:5:6", "0a0b0c0d0e0f",
+            "0X10:2:3:4:5:6", "a:b:c:d:e:fg", "", "zz"),
+}
+for aname, items in _ADDRESSES.items():
+    listed = ", ".join(f'"{i}"' for i in items)
+    mode = "mac" if aname == "mac" else "ip"
+    case(f"sort_addresses_{aname}", 'bundle agent main\n{\nvars:\n'
+         f'  "l" slist => {{ {listed} }};\n  "s" slist => sort("l", "{mode}");\n'
+         f'  "r" slist => sort(reverse("l"), "{mode}");\nreports:\n'
+         '  "s=$(with)" with => join("|", s);\n  "r=$(with)" with => join("|", r);\n}\n')
+
 NAMES = [c[0] for c in CASES]
 
 # a process table line (cf-lite's columns are not cf-agent's; times change anyway)

@@ -250,25 +250,11 @@ def _trunc(value: float) -> int:
     return int(value)
 
 
-def _ip_key(text: str) -> Any:
-    import ipaddress
-    host = text.strip()
-    if host.startswith("[") and "]" in host:
-        host = host[1:host.index("]")]
-    elif host.count(":") == 1:
-        host = host.split(":", 1)[0]
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        return None
-
-
 def _ip_less(a: str, b: str) -> bool:
-    x, y = _ip_key(a), _ip_key(b)
+    from cfpromise.eval.functions.addresses import ip_key
+    x, y = ip_key(a), ip_key(b)
     if x is not None and y is not None:
-        if x.version != y.version:
-            return x.version < y.version
-        return x < y
+        return x < y            # (IPv4 first: its version number is the smaller)
     if x is not None:
         return False
     if y is not None:
@@ -276,18 +262,9 @@ def _ip_less(a: str, b: str) -> bool:
     return to_bytes(a) < to_bytes(b)
 
 
-def _mac_bytes(text: str) -> bytes | None:
-    import re
-    if len(text) > 12:
-        m = re.match(r"([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):"
-                     r"([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})", text)
-    else:
-        m = re.match(r"([0-9a-fA-F]{1,2})" * 6, text)
-    return bytes(int(g, 16) for g in m.groups()) if m else None
-
-
 def _mac_less(a: str, b: str) -> bool:
-    x, y = _mac_bytes(a), _mac_bytes(b)
+    from cfpromise.eval.functions.addresses import mac_bytes
+    x, y = mac_bytes(a), mac_bytes(b)
     if x is not None and y is not None and x != y:
         return x < y
     if x is not None:
