@@ -91,8 +91,13 @@ def read(agent: Any, path: str, entry: bool = False) -> ast.Policy | None:
         from cfpromise.schema.deprecations import interleaved
         from cfpromise.syntax.recovery import capped
         problems, stopped = capped(problems)    # (its parser's count: "Too many errors")
-        # (said as its parser reads the file: each warning among the parser's errors)
-        problems = interleaved(_warn(policy, agent, say=False), problems)
+        # (said as its parser reads the file: each warning among the parser's errors, none
+        # past the error it stopped at)
+        warned = _warn(policy, agent, say=False)
+        if stopped:
+            end = problems[-1].coord
+            warned = [w for w in warned if (w.coord.line, w.coord.col) < (end.line, end.col)]
+        problems = interleaved(warned, problems)
         raise too_many(problems) if stopped else LoadError(problems, parse_time=True)
     _warn(policy, agent)
     if cache is not None:

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from cfpromise.schema import LIST_TYPES, Attribute, Schema, partial, schema
 from cfpromise.schema.check import duplicates
-from cfpromise.schema.deprecations import hidden, installed, marked_attributes, \
-    removed_from, removed_guard
+from cfpromise.schema.deprecations import REMOVED_BODY_TYPES, hidden, installed, \
+    marked_attributes, removed_from, removed_guard
 from cfpromise.schema.rvalend import after_rval
 from cfpromise.schema.selection import VARCLASS, promise_block_attributes, selection
 from cfpromise.schema.typematch import compiled_range, type_match
@@ -352,6 +352,8 @@ class _Checker:
     def body(self, body: ast.Body | ast.PromiseBlock) -> None:
         """A body's attributes (an agent's promise block's: its own, as a body's)."""
         block = isinstance(body, ast.PromiseBlock)
+        if not block and body.type in REMOVED_BODY_TYPES:
+            return      # (warned of, not installed: nothing of it is checked)
         attrs_ = promise_block_attributes() if block else self.schema.body_types.get(body.type)
         if attrs_ is None:
             # (a custom body: its attributes are not checked, but for a quoted guard)

@@ -21,7 +21,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_lval_and_guard = attrgetter("lval", "classes")
+# (a quoted guard's attribute is its own: refused by the check, not replaced before it)
+_lval_and_guard = attrgetter("lval", "classes", "varclass")
 
 # Attributes of type data: a string given to them is an inline container (or parsejson()).
 _DATA_LVALS: list[frozenset[str]] = []
@@ -49,7 +50,7 @@ def replace_repeats(constraints: list[ast.Constraint], body_type: str = ""
     out: list[ast.Constraint] = []
     where: dict[Any, int] = {}
     for c in constraints:
-        key: Any = (c.lval, c.classes) if c.lval not in removed else id(c)
+        key: Any = _lval_and_guard(c) if c.lval not in removed else id(c)
         if key in where:
             out[where[key]] = c
         else:
