@@ -104,7 +104,8 @@ class AbortWatch:
         self.seen = len(log)
         for patterns, exc in self.plan:
             for pattern, expression, rx in patterns:
-                if expression and _holds(ctx, pattern):
+                # (a pattern that is no class expression, a regex, says nothing)
+                if expression and ctx.holds_quietly(pattern):
                     if exc is AbortBundle:
                         agent.out.log("error", f"Setting abort for '{pattern}' when setting "
                                                f"class '{ctx.last_defined}'")
@@ -117,15 +118,6 @@ class AbortWatch:
                             agent.out.log("error", f"Bundle '{ctx.frame.bundle}' aborted on "
                                                    f"defined class '{name}'")
                         raise exc(name)
-
-
-def _holds(ctx: Any, pattern: str) -> bool:
-    """A pattern that is a class expression holds (one that is none -- a regex such as
-    ``invalid.*`` -- is matched as a regex only: cf-agent says nothing of it)."""
-    from cfpromise.eval.context import class_tree
-    from cfpromise.syntax import classexpr
-    tree = class_tree(pattern)
-    return tree is not None and classexpr.evaluate(tree, ctx.class_defined)
 
 
 def _read(patterns: list[str]) -> tuple[_Pattern, ...]:

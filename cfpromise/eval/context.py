@@ -214,6 +214,12 @@ class EvalContext:
             return False
         return classexpr.evaluate(tree, self.class_defined)
 
+    def holds_quietly(self, expr: str) -> bool:
+        """:meth:`eval_class_expr` saying nothing of an ``expr`` that is no class
+        expression (an abort pattern may be a regex: cfpromise.agent.abort)."""
+        tree = class_tree(expr)
+        return tree is not None and classexpr.evaluate(tree, self.class_defined)
+
     def class_tree_holds(self, tree: classexpr.Tree | None) -> bool:
         """:meth:`eval_class_expr` of an expression already read by :func:`class_tree`.
         A promise's guard is asked again and again (each pass, the load-time walks) while
