@@ -124,17 +124,12 @@ def _distribute(step: Step, name: str, weights: list[Any]) -> str | None:
 
 
 def _say_number(step: Step, text: str) -> None:
-    """What IntFromString says of a weight that is no integer, at each evaluation (a
-    text still holding a reference: nothing, it might converge)."""
-    from cfpromise.eval.functions.common import number_ending
-    from cfpromise.eval.functions.messages import text as message
-    if text in ("inf", "now"):
-        return
-    ending = number_ending(text, "int")
-    if ending == "" and "$" not in text:
-        step.log("error", message("number.int", item=text))
-    elif ending and ending[0] != "$":
-        step.log("error", message("number.ending", ending=ending, item=text, kind="integer"))
+    """What IntFromString says of a weight that is no integer, at each evaluation (not
+    once per run, as a function's)."""
+    from cfpromise.eval.functions.messages import number_problem, text as message
+    found = number_problem("int", text)
+    if found is not None:
+        step.log("error", message(found[0], **found[1]))
 
 
 def _refused(step: Step, message: str) -> None:
@@ -218,7 +213,9 @@ def evaluate(step: Step) -> Outcome | None:
     ctx = step.ctx
     run = step.run
     name = canonify(step.promiser)
-    if ctx.class_defined(name) if name else ctx.eval_class_expr(name):
+    # (an empty name is no class: asking cf-agent's way says "Unable to parse ...")
+    defined_already = ctx.class_defined(name) if name else ctx.eval_class_expr(name)
+    if defined_already:
         return Outcome.KEPT        # already defined: not evaluated again (no function runs)
     action = step.promise.get("action")
     if action is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from cfpromise.eval.functions import jsondata, messages, pcre
+from cfpromise.eval.functions.addresses import ip_key, mac_bytes
 from cfpromise.eval.functions.api import FunctionError, Unresolved, builtin
 from cfpromise.eval.functions.common import (
     CF_NOINT, argv, array_candidates, boolean, c_double, calling, check_qualified, collect,
@@ -251,7 +252,6 @@ def _trunc(value: float) -> int:
 
 
 def _ip_less(a: str, b: str) -> bool:
-    from cfpromise.eval.functions.addresses import ip_key
     x, y = ip_key(a), ip_key(b)
     if x is not None and y is not None:
         return x < y            # (IPv4 first: its version number is the smaller)
@@ -263,7 +263,6 @@ def _ip_less(a: str, b: str) -> bool:
 
 
 def _mac_less(a: str, b: str) -> bool:
-    from cfpromise.eval.functions.addresses import mac_bytes
     x, y = mac_bytes(a), mac_bytes(b)
     if x is not None and y is not None and x != y:
         return x < y

@@ -159,18 +159,27 @@ QUIET_REGEX = frozenset({"regextract", "data_regextract"})
 def say_number(ctx: Any, kind: str, item: str) -> None:
     """What IntFromString (``kind`` int) or DoubleFromString (real) says of ``item``,
     a text that is no such number: none at its start, or more after its unit."""
+    found = number_problem(kind, item)
+    if found is not None:
+        say(ctx, found[0], **found[1])
+
+
+def number_problem(kind: str, item: str) -> tuple[str, dict[str, Any]] | None:
+    """(message key, fields) of what IntFromString or DoubleFromString says of ``item``;
+    None when it says nothing (a number, ``inf``/``now``, a reference that might
+    converge: verbose only in 3.21)."""
     from cfpromise.eval.functions.common import number_ending
     if kind == "int" and item in ("inf", "now"):
-        return
+        return None
     ending = number_ending(item, kind)
     if ending == "":
         if kind == "int" and "$" in item:
-            return                          # "might converge": verbose only in 3.21
-        say(ctx, "number.int" if kind == "int" else "number.real", item=item)
-        return
+            return None
+        return ("number.int" if kind == "int" else "number.real"), {"item": item}
     if ending is not None and not (kind == "int" and ending[0] == "$"):
-        say(ctx, "number.ending", ending=ending, item=item,
-            kind="integer" if kind == "int" else "real")
+        return "number.ending", {"ending": ending, "item": item,
+                                 "kind": "integer" if kind == "int" else "real"}
+    return None
 
 
 def text(key: str, as_common: bool = False, **fields: Any) -> str:
