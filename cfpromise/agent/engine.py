@@ -203,6 +203,7 @@ class Agent(PromiseEvaluation, Recording):
         self.scalar_lists: dict[int, tuple[str, str]] = {}
         self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
         self.policy_digests: set[bytes] = set()     # content of the files read (policyfile)
+        self.unread: list[str] = []     # what is said of the inputs left out (policyfile.unread)
         # hooks: a bundle no file defines, (name, namespace, types) -> Bundle | None
         # (cfpromise.agent.autoload); which promises run, (run, ptype, promise) -> bool
         # (cfpromise.agent.only)

@@ -119,10 +119,10 @@ def _load(agent: Any) -> None:
         if not queue:
             break
         seen.update(os.path.realpath(p.path) for p in queue if p.path)
-    for rval, naming in pending:
-        # cf-agent and cf-promises report it and go on without that input
-        written = rval.value if isinstance(rval, ast.Scalar) else _written(rval)
-        agent.out.log("error", f"Unresolved variable '{written}' in input list, cannot parse")
+    # cf-promises says them; cf-agent again as it loads the policy cf-promises passed (_run)
+    agent.unread = policyfile.unread(agent, [rval for rval, _ in pending])
+    for line in agent.unread:
+        agent.out.log("error", line)
     if broken:
         raise LoadError(broken + missing, parse_time=True)
     if missing:
@@ -195,6 +195,9 @@ def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
     """One item of an ``inputs`` list: each file it names read, then its own inputs;
     False when it does not resolve yet (it waits in ``pending``)."""
     base, seen, pending, missing, broken, stopped = state
+    if isinstance(rval, ast.FnCall):    # never called: a "Non-file object" (policyfile.unread)
+        pending.append((rval, naming))
+        return False
     value = RvalEvaluator(agent.ctx).value(rval, want_list=True)
     items = value if isinstance(value, list) else [value]
     names = [n for n in items if isinstance(n, str)]
@@ -299,16 +302,6 @@ def _policy_cache(agent: Any) -> Any:
                        agent.options.workdir, agent.out.log)
 
 
-def _written(rval: ast.Rval) -> str:
-    if isinstance(rval, ast.List):
-        return ", ".join(_written(i) for i in rval.items)
-    if isinstance(rval, ast.Scalar):
-        return rval.value
-    if isinstance(rval, ast.FnCall):
-        return f"{rval.name}(...)"
-    return ""
-
-
 def run_agent(agent: Any) -> int:
     """The whole run of ``agent`` (cf-lite-agent's, the failsafe's); fatal errors and aborts end it the same way wherever they happen
     (common bundles are already evaluated while the policy loads)."""
@@ -369,7 +362,8 @@ def _run(agent: Any) -> int:
         validation_failed(agent.options)
         return failsafe(agent)
     except (PolicyError, LoadError) as refused:
-        exc = policyfile.validated_first(agent, refused)    # (an insecure file: validity)
+        from cfpromise.agent.untrusted import validated_first     # (uses re: not at start)
+        exc = validated_first(agent, refused)    # (an insecure file: validity)
         report_errors(exc.diagnostics, agent.options.start_dir)
         if getattr(exc, "fatal", False):
             return EXIT_FATAL
@@ -393,6 +387,9 @@ def _run(agent: Any) -> int:
     if not verified(agent):
         validation_failed(agent.options)
         return failsafe(agent)
+    if augments.validating(agent):      # (cf-agent's own load, after cf-promises': _load)
+        for line in agent.unread:
+            agent.out.log("error", line)
     for observer in agent.observers:
         observer.run_started(agent)
     for bundle in list(agent.policy.bundles):

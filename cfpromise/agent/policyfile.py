@@ -201,56 +201,13 @@ def say_verdict(exc: Exception) -> None:
         say("error", "There are syntax errors in policy files")
 
 
-def validated_first(agent: Any, exc: Exception) -> Exception:
-    """A policy refused as insecure: cf-agent's validating cf-promises reads files others
-    may write, so a policy it finds invalid goes to the failsafe (which may fetch a good
-    one) rather than stopping at the security exception.  cf-lite parses and checks each
-    file for that verdict, evaluating nothing of a file another user may have written:
-    the errors as a LoadError (not fatal), or ``exc`` when there are none."""
-    if not getattr(exc, "fatal", False):
-        return exc
-    from cfpromise.agent.augments import validating
-    if not validating(agent):
-        return exc
-    from cfpromise.syntax.errors import PolicyError
-    from cfpromise.syntax.loader import load
-    try:
-        loaded = load(agent.options.file, ignore_missing=True, first_errors=True,
-                      base=inputs_directory(agent.options.file))
-    except PolicyError as error:
-        return LoadError(error.diagnostics, parse_time=True)
-    if loaded.errors:
-        return LoadError(loaded.errors, parse_time=True)
-    found = _evident(agent, loaded)
-    return LoadError(found) if found else exc
-
-
-def _evident(agent: Any, loaded: Any) -> list[Diagnostic]:
-    """What else makes cf-promises refuse the policy that needs no evaluation to see: an
-    input named as plain text that is not there (unless ``ignore_missing_inputs``), and --
-    when every input is named so, the whole policy read -- a body no file defines, a
-    bundlesequence naming no bundle (said as cf-promises says them, its fatal line too)."""
-    from cfpromise.schema.check import policy_diagnostics, sequence_gaps
-    from cfpromise.syntax.loader import input_rvals, resolve_path
-    if not _control_flag(loaded.policy, "ignore_missing_inputs"):
-        base = inputs_directory(agent.options.file)
-        for rval in input_rvals(loaded.policy):
-            items = rval.items if isinstance(rval, ast.List) else (rval,)
-            for name in (i.value for i in items if type(i) is ast.Scalar
-                         and "$" not in i.value and "@" not in i.value):
-                path = resolve_path(name, base)
-                if not os.path.isfile(path):
-                    return [Diagnostic(_coord(rval.coord.file), f"Can't stat file '{path}' for "
-                                       "parsing. (stat: No such file or directory)")]
-    if loaded.unresolved:
-        return []
-    found = policy_diagnostics(loaded.policy, full=True)
-    gaps = [] if found else sequence_gaps(loaded.policy)
-    if gaps:
-        at = _coord(agent.options.file)
-        found = [Diagnostic(at, f"Bundle '{name}' listed in the bundlesequence is not a "
-                                "defined bundle") for name in gaps]
-        found.append(Diagnostic(at, "Fatal CFEngine error: Errors in promise bundles: could "
-                                    "not verify bundlesequence"))
-    return found
-
+def unread(agent: Any, items: list[ast.Rval]) -> list[str]:
+    """What cf-agent and cf-promises say of the ``inputs`` items they leave out, and go on:
+    a function call is a "Non-file object" (an inputs list's calls are never made), said
+    as each file's inputs are read, before the references that never resolved, each
+    named as far as it expands."""
+    from cfpromise.eval.rvals import RvalEvaluator
+    evaluator = RvalEvaluator(agent.ctx)
+    lines = ["Non-file object in inputs list" for rval in items if isinstance(rval, ast.FnCall)]
+    return lines + [f"Unresolved variable '{evaluator.text(rval.value)}' in input list, "
+                    "cannot parse" for rval in items if isinstance(rval, ast.Scalar)]

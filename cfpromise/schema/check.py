@@ -139,13 +139,6 @@ def _bundlesequence_refs(policy: ast.Policy) -> Iterator[Reference]:
                                             "bundlesequence")
 
 
-def sequence_gaps(policy: ast.Policy) -> list[str]:
-    """The names a ``bundlesequence`` written as a list of names gives that no agent or
-    common bundle of ``policy`` has (cf-promises: "not a defined bundle")."""
-    index = Index(policy)
-    return [ref.name for ref in _bundlesequence_refs(policy) if index.find(ref) is None]
-
-
 def _function_calls(rval: ast.Rval, lval: str) -> Iterator[ast.FnCall]:
     if isinstance(rval, ast.FnCall):
         if lval not in BUNDLE_LVALS and lval != "bundlesequence":

@@ -66,6 +66,70 @@ for _name, _text in _REFUSED.items():
         "inc.cf": (_text.replace("bundle agent main", "bundle agent main2")
                    .replace('"inc.cf"', '"inc2.cf"'), 0o664)}))
 
+# inputs named with what the agent itself defines (sys. and const. variables,
+# this.promise_dirname): cf-lite resolves them as the validating cf-promises does, without
+# evaluating the policy; one it does not define is cf-promises' "Unresolved variable" (that
+# input left out, the policy still valid).  WORKDIR/inputs/lib/stdlib.cf exists in each
+# case's work directory (test_insecure_differential), as in an installed CFEngine.
+_OWN = {
+    "libdir": '"$(sys.libdir)/nosuch.cf"', "libdir_braces": '"${sys.libdir}/nosuch.cf"',
+    "inputdir": '"$(sys.inputdir)/nosuch.cf"', "workdir": '"$(sys.workdir)/nosuch.cf"',
+    "masterdir": '"$(sys.masterdir)/nosuch.cf"', "local_libdir": '"$(sys.local_libdir)/nosuch.cf"',
+    "fqhost": '"/tmp/$(sys.fqhost)-nosuch.cf"', "const": '"/tmp/$(const.t)nosuch.cf"',
+    "dirname_and_sys": '"$(this.promise_dirname)/$(sys.os)-nosuch.cf"',
+    "undefined_sys": '"$(sys.nosuchvar)/nosuch.cf"',
+    "undefined_sys_beside": '"$(sys.nosuchvar)/nosuch.cf", "inc.cf"',
+    "stdlib": '"$(sys.libdir)/stdlib.cf"', "stdlib_and_inc": '"$(sys.libdir)/stdlib.cf", "inc.cf"',
+    "call": 'concat("$(sys.libdir)", "/nosuch.cf")', "call_beside": '"inc.cf", concat("a", "b")',
+}
+_BODIES = {"valid": _VALID, "undefined_body": _REFUSED["undefined_body"]}
+for _name, _inputs in _OWN.items():
+    for _main, _text in _BODIES.items():
+        CASES.append((f"own_{_name}_{_main}", {
+            "promises.cf": (f"body common control {{ inputs => {{ {_inputs} }}; }}\n{_text}",
+                            0o664), "inc.cf": (_INC_VALID, 0o600)}))
+    CASES.append((f"own_{_name}_in_input", {
+        "promises.cf": ('body common control { inputs => { "inc.cf" }; }\n' + _VALID, 0o600),
+        "inc.cf": (f"body file control {{ inputs => {{ {_inputs} }}; }}\n{_INC_VALID}", 0o664)}))
+
+# the bundlesequence as the validating cf-promises checks it: main when none is in effect
+# (none written, or one under a class that does not hold), a bundle of any type counts,
+# names in a namespace, ignore_missing_bundles; a name held by a variable is known only
+# once the policy is evaluated (see EXPECTED_DIFFERENCES)
+_X = 'bundle agent x { reports: "x"; }\n'
+_SEQUENCES = {
+    "no_main": _X, "no_main_common": 'bundle common x { vars: "a" string => "b"; }\n',
+    "no_main_other_control": 'body common control { inputs => { }; }\n' + _X,
+    "main_common": 'bundle common main { vars: "a" string => "b"; }\n',
+    "dunder_main": 'bundle agent __main__ { reports: "x"; }\n',
+    "empty": 'body common control { bundlesequence => { }; }\n' + _VALID,
+    "empty_no_main": 'body common control { bundlesequence => { }; }\n' + _X,
+    "edit_line": ('body common control { bundlesequence => { "main", "el" }; }\n' + _VALID
+                  + 'bundle edit_line el { insert_lines: "x"; }\n'),
+    "namespaced": ('body common control { bundlesequence => { "main", "ns:b" }; }\n' + _VALID
+                   + 'body file control { namespace => "ns"; }\nbundle agent b { reports: "b"; }\n'),
+    "namespaced_missing": ('body common control { bundlesequence => { "main", "ns:c" }; }\n'
+                           + _VALID + 'body file control { namespace => "ns"; }\n'
+                           'bundle agent b { reports: "b"; }\n'),
+    "ignored": ('body common control { bundlesequence => { "main", "nosuch" }; '
+                'ignore_missing_bundles => "true"; }\n' + _VALID),
+    "guard_false": 'body common control { nosuchclass:: bundlesequence => { "main", "nosuch" }; }\n' + _VALID,
+    "guard_false_no_main": 'body common control { nosuchclass:: bundlesequence => { "x" }; }\n' + _X,
+    "guard_hard": 'body common control { any:: bundlesequence => { "main", "nosuch" }; }\n' + _VALID,
+    "guard_later": ('body common control { bundlesequence => { "x" }; nosuchclass:: '
+                    'bundlesequence => { "nosuch" }; }\n' + _X),
+    "call": 'body common control { bundlesequence => { "main", nosuch("a") }; }\n' + _VALID,
+    "two_missing": 'body common control { bundlesequence => { "n1", "main", "n2" }; }\n' + _VALID,
+    "variable": ('bundle common g { vars: "s" slist => { "nosuch" }; }\n'
+                 'body common control { bundlesequence => { "main", @(g.s) }; }\n' + _VALID),
+}
+for _name, _text in _SEQUENCES.items():
+    CASES.append((f"sequence_{_name}", {"promises.cf": (_text, 0o664)}))
+# -b: the validating cf-promises checks no bundlesequence (the agent checks -b's names)
+ARGS = {"sequence_no_main_b": ["-b", "x"], "sequence_no_main_b_missing": ["-b", "y"]}
+for _name in ARGS:
+    CASES.append((_name, {"promises.cf": (_X, 0o664)}))
+
 NAMES = [name for name, _ in CASES]
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
@@ -75,3 +139,7 @@ EXPECTED_DIFFERENCES: dict[str, str] = {
     "file another user may write (cf-agent's validating cf-promises does, as root: it reads "
     "the input, finds the undefined body and goes to the failsafe); cf-lite stops at the "
     "security exception (exit 1)" for mode in ("group", "other")}
+EXPECTED_DIFFERENCES["sequence_variable"] = (
+    "deliberate, as refused_undefined_body_variable_input: a bundlesequence name held by a "
+    "variable is known once the policy is evaluated, which cf-lite does not do for a file "
+    "another user may write (cf-agent's validating cf-promises does, as root)")

@@ -21,7 +21,11 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
         for rel, (text, mode) in files.items():
             (tree / rel).write_text(text)
             (tree / rel).chmod(mode)
-        jobs.append((name, tree / "promises.cf", []))
+        for workdir in (f"ref-workdir-{name}", f"lite-workdir-{name}"):
+            lib = root / workdir / "inputs" / "lib"     # (an installed CFEngine's library)
+            lib.mkdir(parents=True)
+            (lib / "stdlib.cf").write_text('bundle agent stdlib_here { reports: "lib"; }\n')
+        jobs.append((name, tree / "promises.cf", insecure.ARGS.get(name, [])))
     runs = harness.run_many(jobs, root)
     return {name: (agentmisc.observe(ref.stdout, ref.stderr, ref.returncode,
                                      str(root / f"ref-workdir-{name}")),
