@@ -28,6 +28,7 @@ from cfpromise.agent.workdir import check_workdir, prepare_workdir  # (prepare_w
 from cfpromise.eval.functions.api import FatalFunctionError
 from cfpromise.eval.functions.messages import Sink
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
+from cfpromise.promises.api import inputs_directory
 from cfpromise.schema.check import policy_diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, PolicyError
@@ -98,7 +99,7 @@ def load(agent: Any) -> None:
 
 def _load(agent: Any) -> None:
     entry = agent.options.file
-    base = policyfile.inputs_directory(entry)
+    base = inputs_directory(entry)
     first = _read(agent, entry, entry=True)
     agent.add_policy(first)
     control_bodies(agent)         # ignore_missing_inputs is needed while loading

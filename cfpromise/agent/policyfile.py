@@ -13,7 +13,6 @@ import stat
 
 from cfpromise.agent import yyerrors
 from cfpromise.fast.policycache import content_digest
-from cfpromise.promises.api import inputs_directory
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, file_lines
 
