@@ -14,6 +14,12 @@ Beyond cf-agent's options, ordering and outcomes made visible:
                             standard library (cfpromise.agent.autoload)
     --only X[,Y]            run only the promises with handle or meta tag X, what they
                             depend on and the bundles calling them (cfpromise.agent.only)
+
+Every option is read as cf-agent's getopt_long reads it (cfpromise.cli.gnuopts): an
+optional value only attached (-Calways, --graph=json: "-C always" is -C and the file
+"always"); these are shortened only where none of cf-agent's fits (--bundle is
+--bundlesequence), and --timing written out is cf-lite's (cf-agent takes it for
+--timing-output shortened).
 """
 from __future__ import annotations
 

@@ -79,7 +79,9 @@ AGENT = {
     "old_bootstrap_cluster": ["-Bs"], "old_bootstrap_alone": ["-s", "1.2.3.4"],
     "old_bootstrap_version": ["-s", "1.2.3.4", "-B", "-V"],
     "bootstrap_unknown_host": ["-B", "nosuch.invalid", "-Q"],
-    "bootstrap_empty_host": ["--bootstrap="], "cf_promises_only": ["-p"],
+    "bootstrap_empty_host": ["--bootstrap="], "bootstrap_port_only": ["-B", ":5308"],
+    "old_bootstrap_long": ["--policy-server", "1.2.3.4", "--bootstrap", "-V"],
+    "old_bootstrap_no_address": ["-B", "1.2.3.4", "-V", "-s"], "cf_promises_only": ["-p"],
     "cf_promises_only_c": ["-c"], "timing_output_cluster": ["-tV"],
     "extensions": ["-E", "-V"], "repeated": ["-K", "-K", "-nn", "-V"],
 }
