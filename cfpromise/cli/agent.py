@@ -29,7 +29,8 @@ import sys
 from cfpromise.fast import oneshot
 from cfpromise.cli.compat import (ROW_BUNDLE_PATH, ROW_COLOR, ROW_DEBUG, ROW_GRAPH, ROW_HELP,
                                   ROW_INFORM, ROW_LOG_LEVEL, ROW_MANPAGE, ROW_TIMESTAMP,
-                                  ROW_VERBOSE, ROWS_COMMON, colored)
+                                  ROW_VERBOSE, ROWS_COMMON, colored,
+                                  setting_workdir)
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 
@@ -143,7 +144,7 @@ OPTIONS = Options((
                        help="run only the promises with these handles or meta tags (and what "
                             "they need); the rest is skipped")),
 ), extras=("--graph", "--report", "--summary", "--timing", "--detailed-exitcodes",
-           "--bundle-path", "--only"),
+           "--bundle-path", "--only"), said=setting_workdir,
    prog="cf-lite-agent", description="Run CFEngine 3 policy and converge the host.",
    epilog=__doc__.split("\n\n", 1)[1])
 
@@ -202,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
         args.file = args.policy
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
-    workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
+    # -w sets CFENGINE_TEST_OVERRIDE_WORKDIR in cf-agent: it wins over the environment's
+    workdir = args.workdir or os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or default_workdir()
     workdir = os.path.abspath(workdir)      # files promises change the working directory
     level = args.log_level or "notice"
     if args.self_diagnostics is not None:

@@ -151,6 +151,18 @@ def refused(args: Any) -> int | None:
     return None
 
 
+_SAYS_INFO = ("info", "verbose", "debug")
+
+
+def setting_workdir(flag: str, value: Any, values: dict[str, Any]) -> None:
+    """What cf-agent and cf-promises say of -w as they read it (the table's ``said``):
+    "Setting workdir to 'DIR'" at info level -- so only after -I, -v, -d or -g info or
+    more, stamped only after -l."""
+    if flag == "-w" and values.get("log_level") in _SAYS_INFO:
+        from cfpromise.agent.output import say
+        say("info", f"Setting workdir to '{value}'", bool(values.get("timestamp")))
+
+
 def colored(args: Any, stream: Any) -> bool:
     """Whether -C/--color colours log lines written to ``stream``."""
     when = getattr(args, "color", None)

@@ -80,27 +80,22 @@ class _Row:
             self.argument = _REQUIRED
 
     def store(self, values: dict[str, Any], word: str | None) -> bool:
-        """Store the option (``word``: its value, None when it has none); False when
-        reading stops here (an INVALID value)."""
-        values["given"].append(self.flags[0])
+        """Store the option (``word``: its value, None when it has none) and note it
+        given; False when reading stops here (an INVALID value)."""
         kw = self.kw
         action = kw.get("action")
-        if action in _FLAG_ACTIONS:
-            values[self.dest] = _FLAG_ACTIONS[action]
-            return True
-        if action == "store_const":
-            values[self.dest] = kw.get("const")
-            return True
-        if action == "count":
-            values[self.dest] = (values[self.dest] or 0) + 1
-            return True
         value: Any = kw.get("const") if word is None else word
-        if word is not None and kw.get("type") is not None:
+        if action in _FLAG_ACTIONS:
+            value = _FLAG_ACTIONS[action]
+        elif action == "count":
+            value = (values[self.dest] or 0) + 1
+        elif word is not None and kw.get("type") is not None:
             try:
                 value = kw["type"](word)
             except ValueError as exc:
                 raise Refused(str(exc), show_help=False, glibc=False,
                               stamped=bool(values.get("timestamp"))) from None
+        values["given"].append(self.flags[0])
         if action == "append":
             values[self.dest] = [*(values[self.dest] or ()), value]
         else:
@@ -136,7 +131,9 @@ def _table(options: Options) -> tuple[dict[str, _Row], dict[str, _Row], list[str
 def read(options: Options, argv: Sequence[str], stops: Iterable[str] = ()) -> Any:
     """The namespace of ``argv`` as getopt_long reads it (module docstring), with
     ``help`` True when -h/--help was read and ``given`` the options read (their first
-    option strings, in order); Refused when getopt would refuse it."""
+    option strings, in order); Refused when getopt would refuse it.  The table's
+    ``said`` hears each option as it is read (cf-agent's -w is said at info level only
+    after -I)."""
     shorts, longs, positionals, values = _table(options)
     extras = frozenset(name.lstrip("-") for name in options.extras)
     distinct = frozenset(name.lstrip("-") for name in options.distinct)
@@ -151,7 +148,10 @@ def read(options: Options, argv: Sequence[str], stops: Iterable[str] = ()) -> An
         if row.kw.get("action") == "help":
             values["help"] = True
             return False
-        return row.store(values, value) and row.dest not in stop and (
+        going_on = row.store(values, value)
+        if options.said is not None:
+            options.said(row.flags[0], values[row.dest], values)
+        return going_on and row.dest not in stop and (
             f"{row.dest}={values[row.dest]}" not in stop)
 
     while i < len(words):

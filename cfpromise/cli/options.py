@@ -22,7 +22,7 @@ SimpleNamespace = type(sys.implementation)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from typing import Any, Sequence
+    from typing import Any, Callable, Sequence
 
     Row = tuple[tuple[str, ...], dict[str, Any]]
 
@@ -44,13 +44,18 @@ class Options:
     (shortened only where none of CFEngine's fits: :mod:`cfpromise.cli.gnuopts`);
     ``distinct``, the long-only options CFEngine's table gives a getopt value of their
     own (the others share 0, so that getopt takes a shortening of two alike as the
-    first); and ArgumentParser's keywords (prog, description, epilog...)."""
+    first); ``said``, what the program says of an option as it reads it (called with its
+    first option string, the value stored and the values so far); and ArgumentParser's
+    keywords (prog, description, epilog...)."""
 
     def __init__(self, rows: Sequence[Row], extras: Sequence[str] = (),
-                 distinct: Sequence[str] = (), **parser: Any) -> None:
+                 distinct: Sequence[str] = (),
+                 said: Callable[[str, Any, dict[str, Any]], None] | None = None,
+                 **parser: Any) -> None:
         self.rows = tuple(rows)
         self.extras = tuple(extras)
         self.distinct = tuple(distinct)
+        self.said = said
         self.parser_keywords = parser
 
     def parser(self) -> argparse.ArgumentParser:

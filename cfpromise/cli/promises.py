@@ -26,7 +26,8 @@ from cfpromise.fast import oneshot
 from cfpromise.cli.compat import (ROW_BUNDLE_PATH, ROW_COLOR, ROW_DEBUG, ROW_GRAPH, ROW_HELP,
                                   ROW_INFORM, ROW_LOG_LEVEL, ROW_RETIRED_DIAGNOSTIC,
                                   ROW_TIMESTAMP, ROW_VERBOSE, ROWS_COMMON, ROWS_GETOPT_ONLY,
-                                  SUPPRESS, colored, parse_warnings, warned_as_error)
+                                  SUPPRESS, colored, parse_warnings, setting_workdir,
+                                  warned_as_error)
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 from cfpromise.syntax.errors import Diagnostic, PolicyError
@@ -120,7 +121,7 @@ OPTIONS = Options((
     ROW_GRAPH,
     ROW_BUNDLE_PATH,
 ), extras=("--check", "--lint", "--graph", "--bundle-path"),
-   distinct=("--eval-functions", "--show-classes", "--show-vars"),
+   distinct=("--eval-functions", "--show-classes", "--show-vars"), said=setting_workdir,
    prog="cf-lite-promises", description=__doc__)
 
 STOPS = ("version", "manpage", "diagnostic", "unhandled", "deprecated",
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     option = args.policy is None
     if not option:              # (the file as an argument is from the directory)
         args.file = args.policy
-    args.workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir
+    args.workdir = args.workdir or os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR")   # (-w wins)
     from cfpromise.agent.inputfile import entry_problem, input_file, is_relative
     from cfpromise.eval.hardclasses import default_workdir
     if tag_release and option:  # (-T DIR: DIR/promises.cf, DIR from the working directory)

@@ -11,7 +11,8 @@ cf-agent 3.5's bootstrap options, repeated options and -D/-N/-b lists.
 
 A case ends in ``-V`` or is refused, unless it names the policy (``POLICY``: ``./p.cf``,
 ``OTHER``: ``./other.cf``, both beside the run): then it runs, and what ran shows how
-the command line was read.  What is compared
+the command line was read.  ``WD`` is a work directory for -w beside the run (said at
+info level as it is read, and -w wins over CFENGINE_TEST_OVERRIDE_WORKDIR).  What is compared
 (tests/differential/test_cliopts_differential.py): the exit code, standard error and
 standard output, the program's name, the version line, the help and the man page after
 their first line, log timestamps and the work directory masked, and -x's checks (each
@@ -84,6 +85,9 @@ AGENT = {
     "old_bootstrap_no_address": ["-B", "1.2.3.4", "-V", "-s"], "cf_promises_only": ["-p"],
     "cf_promises_only_c": ["-c"], "timing_output_cluster": ["-tV"],
     "extensions": ["-E", "-V"], "repeated": ["-K", "-K", "-nn", "-V"],
+    "workdir_said": ["-I", "-w", "WD", "-V"], "workdir_quiet": ["-w", "WD", "-I", "-V"],
+    "workdir_stamped_twice": ["-l", "-g", "info", "-w", "WD", "--workdir=WD", "-Q"],
+    "workdir_then_x": ["-w", "WD", "-x"], "x_then_workdir": ["-x", "-w", "WD"],
 }
 # they run POLICY (or OTHER): what ran shows how the line was read
 AGENT_RUNS = {
@@ -142,6 +146,8 @@ PROMISES = {
     "color_bad": ["--color=bad"], "color_next_word": ["-C", "bad", "-V"],
     "help_first": ["-h", "-Q"], "help_after_unknown": ["-Q", "-h"],
     "workdir_missing": ["-w"], "bootstrap_is_agent_only": ["-B", "x"],
+    "workdir_said": ["-I", "-w", "WD", "-V"], "workdir_quiet": ["-w", "WD", "-I", "-V"],
+    "workdir_stamped": ["-gverb", "-l", "--workdir=WD", "-x"],
 }
 PROMISES_RUNS = {
     "file": ["-f", "POLICY"], "operand": ["POLICY"], "cluster_check_file": ["-cf", "POLICY"],
@@ -157,6 +163,8 @@ PROMISES_RUNS = {
     "bundle_check": ["-c", "-b", "nosuch", "-f", "POLICY"], "bundle_empty": ["-c", "-b", "",
                                                                             "POLICY"],
     "warn_error": ["-W", "error", "POLICY"], "level_info": ["-g", "inf", "POLICY"],
+    "tag_then_file": ["-T", "WD", "-f", "POLICY"], "file_then_tag": ["-f", "POLICY", "-T", "WD"],
+    "tag_then_operand": ["-T", "WD", "POLICY"],
 }
 
 CASES = [(f"agent_{name}", "agent", args) for name, args in {**AGENT, **AGENT_RUNS}.items()]

@@ -53,13 +53,14 @@ def results(tmp_path_factory: Any) -> dict[str, tuple]:
         tree.mkdir(parents=True)
         harness.write_policy(tree / "p.cf", cliopts.POLICY)
         harness.write_policy(tree / "other.cf", cliopts.OTHER)
+        (tree / "wd").mkdir()
         if which == "ref":
             workdir = harness.reference_workdir(root, f"ref-wd-{name}")
             command = [f"cf-{program}"]
         else:
             workdir = root / f"lite-wd-{name}"
             command = [sys.executable, "-m", f"cfpromise.cli.{program}"]
-        argv = [TOKENS.get(a, a) for a in args]
+        argv = [TOKENS.get(a, a).replace("WD", str(tree / "wd")) for a in args]
         env = dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(workdir))
         run = subprocess.run([*command, *argv], capture_output=True, text=True, timeout=120,
                              cwd=tree, env=env, stdin=subprocess.DEVNULL)
