@@ -25,6 +25,10 @@ script written for CFEngine runs unchanged (``tests/differential/test_cliparity_
   color mode", exit 1 (:func:`refused`).
 * :func:`string_to_long`: a number option of cf-runagent and cf-serverd (``-t``, ``-b``),
   refused with libntech's StringToLongExitOnError message.
+
+The rows the programs' tables share are here too, one by one (``ROW_*``: each table
+lists them in its CFEngine program's order, cfpromise.cli.gnuopts), with cf-lite's own
+``--graph`` and ``--bundle-path`` of cf-lite-agent and cf-lite-promises.
 """
 from __future__ import annotations
 

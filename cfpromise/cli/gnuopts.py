@@ -12,7 +12,9 @@ argparse does otherwise:
 * an optional value is only an attached one (``-Calways``, ``--color=always``):
   ``-C bad`` is ``-C`` and the operand ``bad``;
 * a long option may be shortened while that is unambiguous (``--ign``); an ambiguous
-  one lists the possibilities in the table's order (``--=x``: all of them).  The long
+  one lists the possibilities in the table's order (``--=x``: all of them); options
+  alike (the same kind of value and short option, or none: getopt's has_arg and val)
+  are one, the first (cf-agent's ``--sh`` is ``--show-evaluated-classes``).  The long
   options cf-lite adds (:attr:`cfpromise.cli.options.Options.extras`: ``--summary``,
   ``--bundle-path``...) are shortened only where no option of CFEngine's program fits,
   so that a shortened option means what it means there (``--bundle`` is
@@ -31,7 +33,9 @@ cf-promises' ``-s json``) and at a value its type marks
 :data:`cfpromise.cli.compat.INVALID` (said by :func:`cfpromise.cli.compat.refused`): what
 follows is not looked at, as there (``-V -Q`` prints the version, ``-Q -V`` refuses).
 A type function raising ValueError refuses its value with the exception's message, a
-log line each line of it (``   error: Conversion error ...``, exit 1, no help).
+log line each line of it (``   error: Conversion error ...``, exit 1, no help).  What a
+program says of an option as it reads it is the table's ``said`` (cf-agent's "Setting
+workdir" for -w, at info level: only after -I).
 """
 from __future__ import annotations
 
@@ -131,9 +135,7 @@ def _table(options: Options) -> tuple[dict[str, _Row], dict[str, _Row], list[str
 def read(options: Options, argv: Sequence[str], stops: Iterable[str] = ()) -> Any:
     """The namespace of ``argv`` as getopt_long reads it (module docstring), with
     ``help`` True when -h/--help was read and ``given`` the options read (their first
-    option strings, in order); Refused when getopt would refuse it.  The table's
-    ``said`` hears each option as it is read (cf-agent's -w is said at info level only
-    after -I)."""
+    option strings, in order); Refused when getopt would refuse it."""
     shorts, longs, positionals, values = _table(options)
     extras = frozenset(name.lstrip("-") for name in options.extras)
     distinct = frozenset(name.lstrip("-") for name in options.distinct)
