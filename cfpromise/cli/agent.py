@@ -14,6 +14,12 @@ Beyond cf-agent's options, ordering and outcomes made visible:
                             standard library (cfpromise.agent.autoload)
     --only X[,Y]            run only the promises with handle or meta tag X, what they
                             depend on and the bundles calling them (cfpromise.agent.only)
+
+Every option is read as cf-agent's getopt_long reads it (cfpromise.cli.gnuopts): an
+optional value only attached (-Calways, --graph=json: "-C always" is -C and the file
+"always"); these are shortened only where none of cf-agent's fits (--bundle is
+--bundlesequence), and --timing written out is cf-lite's (cf-agent takes it for
+--timing-output shortened).
 """
 from __future__ import annotations
 
@@ -21,7 +27,10 @@ import os
 import sys
 
 from cfpromise.fast import oneshot
-from cfpromise.cli.compat import ROWS_COMMON, ROWS_OUTPUT, colored, refused
+from cfpromise.cli.compat import (ROW_BUNDLE_PATH, ROW_COLOR, ROW_DEBUG, ROW_GRAPH, ROW_HELP,
+                                  ROW_INFORM, ROW_LOG_LEVEL, ROW_MANPAGE, ROW_TIMESTAMP,
+                                  ROW_VERBOSE, ROWS_COMMON, colored,
+                                  setting_workdir)
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 
@@ -33,10 +42,34 @@ if TYPE_CHECKING:
 
 
 def _simulate_mode(text: str) -> str:
-    if text not in ("manifest", "manifest-full", "diff"):
-        from argparse import ArgumentTypeError     # (argparse only when it has to speak)
-        raise ArgumentTypeError(f"Invalid argument for --simulate, 'manifest', "
-                                         f"'manifest-full' or 'diff' required, not '{text}'")
+    """--simulate's mode, any case, refused in cf-agent's words (which leave
+    manifest-full out) when it reads the option."""
+    if text.lower() not in ("manifest", "manifest-full", "diff"):
+        raise ValueError(f"Invalid argument for --simulate, 'manifest' or 'diff' required, "
+                         f"not '{text}'")
+    return text.lower()
+
+
+def _skip_db_check(text: str) -> str:
+    """--skip-db-check=yes|no, any case, refused when cf-agent reads it."""
+    if text.lower() not in ("yes", "no"):
+        raise ValueError(f"Invalid argument for --skip-db-check(yes/no): '{text}'")
+    return text.lower()
+
+
+def _trust(text: str) -> str:
+    """-T/--trust-server's value: anything but yes is no, as cf-agent reads it."""
+    return "yes" if text == "yes" else "no"
+
+
+def _bootstrap_host(text: str) -> str:
+    """-B's HOST[:PORT], resolved when cf-agent resolves it: as it reads the option, so
+    that an unknown host is refused before what follows (cfpromise.net.bootstrap)."""
+    from cfpromise.net.bootstrap import BootstrapError, resolve
+    try:
+        resolve(text)
+    except BootstrapError as exc:
+        raise ValueError(str(exc)) from None
     return text
 
 
@@ -44,52 +77,61 @@ def _report_spec(text: str) -> str:
     """``json`` or ``json=FILE`` -> FILE, or "" for the default place."""
     fmt, _, path = text.partition("=")
     if fmt != "json":
-        from argparse import ArgumentTypeError
-        raise ArgumentTypeError(f"unknown report format '{fmt}' (json[=FILE])")
+        raise ValueError(f"Invalid argument for --report, 'json' or 'json=FILE' required, "
+                         f"not '{text}'")
     return path
 
 
+# cf-agent 3.21's options in the order of its table, then cf-lite's (EXTRAS)
 OPTIONS = Options((
+    (("-B", "--bootstrap"), dict(metavar="HOST[:PORT]", type=_bootstrap_host,
+                                 help="bootstrap to the policy server at HOST "
+                                      "(cfpromise.net.bootstrap)")),
+    (("-b", "--bundlesequence"), dict(help="bundles to run, comma separated (the last -b)")),
+    (("-w", "--workdir"), dict(help="the work directory")),
+    ROW_DEBUG,
+    (("-D", "--define"), dict(action="append", default=[], help="classes to define")),
+    (("-x", "--self-diagnostics"), dict(nargs="?", const="", metavar="VALUE",
+                                        help="report on the agent's set-up and exit "
+                                             "(cfpromise.cli.compat)")),
+    (("-n", "--dry-run"), dict(action="store_true", help="report what would change")),
     (("-f", "--file"), dict(help="policy file (one not starting with / or . is in WORKDIR/inputs; "
                                  "a bare name missing there, in cf-lite's shipped policy)")),
-    (("policy",), dict(nargs="?", help="policy file, as with -f (cf-agent accepts both)")),
-    (("-b", "--bundlesequence"), dict(action="append", help="bundles to run, comma separated")),
-    (("-D", "--define"), dict(action="append", default=[], help="classes to define")),
+    ROW_HELP,
+    ROW_INFORM,
+    ROW_LOG_LEVEL,
     (("-N", "--negate"), dict(action="append", default=[], help="classes to negate")),
     (("-K", "--no-lock"), dict(action="store_true", help="ignore locks")),
-    (("-n", "--dry-run"), dict(action="store_true", help="report what would change")),
+    ROW_VERBOSE,
+    (("-V", "--version"), dict(action="store_true")),
+    (("-t", "--timing-output"), dict(action="store_true", help="timing information on the "
+                                                               "console in verbose mode (as "
+                                                               "cf-agent)")),
+    (("-T", "--trust-server"), dict(nargs="?", const="yes", type=_trust, metavar="yes|no",
+                                    help="when bootstrapping, trust the server's key "
+                                         "(default yes)")),
+    ROW_COLOR,
+    (("-E", "--no-extensions"), dict(action="store_true", help="accepted (cf-lite loads no "
+                                                               "extension library)")),
+    ROW_TIMESTAMP,
+    *ROWS_COMMON,
+    (("--show-evaluated-classes",), dict(nargs="?", const=".*", metavar="REGEX")),
+    (("--show-evaluated-vars",), dict(nargs="?", const=".*", metavar="REGEX")),
+    (("--skip-bootstrap-policy-run",), dict(action="store_true", help="do not run the fetched "
+                                                                      "policy at the end of the "
+                                                                      "bootstrap")),
+    (("--skip-db-check",), dict(nargs="?", const="yes", type=_skip_db_check, metavar="yes|no",
+                                help="no: check the state databases first (yes, the "
+                                     "default: skip it)")),
     (("--simulate",), dict(metavar="MODE", type=_simulate_mode,
                            help="run in simulate mode, either 'manifest', 'manifest-full' or "
                                 "'diff': files change only in a chroot under WORKDIR/state, "
                                 "shown at the end")),
-    *ROWS_OUTPUT,
-    (("-w", "--workdir"), dict(help="the work directory")),
-    (("--show-evaluated-classes",), dict(nargs="?", const=".*", metavar="REGEX")),
-    (("--show-evaluated-vars",), dict(nargs="?", const=".*", metavar="REGEX")),
-    (("-t", "--timing-output"), dict(action="store_true", help="timing information on the "
-                                                               "console in verbose mode (as "
-                                                               "cf-agent)")),
-    (("-V", "--version"), dict(action="store_true")),
-    (("-B", "--bootstrap"), dict(metavar="HOST[:PORT]", help="bootstrap to the policy server "
-                                                             "at HOST (cfpromise.net.bootstrap)")),
-    (("-T", "--trust-server"), dict(nargs="?", const="yes", choices=("yes", "no"),
-                                    help="when bootstrapping, trust the server's key "
-                                         "(default yes)")),
-    (("-x", "--self-diagnostics"), dict(nargs="?", const="", metavar="VALUE",
-                                        help="report on the agent's set-up and exit "
-                                             "(cfpromise.cli.compat)")),
-    (("-E", "--no-extensions"), dict(action="store_true", help="accepted (cf-lite loads no "
-                                                               "extension library)")),
-    (("--skip-db-check",), dict(nargs="?", const="yes", metavar="yes|no",
-                                help="no: check the state databases first (yes, the "
-                                     "default: skip it)")),
-    *ROWS_COMMON,
-    (("--skip-bootstrap-policy-run",), dict(action="store_true", help="do not run the fetched "
-                                                                      "policy at the end of the "
-                                                                      "bootstrap")),
-    (("--graph",), dict(nargs="?", const="dot", choices=("dot", "json"),
-                        help="print the plan (Graphviz dot, or JSON) and exit without running")),
-    (("--report",), dict(nargs="?", const="json", type=_report_spec, metavar="json[=FILE]",
+    ROW_MANPAGE,
+    (("policy",), dict(nargs="?", help="policy file, as with -f (cf-agent accepts both)")),
+    (ROW_GRAPH[0], dict(ROW_GRAPH[1], help="print the plan (Graphviz dot, or JSON) and exit "
+                                           "without running")),
+    (("--report",), dict(type=_report_spec, metavar="json[=FILE]",
                          help="write a JSON run report to FILE (default "
                               "WORKDIR/outputs/report.json)")),
     (("--summary",), dict(action="store_true", help="end with a summary line (the default "
@@ -97,35 +139,45 @@ OPTIONS = Options((
     (("--timing",), dict(action="store_true", help="end with the slowest promises and bundles")),
     (("--detailed-exitcodes",), dict(action="store_true", help="exit 0 no change, 2 changes, "
                                                                "4 failures, 6 both")),
-    (("--bundle-path",), dict(action="append", default=[], metavar="DIR[:DIR]",
-                              help="directories to autoload undefined bundles and bodies from")),
+    ROW_BUNDLE_PATH,
     (("--only",), dict(action="append", metavar="X[,Y]",
                        help="run only the promises with these handles or meta tags (and what "
                             "they need); the rest is skipped")),
-), prog="cf-lite-agent", description="Run CFEngine 3 policy and converge the host.",
+), extras=("--graph", "--report", "--summary", "--timing", "--detailed-exitcodes",
+           "--bundle-path", "--only"), said=setting_workdir,
+   prog="cf-lite-agent", description="Run CFEngine 3 policy and converge the host.",
    epilog=__doc__.split("\n\n", 1)[1])
 
+STOPS = ("version", "manpage", "self_diagnostics")
+"""What cf-agent acts on as it reads it (then exits): nothing after it is read."""
 
-def _getopt_values(argv: list[str]) -> list[str]:
-    """Give -f/--file its next word even when that word starts with '-', as getopt
-    does (cf-agent -Kf -f FILE): argparse would refuse it."""
-    out: list[str] = []
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        takes_file = word in ("-f", "--file") or (
-            word.startswith("-") and not word.startswith("--") and len(word) > 2
-            and word.endswith("f") and "f" not in word[1:-1])
-        if takes_file and i + 1 < len(argv) and argv[i + 1].startswith("-"):
-            flags = word[:-1] if word not in ("-f", "--file") else ""
-            if flags and flags != "-":
-                out.append(flags)
-            out.append(f"--file={argv[i + 1]}")
-            i += 2
-            continue
-        out.append(word)
-        i += 1
-    return out
+# cf-agent 3.5's bootstrap options, rewritten before the options are read, as cf-agent
+# 3.21 still does: ``-s HOST``/``--policy-server HOST`` beside ``-B``/``--bootstrap``
+# gives -B its HOST; a word ``-Bs`` is ``-B``
+OLD_BOOTSTRAP = ("-s", "--policy-server")
+BOOTSTRAP = ("-B", "--bootstrap")
+OLD_BOOTSTRAP_WARNING = (
+    "Deprecated bootstrap options detected. The --policy-server (-s) option is deprecated "
+    "from CFEngine community version 3.5.0.Please provide the address argument to "
+    "--bootstrap (-B) instead. Rewriting your arguments now, but you need to adjust them as "
+    "this support will be removed soon.")
+
+
+def old_bootstrap_options(argv: list[str]) -> list[str]:
+    """``argv`` with cf-agent 3.5's bootstrap options rewritten (warned of each time)."""
+    server = max((i for i, w in enumerate(argv) if w in OLD_BOOTSTRAP), default=None)
+    bootstrap = max((i for i, w in enumerate(argv) if w in BOOTSTRAP), default=None)
+    if server is not None and bootstrap is not None and server + 1 < len(argv) \
+            and server + 1 != bootstrap:
+        say("warning", OLD_BOOTSTRAP_WARNING)
+        address = argv[server + 1]
+        argv = [w for i, word in enumerate(argv) if i not in (server, server + 1)
+                for w in ((word, address) if i == bootstrap else (word,))]
+    if "-Bs" in argv:
+        for _ in range(argv.count("-Bs")):
+            say("warning", OLD_BOOTSTRAP_WARNING)
+        argv = ["-B" if word == "-Bs" else word for word in argv]
+    return argv
 
 
 def default_workdir() -> str:
@@ -141,30 +193,26 @@ def resolve_file(name: str | None, workdir: str, option: bool = True) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = OPTIONS.parse(_getopt_values(sys.argv[1:] if argv is None else argv))
-    from cfpromise.cli.options import sanitize_environment
-    sanitize_environment()
+    from cfpromise.cli.entry import getopt_start, language_note
+    argv = old_bootstrap_options(sys.argv[1:] if argv is None else list(argv))
+    args = getopt_start(OPTIONS, argv, "cf-lite-agent", language_note(), STOPS)
+    if isinstance(args, int):
+        return args
     option = args.policy is None        # (the file as an argument is from the directory)
     if not option:
         args.file = args.policy
-    if args.version:
-        from cfpromise.cli.entry import language_note, print_version
-        print_version("cf-lite-agent", language_note())
-        return 0
     from cfpromise.agent.engine import Agent, AgentOptions
     from cfpromise.agent.output import Output
-    workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir or default_workdir()
+    # -w sets CFENGINE_TEST_OVERRIDE_WORKDIR in cf-agent: it wins over the environment's
+    workdir = args.workdir or os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or default_workdir()
     workdir = os.path.abspath(workdir)      # files promises change the working directory
-    code = refused(args)
-    if code is not None:
-        return code
     level = args.log_level or "notice"
     if args.self_diagnostics is not None:
         from cfpromise.cli.compat import self_diagnostics
         self_diagnostics(workdir, sys.stdout.write)
         return 0
     if args.trust_server is not None and not args.bootstrap:
-        say("error", "Option --trust-server can only be used when bootstrapping")
+        say("error", "Option --trust-server can only be used when bootstrapping", args.timestamp)
         return 1
     if args.skip_db_check is not None:      # (the default skips it: nothing to do)
         from cfpromise.cli.compat import check_databases
@@ -183,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         base = file[:len(file) - len(args.file)] + (head or ".")
         name_as_given(file, args.file, base)
     options = AgentOptions(
-        file=file, bundlesequence=args.bundlesequence,
+        file=file, bundlesequence=[args.bundlesequence] if args.bundlesequence else None,
         define=args.define, negate=args.negate,
         ignore_locks=args.no_lock or args.dry_run or bool(args.simulate),
         dry_run=args.dry_run or bool(args.simulate), simulate=args.simulate, level=level,

@@ -25,6 +25,10 @@ script written for CFEngine runs unchanged (``tests/differential/test_cliparity_
   color mode", exit 1 (:func:`refused`).
 * :func:`string_to_long`: a number option of cf-runagent and cf-serverd (``-t``, ``-b``),
   refused with libntech's StringToLongExitOnError message.
+
+The rows the programs' tables share are here too, one by one (``ROW_*``: each table
+lists them in its CFEngine program's order, cfpromise.cli.gnuopts), with cf-lite's own
+``--graph`` and ``--bundle-path`` of cf-lite-agent and cf-lite-promises.
 """
 from __future__ import annotations
 
@@ -65,12 +69,11 @@ ROW_RETIRED_DIAGNOSTIC = (("-x", "--diagnostic"), dict(
     action="store_true", help="retired, as in CFEngine 3.21: says so and exits 0"))
 
 SUPPRESS = "==SUPPRESS=="        # argparse.SUPPRESS: in no help and no man page
-ROWS_GETOPT_ONLY = (
-    (("-M",), dict(action="store_true", dest="manpage", help=SUPPRESS)),
-    (("-S",), dict(action="store_true", dest="unhandled", help=SUPPRESS)),
-)
-"""What CFEngine's daemons take without listing it: -M prints the man page; -S their
-getopt knows but they do not handle (the help, exit 1)."""
+ROW_MANPAGE = (("-M",), dict(action="store_true", dest="manpage", help=SUPPRESS))
+ROW_UNHANDLED = (("-S",), dict(action="store_true", dest="unhandled", help=SUPPRESS))
+ROWS_GETOPT_ONLY = (ROW_MANPAGE, ROW_UNHANDLED)
+"""What CFEngine's programs take without listing it: -M prints the man page; -S the
+daemons' and cf-promises' getopt knows but they do not handle (the help, exit 1)."""
 
 
 _LEVEL_NAMES = (("critical", "critical"), ("errors", "error"), ("warnings", "warning"),
@@ -88,22 +91,43 @@ def log_level(text: str) -> str:
     return INVALID + text        # told after parsing, as cf-agent: exit 1
 
 # -I, -v, -d and -g set one level: the last one given wins, as in cf-agent and cf-promises
-ROWS_LEVEL = (
-    (("-I", "--inform"), dict(dest="log_level", action="store_const", const="info")),
-    (("-v", "--verbose"), dict(dest="log_level", action="store_const", const="verbose")),
-    (("-d", "--debug"), dict(dest="log_level", action="store_const", const="debug")),
-    (("-g", "--log-level"), dict(dest="log_level", type=log_level,
-                                 metavar="{critical,error,warning,notice,info,verbose,debug}")),
-)
-ROWS_LOOK = (
-    (("-l", "--timestamp"), dict(action="store_true", help="timestamps on log lines")),
-    (("-C", "--color"), dict(nargs="?", const="auto", type=color, metavar="always|auto|never",
-                             help="colour log lines as cf-agent (auto: when stdout is a "
-                                  "terminal)")),
-)
+ROW_INFORM = (("-I", "--inform"), dict(dest="log_level", action="store_const", const="info"))
+ROW_VERBOSE = (("-v", "--verbose"), dict(dest="log_level", action="store_const",
+                                         const="verbose"))
+ROW_DEBUG = (("-d", "--debug"), dict(dest="log_level", action="store_const", const="debug"))
+ROW_LOG_LEVEL = (("-g", "--log-level"), dict(
+    dest="log_level", type=log_level,
+    metavar="{critical,error,warning,notice,info,verbose,debug}"))
+ROWS_LEVEL = (ROW_INFORM, ROW_VERBOSE, ROW_DEBUG, ROW_LOG_LEVEL)
+ROW_TIMESTAMP = (("-l", "--timestamp"), dict(action="store_true",
+                                             help="timestamps on log lines"))
+ROW_COLOR = (("-C", "--color"), dict(nargs="?", const="auto", type=color,
+                                     metavar="always|auto|never",
+                                     help="colour log lines as cf-agent (auto: when stdout "
+                                          "is a terminal)"))
+ROWS_LOOK = (ROW_TIMESTAMP, ROW_COLOR)
 ROWS_OUTPUT = ROWS_LEVEL + ROWS_LOOK
 """(Apart where a program's table has them apart: getopt lists an ambiguous option's
 possibilities in the table's order, cfpromise.cli.gnuopts.)"""
+ROW_HELP = (("-h", "--help"), dict(action="help", help="print the help message and exit"))
+"""-h/--help at its place in a table (cf-agent's and cf-promises' list it among the others)."""
+
+
+def graph_format(text: str) -> str:
+    """--graph's value (cf-lite's: dot or json), refused in the words cf-agent refuses
+    --simulate's."""
+    if text not in ("dot", "json"):
+        raise ValueError(f"Invalid argument for --graph, 'dot' or 'json' required, not '{text}'")
+    return text
+
+
+ROW_GRAPH = (("--graph",), dict(nargs="?", const="dot", type=graph_format, metavar="dot|json",
+                                help="print the plan of the bundlesequence (Graphviz dot, or "
+                                     "JSON) and exit"))
+ROW_BUNDLE_PATH = (("--bundle-path",), dict(
+    action="append", default=[], metavar="DIR[:DIR]",
+    help="directories to autoload undefined bundles and bodies from "
+         "(see cfpromise.agent.autoload)"))
 
 
 def refused(args: Any) -> int | None:
@@ -129,6 +153,18 @@ def refused(args: Any) -> int | None:
         if name and name not in LOG_MODULES:
             say("warning", f"Unknown debug logging module '{name}'", stamped)
     return None
+
+
+_SAYS_INFO = ("info", "verbose", "debug")
+
+
+def setting_workdir(flag: str, value: Any, values: dict[str, Any]) -> None:
+    """What cf-agent and cf-promises say of -w as they read it (the table's ``said``):
+    "Setting workdir to 'DIR'" at info level -- so only after -I, -v, -d or -g info or
+    more, stamped only after -l."""
+    if flag == "-w" and values.get("log_level") in _SAYS_INFO:
+        from cfpromise.agent.output import say
+        say("info", f"Setting workdir to '{value}'", bool(values.get("timestamp")))
 
 
 def colored(args: Any, stream: Any) -> bool:

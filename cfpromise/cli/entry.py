@@ -1,13 +1,12 @@
 """What every cf-lite program does on entry, written once: ``--version``, and the
 getopt-style programs' main (argv, their log, Ctrl-C).
 
-The programs read their command lines four ways, each for a reason of its own
-(cf-lite-agent and cf-lite-promises from their option table without argparse, the
-start path; the daemons and cf-lite-runagent from their option table as getopt_long
-reads cf-serverd's, cf-monitord's and cf-runagent's; cf-lite-hub with argparse;
-cf-lite-key, -net and -secret with cf-key's, cf-net's and cf-secret's getopt rules,
-whose messages they copy), so the parsing stays in each program; what was the same in
-all of them is here: the version line, the argparse and the getopt_long programs'
+The programs read their command lines three ways, each for a reason of its own
+(cf-lite-agent, cf-lite-promises, the daemons and cf-lite-runagent from their option
+table as getopt_long reads cf-agent's, cf-promises', cf-serverd's, cf-monitord's and
+cf-runagent's, without argparse; cf-lite-hub with argparse; cf-lite-key, -net and
+-secret with cf-key's, cf-net's and cf-secret's getopt rules, whose messages they
+copy), so the parsing stays in each program; what was the same in all of them is here: the version line, the argparse and the getopt_long programs'
 start (:func:`argparse_start`, :func:`getopt_start`) and the getopt programs' main.  Nothing is imported at module level: the one-shot programs import this
 only when they print their version.
 """
@@ -72,9 +71,10 @@ def argparse_start(parser: argparse.ArgumentParser, argv: Sequence[str] | None, 
 def getopt_start(options: Options, argv: Sequence[str] | None, name: str, note: str,
                  stops: tuple[str, ...]) -> Any:
     """The start of a program that reads its command line as CFEngine's getopt_long does
-    (the daemons, cf-lite-runagent; :mod:`cfpromise.cli.gnuopts`): the environment
-    cleaned, then the arguments, or the exit code when that is all it does -- refused,
-    -h, -V, -M (the man page), -x where ``stops`` has it (retired, as in cf-serverd and
+    (cf-lite-agent, cf-lite-promises, the daemons, cf-lite-runagent;
+    :mod:`cfpromise.cli.gnuopts`): the environment cleaned, then the arguments, or the
+    exit code when that is all it does -- refused, -h, -V, -M (the man page),
+    ``diagnostic`` where ``stops`` has it (-x, retired, as in cf-promises, cf-serverd and
     cf-monitord), an option getopt knows but the program does not handle (its help,
     exit 1)."""
     from cfpromise.cli import gnuopts

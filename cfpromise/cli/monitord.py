@@ -29,7 +29,8 @@ OPTIONS = Options((
     (("--interval",), dict(type=float, metavar="SECONDS",
                            help="seconds between samples (default 150)")),
     (("--once",), dict(action="store_true", help="take one sample and exit")),
-), prog="cf-lite-monitord", description="Monitoring daemon for CFEngine 3 policy.",
+), extras=("--workdir", "--interval", "--once"),
+   prog="cf-lite-monitord", description="Monitoring daemon for CFEngine 3 policy.",
    epilog=__doc__.split("\n\n", 1)[1])
 
 

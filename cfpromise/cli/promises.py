@@ -23,8 +23,11 @@ import os
 import sys
 
 from cfpromise.fast import oneshot
-from cfpromise.cli.compat import (DIAGNOSTIC_RETIRED, ROW_RETIRED_DIAGNOSTIC, ROWS_COMMON,
-                                  ROWS_OUTPUT, colored, refused, warned_as_error)
+from cfpromise.cli.compat import (ROW_BUNDLE_PATH, ROW_COLOR, ROW_DEBUG, ROW_GRAPH, ROW_HELP,
+                                  ROW_INFORM, ROW_LOG_LEVEL, ROW_RETIRED_DIAGNOSTIC,
+                                  ROW_TIMESTAMP, ROW_VERBOSE, ROWS_COMMON, ROWS_GETOPT_ONLY,
+                                  SUPPRESS, colored, parse_warnings, setting_workdir,
+                                  warned_as_error)
 from cfpromise.cli.options import Options
 from cfpromise.agent.output import say
 from cfpromise.syntax.errors import Diagnostic, PolicyError
@@ -34,53 +37,96 @@ if TYPE_CHECKING:
     from typing import Any
 
 EXIT_OK, EXIT_ERROR = 0, 1
+OUTPUT_FORMATS = ("none", "cf", "json", "cf-full", "json-full")
 
+
+def _output_format(text: str) -> str:
+    """-p's format, refused in cf-promises' words when it reads the option."""
+    if text not in OUTPUT_FORMATS:
+        raise ValueError(f"Invalid policy output format: '{text}'. Possible values are "
+                         + ", ".join(f"'{f}'" for f in OUTPUT_FORMATS))
+    return text
+
+
+def _syntax_format(text: str) -> str:
+    """-s's format (json: the description, printed as cf-promises reads the option)."""
+    if text not in ("none", "json"):
+        raise ValueError(f"Invalid syntax description output format: '{text}'. Possible "
+                         f"values are 'none', 'json'")
+    return text
+
+
+def _warnings(text: str) -> str:
+    """A -W list, refused as cf-promises reads it (cfpromise.cli.compat.parse_warnings)."""
+    problem = parse_warnings(text)
+    if isinstance(problem, list):
+        raise ValueError("\n".join(problem))
+    return text
+
+
+def _unhandled(text: str) -> bool:
+    return True
+
+
+# cf-promises 3.21's options in the order of its table, then cf-lite's (extras)
 OPTIONS = Options((
-    (("-f", "--file"), dict(help="the policy file (default: WORKDIR/inputs/promises.cf)")),
-    (("policy",), dict(nargs="?", help="policy file, as with -f (cf-promises accepts both)")),
-    (("-c", "--check", "--full-check"), dict(
-        action="store_true", dest="full",
-        help="full check, as cf-promises -c: undefined bodies, arity, the bundlesequence")),
-    (("--lint",), dict(
-        action="store_true",
-        help="-c and what cf-agent only finds at run time, or never: undefined bundles, "
-             "bodies given the wrong number of arguments, depends_on problems")),
-    (("-p", "--policy-output-format"), dict(
-        choices=("none", "cf", "json", "cf-full", "json-full"),
-        help="print the parsed policy file (-full: every file the policy reads)")),
-    (("-s", "--syntax-description"), dict(choices=("json",),
-                                          help="print the language description")),
-    (("--graph",), dict(nargs="?", const="dot", choices=("dot", "json"),
-                        help="print the plan of the bundlesequence (Graphviz dot, or JSON)")),
+    (("-w", "--workdir"), dict(help="the work directory")),
+    (("--eval-functions",), dict(
+        nargs="?", const="yes", metavar="yes|no",
+        help="cf-promises' switch (default yes), accepted as it accepts it; cf-lite's check "
+             "is the same either way (masterfiles' tests run cf-promises -c --eval-functions)")),
     (("--show-classes",), dict(nargs="?", const=".*", metavar="REGEX",
                                help="show the classes, including those common bundles define")),
     (("--show-vars",), dict(nargs="?", const=".*", metavar="REGEX",
                             help="show the variables, including those common bundles define")),
+    ROW_HELP,
+    (("-b", "--bundlesequence"), dict(metavar="LIST", help="the bundlesequence to check "
+                                                           "with: none is verified then")),
+    ROW_DEBUG,
+    ROW_VERBOSE,
+    ROW_LOG_LEVEL,
+    (("-n", "--dry-run"), dict(action="store_true", help="accepted (nothing is changed)")),
+    (("-V", "--version"), dict(action="store_true")),
+    (("-f", "--file"), dict(help="the policy file (default: WORKDIR/inputs/promises.cf)")),
+    (("-D", "--define"), dict(action="append", default=[], metavar="CLASSES",
+                              help="define these classes (comma-separated) before evaluation")),
+    (("-N", "--negate"), dict(action="append", default=[], metavar="CLASSES",
+                              help="classes not to define (comma-separated)")),
+    ROW_INFORM,
+    ROW_RETIRED_DIAGNOSTIC,
+    (("-p", "--policy-output-format"), dict(
+        type=_output_format, metavar="|".join(OUTPUT_FORMATS),
+        help="print the parsed policy file (-full: every file the policy reads)")),
+    (("-s", "--syntax-description"), dict(type=_syntax_format, metavar="none|json",
+                                          help="print the language description")),
+    (("-c", "--full-check", "--check"), dict(
+        action="store_true", dest="full",
+        help="full check, as cf-promises -c: undefined bodies, arity, the bundlesequence")),
+    (("-W", "--warn"), dict(action="append", type=_warnings, metavar="WARNINGS",
+                            help="deprecated,removed,all; error=... makes them errors")),
+    ROW_COLOR,
     (("-T", "--tag-release"), dict(
         metavar="DIR", help="check DIR/promises.cf, then write DIR/cf_promises_validated and "
                             "DIR/cf_promises_release_id (see cfpromise.agent.validated)")),
-    (("-D", "--define"), dict(action="append", default=[], metavar="CLASSES",
-                              help="define these classes (comma-separated) before evaluation")),
-    (("--bundle-path",), dict(action="append", default=[], metavar="DIR[:DIR]",
-                              help="directories to autoload undefined bundles and bodies from "
-                                   "(see cfpromise.agent.autoload)")),
-    (("--eval-functions",), dict(
-        nargs="?", const="yes", choices=("yes", "no"),
-        help="cf-promises' switch (default yes), accepted as it accepts it; cf-lite's check "
-             "is the same either way (masterfiles' tests run cf-promises -c --eval-functions)")),
-    (("-b", "--bundlesequence"), dict(metavar="LIST", help="the bundlesequence to check "
-                                                           "with: none is verified then")),
-    (("-N", "--negate"), dict(action="append", default=[], metavar="CLASSES",
-                              help="classes not to define (comma-separated)")),
-    (("-W", "--warn"), dict(metavar="WARNINGS", help="deprecated,removed,all; error=... "
-                                                     "makes them errors")),
-    (("-n", "--dry-run"), dict(action="store_true", help="accepted (nothing is changed)")),
-    ROW_RETIRED_DIAGNOSTIC,
+    ROW_TIMESTAMP,
     *ROWS_COMMON,
-    *ROWS_OUTPUT,
-    (("-w", "--workdir"), dict(help="the work directory")),
-    (("-V", "--version"), dict(action="store_true")),
-), prog="cf-lite-promises", description=__doc__)
+    *ROWS_GETOPT_ONLY,
+    (("-r",), dict(action="store_true", dest="deprecated", help=SUPPRESS)),
+    (("-i",), dict(dest="unhandled", type=_unhandled, help=SUPPRESS)),
+    (("policy",), dict(nargs="?", help="policy file, as with -f (cf-promises accepts both)")),
+    (("--lint",), dict(
+        action="store_true",
+        help="-c and what cf-agent only finds at run time, or never: undefined bundles, "
+             "bodies given the wrong number of arguments, depends_on problems")),
+    ROW_GRAPH,
+    ROW_BUNDLE_PATH,
+), extras=("--check", "--lint", "--graph", "--bundle-path"),
+   distinct=("--eval-functions", "--show-classes", "--show-vars"), said=setting_workdir,
+   prog="cf-lite-promises", description=__doc__)
+
+STOPS = ("version", "manpage", "diagnostic", "unhandled", "deprecated",
+         "syntax_description=json")
+"""What cf-promises acts on as it reads it (then exits): nothing after it is read."""
 
 
 def _report(diagnostics: list[Diagnostic]) -> None:
@@ -97,42 +143,40 @@ def _output(args: Any) -> Any:
     return out
 
 
+def _tag_release_last(args: Any) -> bool:
+    """Whether -T came after the last -f: cf-promises takes the file from the later one."""
+    given = args.given
+    last = {flag: len(given) - given[::-1].index(flag) for flag in ("-T", "-f") if flag in given}
+    return last.get("-T", 0) > last.get("-f", 0)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = OPTIONS.parse(sys.argv[1:] if argv is None else argv)
-    from cfpromise.cli.options import sanitize_environment
-    sanitize_environment()
-    option = args.policy is None or args.file is not None
-    if not option:              # (the file as an argument is from the directory)
-        args.file = args.policy
-    code = refused(args)
-    if code is not None:
-        return code
-    errors_of = frozenset()
-    if args.warn is not None:
-        from cfpromise.cli.compat import parse_warnings
-        errors_of = parse_warnings(args.warn)
-        if isinstance(errors_of, list):
-            for line in errors_of:
-                say("error", line)
-            return EXIT_ERROR
-    if args.version:
-        from cfpromise.cli.entry import language_note, print_version
-        print_version("cf-lite-promises", language_note())
-        return EXIT_OK
-    if args.diagnostic:         # (and nothing is checked)
-        say("error", DIAGNOSTIC_RETIRED)
-        return EXIT_OK
-    if args.syntax_description:
+    from cfpromise.cli.entry import getopt_start, language_note
+    args = getopt_start(OPTIONS, sys.argv[1:] if argv is None else argv, "cf-lite-promises",
+                        language_note(), STOPS)
+    if isinstance(args, int):
+        return args
+    if args.deprecated:
+        say("error", "Option '-r' has been deprecated", args.timestamp)
+        return EXIT_ERROR
+    if args.syntax_description == "json":
         import json
 
         from cfpromise.schema import schema
         # (as cf-promises prints it: no final newline)
         sys.stdout.write(json.dumps(schema().description(), indent=2, sort_keys=True))
         return EXIT_OK
-    args.workdir = os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR") or args.workdir
+    errors_of: frozenset[str] = frozenset()
+    for text in args.warn or ():
+        errors_of |= parse_warnings(text)       # (each read already: no error left)
+    tag_release = args.tag_release is not None and _tag_release_last(args)
+    option = args.policy is None
+    if not option:              # (the file as an argument is from the directory)
+        args.file = args.policy
+    args.workdir = args.workdir or os.environ.get("CFENGINE_TEST_OVERRIDE_WORKDIR")   # (-w wins)
     from cfpromise.agent.inputfile import entry_problem, input_file, is_relative
     from cfpromise.eval.hardclasses import default_workdir
-    if args.tag_release:        # (-T DIR: DIR/promises.cf, DIR from the working directory)
+    if tag_release and option:  # (-T DIR: DIR/promises.cf, DIR from the working directory)
         args.file = path = os.path.join(args.tag_release, "promises.cf")
     elif args.file is not None and (is_relative(args.file) or not option):
         path = args.file        # (named as given in messages; nothing here changes directory)
@@ -183,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         say("error", "There are syntax errors in policy files")
         return EXIT_ERROR
     policy = agent.policy
-    if args.full and args.bundlesequence is None:    # (-b: nothing to verify, as cf-promises)
+    if args.full and not args.bundlesequence:    # (-b: nothing to verify, as cf-promises)
         from cfpromise.agent.sequence import say_unverified, unverified
         missing = unverified(agent)
         if missing:

@@ -67,7 +67,8 @@ OPTIONS = Options((
     (("-K",), dict(action="store_true", dest="no_lock", help="==SUPPRESS==")),
     (("-q",), dict(dest="unhandled", help="==SUPPRESS==")),
     (("-w", "--workdir"), dict(help="the work directory")),
-), prog="cf-lite-runagent", description="activate cf-agent on remote hosts through their "
+), extras=("--workdir",),
+   prog="cf-lite-runagent", description="activate cf-agent on remote hosts through their "
                                         "cf-serverd (cf-runagent 3.21)")
 STOPS = ("version", "manpage", "unhandled", "remote_options", "deprecated")
 

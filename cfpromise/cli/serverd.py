@@ -31,7 +31,8 @@ OPTIONS = Options((
                                        help="accepted (cf-serverd's systemd hand-over on "
                                             "SIGHUP; cf-lite-serverd reloads in place)")),
     (("--port",), dict(type=string_to_long, help="listen on this port, whatever the policy says")),
-), prog="cf-lite-serverd", description="cf-lite's server daemon (cf-serverd 3.21)")
+), extras=("--workdir", "--port"),
+   prog="cf-lite-serverd", description="cf-lite's server daemon (cf-serverd 3.21)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -61,17 +61,22 @@ def is_policy_server(ip: str) -> bool:
     return ip.startswith("127.") or ip in _own_addresses()
 
 
+def resolve(argument: str) -> str:
+    """The address of -B's HOST[:PORT] (cf-agent resolves it as it reads the option)."""
+    host, _port = split(argument)
+    if not host:        # (no host: cf-agent's message says a null pointer)
+        raise BootstrapError("Could not resolve hostname '(null)', unable to bootstrap")
+    try:
+        return str(socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)[0][4][0])
+    except (socket.gaierror, UnicodeError, IndexError):
+        raise BootstrapError(f"Could not resolve hostname '{host}', unable to bootstrap") from None
+
+
 def prepare(workdir: str, argument: str, trust_server: bool, log: Log) -> tuple[str, list[str]]:
     """Set up WORKDIR for the bootstrap run: (failsafe policy file, classes to define)."""
     from cfpromise.agent.loading import prepare_workdir
     from cfpromise.net.keys import write_private_file
-    host, _port = split(argument)
-    if not host:
-        raise BootstrapError(f"Could not resolve hostname '{argument}', unable to bootstrap")
-    try:
-        ip = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)[0][4][0]
-    except (socket.gaierror, UnicodeError, IndexError):
-        raise BootstrapError(f"Could not resolve hostname '{host}', unable to bootstrap") from None
+    ip = resolve(argument)
     if ip.startswith("127.") or ip == "::1":
         log("warning", "Bootstrapping to loopback interface (localhost), other hosts will not be "
                        "able to bootstrap to this server")

@@ -122,3 +122,21 @@ def test_runagent_reads_background_and_its_count() -> None:
     assert read(["-b7"], runagent.OPTIONS, runagent.STOPS).background == 7
     args = read(["-b", "7"], runagent.OPTIONS, runagent.STOPS)
     assert args.background == "" and args.policy == "7"
+
+
+def test_cf_lite_s_own_long_options_are_shortened_after_cfengine_s() -> None:
+    # cf-monitord's --i: --inform and --ignore-preferred-augments, not cf-lite's --interval
+    with pytest.raises(gnuopts.Refused, match=r"'--i' is ambiguous; possibilities: "
+                                              r"'--inform' '--ignore-preferred-augments'$"):
+        read(["--i"], monitord.OPTIONS)
+    assert read(["--int", "5"], monitord.OPTIONS).interval == 5.0
+    assert read(["--on"], monitord.OPTIONS).once
+
+
+def test_an_empty_long_name_abbreviates_every_option() -> None:
+    with pytest.raises(gnuopts.Refused) as refused:
+        read(["--=x"])
+    head, _, listed = refused.value.message.partition(" possibilities: ")
+    assert head == "option '--=x' is ambiguous;"
+    longs = {f for flags, _ in serverd.OPTIONS.rows for f in flags if f.startswith("--")}
+    assert set(listed.replace("'", "").split()) == longs - {"--workdir", "--port"} | {"--help"}

@@ -75,9 +75,10 @@ def run_reference(policy: Path, args: Iterable[str], workdir: Path, timeout: int
 
 def run_lite(policy: Path, args: Iterable[str], workdir: Path, timeout: int = 300,
              merge: bool = False) -> subprocess.CompletedProcess[str]:
+    """cf-lite-agent's run: -w first, read before an option acted on at once (-x, -V)."""
     env = {k: v for k, v in os.environ.items() if k != "CFENGINE_TEST_OVERRIDE_WORKDIR"}
-    return subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-K", *args, "-f",
-                           str(policy), "-w", str(workdir)], stdout=subprocess.PIPE,
+    return subprocess.run([sys.executable, "-m", "cfpromise.cli.agent", "-w", str(workdir), "-K",
+                           *args, "-f", str(policy)], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT if merge else subprocess.PIPE, text=True,
                           errors="surrogateescape", timeout=timeout, env=env)
 

@@ -27,8 +27,9 @@ def _promises(which: str, policy: Path, args: list[str], workdir: Path
                               capture_output=True, text=True, timeout=60, cwd=policy.parent,
                               env=dict(os.environ, CFENGINE_TEST_OVERRIDE_WORKDIR=str(workdir)))
     env = {k: v for k, v in os.environ.items() if k != "CFENGINE_TEST_OVERRIDE_WORKDIR"}
-    return subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", *args, "-w",
-                           str(workdir), "-f", f"./{policy.name}"], capture_output=True,
+    # (-w first: read after -I or -g info, it is said as cf-promises says it)
+    return subprocess.run([sys.executable, "-m", "cfpromise.cli.promises", "-w", str(workdir),
+                           *args, "-f", f"./{policy.name}"], capture_output=True,
                           text=True, timeout=60, cwd=policy.parent, env=env)
 
 

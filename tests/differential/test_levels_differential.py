@@ -37,9 +37,11 @@ def test_same_as_cf_agent(results: dict[str, tuple[dict, dict]], name: str,
 
 
 def test_last_level_option_wins() -> None:
+    from cfpromise.cli import gnuopts
     from cfpromise.cli.agent import OPTIONS
     from cfpromise.cli.compat import log_level
-    for parse in (OPTIONS.parse, OPTIONS.parser().parse_args):     # quick reader, argparse
+    for parse in (lambda argv: gnuopts.read(OPTIONS, argv),      # getopt's reading, argparse's
+                  OPTIONS.parser().parse_args):
         assert parse(["-v", "-I"]).log_level == "info"
         assert parse(["-I", "-g", "DEB"]).log_level == "debug"
     assert log_level("w") == "warning" and log_level("Informa") == "info"
