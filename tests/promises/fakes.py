@@ -66,6 +66,9 @@ class FakeAgent:
     def own_classes(self, run: PromiseRun) -> None:
         self.owns_classes = True
 
+    def action_log(self, run: PromiseRun, outcome: Outcome) -> None:
+        self.logged = outcome
+
     # -- for assertions
 
     def output(self, threshold: str = "info") -> list[str]:
