@@ -149,7 +149,7 @@ class PromiseEvaluation:
                         frame.extra = {"with": Variable("string", text)}
             # $(this.handle) may be used in the promiser (cf-agent defines it first)
             handle = ev.text(handle_c.rval.value) if handle_c is not None else None
-            frame.this["handle"] = this_handle(handle, facts)
+            frame.this["handle"] = this_handle(handle, facts, ctx, bindings)
             ev.unresolved = False       # (an unresolved with or handle: nothing waits)
             promiser = ev.text(promise.promiser)
             if again and not recheck:

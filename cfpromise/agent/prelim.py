@@ -263,7 +263,8 @@ def _iteration(agent: Any, run: Any, ptype: str, promise: ast.Promise, facts: An
             from cfpromise.eval.functions.api import Variable
             frame.extra = {"with": Variable("string", value)}
     frame.this["handle"] = this_handle(None if facts.handle_c is None
-                                       else ev.text(facts.handle_c.rval.value), facts)
+                                       else ev.text(facts.handle_c.rval.value), facts,
+                                       ctx, bindings)
     promiser = ev.text(promise.promiser)
     frame.this["promiser"] = promiser
     frame.promiser, frame.ptype, frame.promise = promiser, ptype, promise

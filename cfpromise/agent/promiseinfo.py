@@ -120,12 +120,17 @@ def default_handle(promise: ast.Promise) -> str:
     return f"promise_{canonify(os.path.basename(promise.coord.file))}_{line}"
 
 
-def this_handle(handle: str | None, facts: PromiseInfo) -> str:
-    """``this.handle``: the promise's own handle expanded, canonified (cf-agent's
-    PutHandleVariable), else its default name."""
-    if handle is None:
+def this_handle(handle: str | None, facts: PromiseInfo, ctx: Any = None,
+                bindings: dict[str, str] | None = None) -> str:
+    """``this.handle``: the promise's own handle expanded (``handle``), canonified (cf-agent's
+    PutHandleVariable), else its default name.  cf-agent expands it without the iteration's
+    bindings: an iterated list stays as written (``h-$(list)`` is ``h___list_``)."""
+    if handle is None or facts.handle_c is None:
         return facts.default_handle
     from cfpromise.eval.canon import canonify
+    if bindings and ctx is not None and "$" in facts.handle_c.rval.value:
+        from cfpromise.eval.rvals import RvalEvaluator
+        handle = RvalEvaluator(ctx, {}).text(facts.handle_c.rval.value)
     return canonify(handle)
 
 

@@ -63,6 +63,13 @@ class Recording:
             if step.ptype not in NO_LOG_TYPES:
                 write_action_log(action, outcome, self.out.log, step.ev.text, self.syslog)
 
+    def failed_before_abort(self, step: Step) -> None:
+        """The action log of a promise that fails just before a fatal error ends the run."""
+        if step.attributes is None:
+            step.attributes = self.attributes(step)
+        if step.attributes is not None:
+            self.action_log(step, Outcome.FAILED)
+
     def syslog(self, log_priority: Any, text: str) -> None:
         """An action body's ``udp_syslog`` log (:mod:`cfpromise.agent.syslogclient`)."""
         from cfpromise.agent.syslogclient import remote_syslog

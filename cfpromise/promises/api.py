@@ -193,8 +193,9 @@ if TYPE_CHECKING:
         def find_bundle(self, name: str, namespace: str,
                         types: tuple[str, ...] = ("agent", "common")) -> Any: ...
 
-        def find_or_fail(self, name: str, namespace: str, where: str) -> Any:
-            """The bundle a promise calls; None to skip it; FatalError when missing."""
+        def find_or_fail(self, name: str, namespace: str, where: str, step: Any = None) -> Any:
+            """The bundle a promise calls; None to skip it; FatalError when missing (after
+            ``step``'s promise has failed: its action log)."""
 
         def call_bundle(self, bundle: Any, args: list[Any], *, inherit: Any, warn_only: bool,
                         where: str, written: str | None = None) -> tuple[Outcome, Any]:
