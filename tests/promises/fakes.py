@@ -28,6 +28,7 @@ class FakeAgent:
     undefined: list[tuple[str, str]] = attrs.field(factory=list)
     variables: dict[str, tuple[str, Any, tuple[str, ...]]] = attrs.field(factory=dict)
     results: list[Outcome] = attrs.field(factory=list)
+    logged: list[Outcome] = attrs.field(factory=list)    # action logs written (action_log)
     changes: list[dict[str, Any]] = attrs.field(factory=list)
     owns_classes: bool = False        # the handler called own_classes()
 
@@ -67,7 +68,7 @@ class FakeAgent:
         self.owns_classes = True
 
     def action_log(self, run: PromiseRun, outcome: Outcome) -> None:
-        self.logged = outcome
+        self.logged.append(outcome)
 
     # -- for assertions
 
