@@ -21,9 +21,9 @@ _TWICE = ("files_create-files-fix", "files_copy_delete-one_file-fix", "commands-
           "bad_destinations", "locked")
 
 
-def _policy(tmp_path: Path, name: str, text: str | None = None) -> Path:
-    files = dict(actionlogs.CASES[actionlogs.NAMES.index(name)][1])
-    return harness.write_policy(tmp_path / "promises.cf", text or files["promises.cf"])
+def _policy(tmp_path: Path, name: str) -> Path:
+    files = actionlogs.CASES[actionlogs.NAMES.index(name)][1]
+    return harness.write_policy(tmp_path / "promises.cf", files["promises.cf"])
 
 
 @pytest.mark.parametrize("name", _TWICE)
@@ -78,7 +78,7 @@ body action w { action_policy => "warn"; log_repaired => "udp_syslog"; log_strin
 SYSLOG_SHAPES = {
     "plain": {},
     "priorities": {"priority": 'log_priority => "$(p)";'},
-    "bad_priority": {"priority": 'log_priority => "alert";'},
+    "alert": {"priority": 'log_priority => "alert";'},
     "prefix": {"common": 'output_prefix => "myprefix";'},
     "facility": {"agent": 'body agent control { agentfacility => "LOG_LOCAL3"; }'},
     "daemon": {"agent": 'body agent control { agentfacility => "LOG_DAEMON"; }'},
