@@ -1,16 +1,22 @@
 """The ``action`` body's private logs: ``log_kept``, ``log_repaired``, ``log_failed``.
 
 When a promise reaches an outcome and its action body names a log for that
-outcome and sets ``log_string``, cf-agent writes the (already expanded)
-string as one line to that destination:
+outcome and sets ``log_string``, cf-agent 3.21 (DoSummarizeTransaction) writes
+the string as one line to that destination:
 
 * ``stdout``: an info line ``L: <string>``;
-* ``udp_syslog``: the remote syslog (not supported here: a verbose note);
+* ``udp_syslog``: one RFC 3164 datagram to the syslog host
+  (:mod:`cfpromise.agent.syslogclient`), at the body's ``log_priority``;
 * otherwise a file path: created with mode 0600 if missing (never changed
   when it exists), then the line is appended.
 
-Kept goes to ``log_kept``, repaired to ``log_repaired``, every not-kept result
-(warn, failed, denied, timeout, interrupted) to ``log_failed``.
+Kept goes to ``log_kept``, repaired to ``log_repaired``; failed, denied,
+timeout and interrupted to ``log_failed``.  A warning (dry run, ``action_policy
+=> "warn"``) is never logged, nor are the promises that only support others
+(``vars``, ``classes`` and edit_line's ``insert_lines``, ``delete_lines``,
+``replace_patterns``, ``field_edits``: NO_LOG_TYPES).
+The string is expanded once more when written, so a variable the promise itself
+defined (a methods call, a module) is seen then.
 """
 from __future__ import annotations
 
@@ -24,37 +30,58 @@ if TYPE_CHECKING:
 
     Log = Callable[[str, str], None]
 
-# outcome -> the action body attribute naming its log
-_DESTINATION = {Outcome.KEPT: "log_kept", Outcome.REPAIRED: "log_repaired"}
+# outcome -> the action body attribute naming its log (WARN and SKIPPED: none)
+_DESTINATION = {Outcome.KEPT: "log_kept", Outcome.REPAIRED: "log_repaired",
+                Outcome.FAILED: "log_failed", Outcome.DENIED: "log_failed",
+                Outcome.TIMEOUT: "log_failed", Outcome.INTERRUPTED: "log_failed"}
+
+# promise types whose outcomes are never logged (they exist to support others)
+NO_LOG_TYPES = frozenset({"vars", "classes", "insert_lines", "delete_lines",
+                          "replace_patterns", "field_edits"})
 
 
 def destination_for(action: dict[str, Any], outcome: Outcome) -> str | None:
     """The log ``outcome`` is written to, or None."""
-    if outcome is Outcome.SKIPPED:
-        return None
-    lval = _DESTINATION.get(outcome, "log_failed" if outcome.not_kept else None)
+    lval = _DESTINATION.get(outcome)
     value = action.get(lval) if lval is not None else None
     return value if isinstance(value, str) and value else None
 
 
-def write_action_log(action: dict[str, Any], outcome: Outcome, log: Log) -> None:
-    """Write ``log_string`` where the action body sends ``outcome`` (nothing without both)."""
+def only_log_string_waits(action: dict[str, Any]) -> bool:
+    """Whether the only unresolved variables of an action body are in its log_string: the
+    promise does not wait for them (they are expanded again when the log is written)."""
+    return not any(isinstance(v, str) and ("$(" in v or "${" in v)
+                   for k, v in action.items() if k != "log_string")
+
+
+def write_action_log(action: dict[str, Any], outcome: Outcome, log: Log,
+                     expand: Callable[[str], str] | None = None,
+                     syslog: Callable[[Any, str], None] | None = None) -> None:
+    """Write ``log_string`` where the action body sends ``outcome`` (nothing without both);
+    ``expand``: the expansion at summary time, ``syslog(priority, text)``: the remote
+    syslog."""
     text = action.get("log_string")
     where = destination_for(action, outcome)
     if where is None or not isinstance(text, str):
         return
+    if expand is not None and "$" in text:
+        text = expand(text)
+    if where == "udp_syslog":
+        if syslog is not None:
+            syslog(action.get("log_priority"), text)
+        return
     if where == "stdout":
         log("info", f"L: {text}")
         return
-    if where == "udp_syslog":
-        log("verbose", f"Not logging '{text}' to udp_syslog (not supported)")
-        return
-    try:
-        if not os.path.lexists(where):
-            os.close(os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    if not os.path.lexists(where):
+        try:
+            os.close(os.open(where, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
             log("verbose", f"Created log file '{where}' with requested permissions 600")
-        with open(where, "a", encoding="utf-8") as fh:
+        except OSError:
+            pass
+    try:
+        with open(where, "a", encoding="utf-8", errors="surrogateescape") as fh:
+            log("verbose", f"Logging string '{text}' to '{where}'")
             fh.write(text + "\n")
-        log("verbose", f"Logging string '{text}' to '{where}'")
-    except OSError as exc:
-        log("error", f"Unable to open private log '{where}': {exc.strerror}")
+    except OSError:
+        log("error", f"Unable to open private log '{where}'")

@@ -412,7 +412,7 @@ class Agent(PromiseEvaluation, Recording):
                 self.ctx.pop()
 
     # -- calling a bundle from a promise ---------------------------------------------
-    def find_or_fail(self, name: str, namespace: str, where: str) -> Any:
+    def find_or_fail(self, name: str, namespace: str, where: str, step: Any = None) -> Any:
         """The agent/common bundle ``name`` seen from ``namespace``; None (skip the promise)
         when it is missing and ``ignore_missing_bundles`` is set, else the run stops with
         cf-agent's fatal error."""
@@ -420,8 +420,15 @@ class Agent(PromiseEvaluation, Recording):
         if bundle is None:
             if self.control.get("ignore_missing_bundles") in ("true", "yes", "on"):
                 return None
-            fatal = FatalError(f"A method attempted to use a bundle '{name}' that was apparently "
-                               f"not defined")
+            message = f"A method attempted to use a bundle '{name}' that was apparently " \
+                      "not defined"
+            step = step if step is not None else self.current_step
+            if step is not None:
+                # its cfPS (the message, the promise's action log) comes before the abort
+                self.out.log("error", message)
+                self.failed_before_abort(step)
+                message = ""
+            fatal = FatalError(message)
             fatal.final = f"Aborting due to missing bundle '{name}'"    # cf-agent's last words
             raise fatal
         return bundle

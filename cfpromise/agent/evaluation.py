@@ -31,7 +31,7 @@ from cfpromise.agent.prelim import call_more
 from cfpromise.agent.yyerrors import check_value
 from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
-    quoted_guard
+    quoted_guard, this_handle
 from cfpromise.eval.context import refused
 from cfpromise.eval.expand import combinations, prepare_iteration, promise_probe
 from cfpromise.eval.functions.api import Variable
@@ -149,8 +149,7 @@ class PromiseEvaluation:
                         frame.extra = {"with": Variable("string", text)}
             # $(this.handle) may be used in the promiser (cf-agent defines it first)
             handle = ev.text(handle_c.rval.value) if handle_c is not None else None
-            if handle:
-                frame.this["handle"] = handle
+            frame.this["handle"] = this_handle(handle, facts, ctx, bindings)
             ev.unresolved = False       # (an unresolved with or handle: nothing waits)
             promiser = ev.text(promise.promiser)
             if again and not recheck:
@@ -392,9 +391,13 @@ class PromiseEvaluation:
             if custom and attr is None and (value := self.custom_body(c, step)) is not None:
                 pass                       # a body of a custom promise: sent as an object
             elif kind == "body":
+                before = ev.unresolved
                 value = self.body(c.lval, c.rval, step)
                 if value is None:
                     return None
+                if c.lval == "action" and ev.unresolved and not before:
+                    from cfpromise.agent.actionlog import only_log_string_waits
+                    ev.unresolved = not only_log_string_waits(value)
             elif kind == "bundle":
                 value = bundle_call(c.rval, ev)
                 if value is None:
@@ -593,3 +596,4 @@ class _SkippedStep:
         handle = promise.get("handle")
         self.handle = handle.rval.value if handle is not None and \
             isinstance(handle.rval, ast.Scalar) else None
+

@@ -39,7 +39,7 @@ from cfpromise.agent import apparent
 from cfpromise.agent.bodies import (BodyError, InheritanceError, body_reference, inheritance_loop,
                                     without_caller)
 from cfpromise.agent.commoneval import arity_error
-from cfpromise.agent.promiseinfo import guard_info, quoted_guard
+from cfpromise.agent.promiseinfo import guard_info, quoted_guard, this_handle
 from cfpromise.eval.context import Frame
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, with_value
 from cfpromise.syntax import ast
@@ -262,8 +262,9 @@ def _iteration(agent: Any, run: Any, ptype: str, promise: ast.Promise, facts: An
         if isinstance(value, str):
             from cfpromise.eval.functions.api import Variable
             frame.extra = {"with": Variable("string", value)}
-    if facts.handle_c is not None:
-        frame.this["handle"] = ev.text(facts.handle_c.rval.value)
+    frame.this["handle"] = this_handle(None if facts.handle_c is None
+                                       else ev.text(facts.handle_c.rval.value), facts,
+                                       ctx, bindings)
     promiser = ev.text(promise.promiser)
     frame.this["promiser"] = promiser
     frame.promiser, frame.ptype, frame.promise = promiser, ptype, promise

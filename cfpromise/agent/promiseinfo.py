@@ -15,6 +15,7 @@ masterfiles' promises it never does on a given host):
 * the class guard, parsed (``promise.classes``; None when it is ``any``);
 * the constraints the engine reads on every evaluation (``with``, ``handle``,
   ``if``/``ifvarclass``/``unless`` in that order, ``depends_on``);
+* its default ``this.handle`` (cf-agent's PromiseID, when it has no handle);
 * the promise's file and directory for ``this.promise_filename`` and
   ``this.promise_dirname`` (an absolute path only; a relative one is resolved
   against the working directory each time, as before).
@@ -49,7 +50,7 @@ class PromiseInfo:
 
     __slots__ = ("promise", "texts", "dynamic", "guard_texts", "static", "guarded", "guard",
                  "with_c", "handle_c", "conditions", "depends_c", "filename", "dirname", "line",
-                 "complete", "fresh_c", "apparent", "prelim", "more_calls")
+                 "complete", "fresh_c", "apparent", "prelim", "more_calls", "default_handle")
 
     def __init__(self, promise: ast.Promise, complete: bool = True) -> None:
         """``complete``: False works out only the class guard (``guarded``, ``guard``);
@@ -98,6 +99,8 @@ class PromiseInfo:
         self.filename = filename if os.path.isabs(filename) else None
         self.dirname = os.path.dirname(filename) if self.filename is not None else None
         self.line = str(promise.coord.line)
+        # ``this.handle`` of a promise without one (cf-agent's PromiseID)
+        self.default_handle = default_handle(promise)
         self.complete = True
 
     def paths(self) -> tuple[str, str]:
@@ -107,6 +110,28 @@ class PromiseInfo:
             return self.filename, self.dirname       # type: ignore[return-value]
         filename = os.path.join(os.getcwd(), self.promise.coord.file)
         return filename, os.path.dirname(filename)
+
+
+def default_handle(promise: ast.Promise) -> str:
+    """cf-agent's name for a promise without a handle: ``promise_`` and its file's
+    canonified base name and the line its promiser ends on."""
+    from cfpromise.eval.canon import canonify
+    line = promise.coord.line + promise.promiser.count("\n")
+    return f"promise_{canonify(os.path.basename(promise.coord.file))}_{line}"
+
+
+def this_handle(handle: str | None, facts: PromiseInfo, ctx: Any = None,
+                bindings: dict[str, str] | None = None) -> str:
+    """``this.handle``: the promise's own handle expanded (``handle``), canonified (cf-agent's
+    PutHandleVariable), else its default name.  cf-agent expands it without the iteration's
+    bindings: an iterated list stays as written (``h-$(list)`` is ``h___list_``)."""
+    if handle is None or facts.handle_c is None:
+        return facts.default_handle
+    from cfpromise.eval.canon import canonify
+    if bindings and ctx is not None and "$" in facts.handle_c.rval.value:
+        from cfpromise.eval.rvals import RvalEvaluator
+        handle = RvalEvaluator(ctx, {}).text(facts.handle_c.rval.value)
+    return canonify(handle)
 
 
 def info(table: dict[int, PromiseInfo], promise: ast.Promise) -> PromiseInfo:

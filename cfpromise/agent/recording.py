@@ -47,15 +47,33 @@ class Recording:
             body = self.body("classes", step.promise.get("classes").rval, step)
         if body and step.ptype != "classes" and not getattr(step, "own_classes", False):
             self.outcome_classes(body, outcome, step)
-        action = step.attributes.get("action") if step.attributes is not None else None
-        if isinstance(action, dict) and isinstance(action.get("log_string"), str):
-            # (only then may the action body log: the module loads for such promises)
-            from cfpromise.agent.actionlog import write_action_log
-            write_action_log(action, outcome, self.out.log)
+        if not (step.logged or step.own_classes):   # (a handler's cfPS wrote it)
+            self.action_log(step, outcome)
         for observer in self.observers:
             observer.promise_done(self, step, outcome, step.seconds,
                                   self.changes if changes is None else changes)
         self.check_abort()
+
+    def action_log(self, step: Step, outcome: Outcome) -> None:
+        """The action body's log of ``outcome`` (:mod:`cfpromise.agent.actionlog`)."""
+        action = step.attributes.get("action") if step.attributes is not None else None
+        if isinstance(action, dict) and isinstance(action.get("log_string"), str):
+            # (only then may the action body log: the module loads for such promises)
+            from cfpromise.agent.actionlog import NO_LOG_TYPES, write_action_log
+            if step.ptype not in NO_LOG_TYPES:
+                write_action_log(action, outcome, self.out.log, step.ev.text, self.syslog)
+
+    def failed_before_abort(self, step: Step) -> None:
+        """The action log of a promise that fails just before a fatal error ends the run."""
+        if step.attributes is None:
+            step.attributes = self.attributes(step)
+        if step.attributes is not None:
+            self.action_log(step, Outcome.FAILED)
+
+    def syslog(self, log_priority: Any, text: str) -> None:
+        """An action body's ``udp_syslog`` log (:mod:`cfpromise.agent.syslogclient`)."""
+        from cfpromise.agent.syslogclient import remote_syslog
+        remote_syslog(self, log_priority, text)
 
     def outcome_classes(self, body: dict[str, Any], outcome: Outcome, step: Step) -> None:
         scope = body.get("scope", "namespace")

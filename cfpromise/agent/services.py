@@ -57,6 +57,15 @@ class Services:
         body = run.body("classes")
         if step is not None and body:
             self._agent.outcome_classes(body, outcome, step)
+        if step is not None and step.own_classes:       # (a whole cfPS: its log too)
+            self._agent.action_log(step, outcome)
+
+    def action_log(self, run: Any, outcome: Any) -> None:
+        """The promise's action body log for ``outcome``, now (see the Protocol)."""
+        step = self._agent.current_step
+        if step is not None:
+            self._agent.action_log(step, outcome)
+            step.logged = True
 
     def own_classes(self, run: Any) -> None:
         """The handler records its outcome classes itself (see the Protocol)."""

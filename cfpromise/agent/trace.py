@@ -238,10 +238,8 @@ class Trace:
         promise = step.promise
         handle = step.handle
         if not handle:
-            import os
-            from cfpromise.eval.canon import canonify
-            line = promise.coord.line + promise.promiser.count("\n")    # where it ends
-            handle = f"promise_{canonify(os.path.basename(promise.coord.file))}_{line}"
+            from cfpromise.agent.promiseinfo import default_handle
+            handle = default_handle(promise)
         shown = abbreviated(step.promiser)[:2 * _FRAGMENT + 2]
         lines = ["P: " + _DOTS,
                  f"P: BEGIN promise '{handle}' of type \"{step.ptype}\" (pass {self.pass_no})",

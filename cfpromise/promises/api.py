@@ -115,6 +115,13 @@ if TYPE_CHECKING:
             still the promise's overall result, which the engine handles as usual.
             """
 
+        def action_log(self, run: PromiseRun, outcome: Outcome) -> None:
+            """Write ``run``'s action body log for ``outcome`` now, where cf-agent does
+            (a command's at each result its return code reaches, before its quoted output
+            and "Completed execution"); the engine then writes none for the Outcome the
+            handler returns.  A handler that owns its classes (:meth:`own_classes`) gets
+            the log with each :meth:`record_result`, as cf-agent's cfPS writes it."""
+
         def own_classes(self, run: PromiseRun) -> None:
             """The handler of ``run`` sets the promise's outcome classes itself, one
             :meth:`record_result` per result cf-agent reaches (cfPS by cfPS, in its order),
@@ -186,8 +193,9 @@ if TYPE_CHECKING:
         def find_bundle(self, name: str, namespace: str,
                         types: tuple[str, ...] = ("agent", "common")) -> Any: ...
 
-        def find_or_fail(self, name: str, namespace: str, where: str) -> Any:
-            """The bundle a promise calls; None to skip it; FatalError when missing."""
+        def find_or_fail(self, name: str, namespace: str, where: str, step: Any = None) -> Any:
+            """The bundle a promise calls; None to skip it; FatalError when missing (after
+            ``step``'s promise has failed: its action log)."""
 
         def call_bundle(self, bundle: Any, args: list[Any], *, inherit: Any, warn_only: bool,
                         where: str, written: str | None = None) -> tuple[Outcome, Any]:

@@ -343,9 +343,11 @@ def returncode_outcome(run: PromiseRun, returncode: int, inform: bool = True) ->
         if returncode == 0:
             run.agent.log("verbose", f"Finished command related to promiser '{run.promiser}' "
                                      "-- succeeded")
+            run.agent.action_log(run, Outcome.REPAIRED)
             return Outcome.REPAIRED
         run.agent.log("error", f"Finished command related to promiser '{run.promiser}' -- "
                                f"an error occurred, returned {returncode}")
+        run.agent.action_log(run, Outcome.FAILED)
         return Outcome.FAILED
     level = "info" if inform else "verbose"
     code = str(returncode)
@@ -354,10 +356,12 @@ def returncode_outcome(run: PromiseRun, returncode: int, inform: bool = True) ->
         if code in lists[key]:
             run.agent.log("error" if outcome is Outcome.FAILED else level,
                           f"{who} defined as promise {word}")
+            run.agent.action_log(run, outcome)      # (each cfPS writes the action log)
             reached.append(outcome)
     if not reached:
         run.agent.log(level, f"{who} not defined as promise kept, not kept or repaired; "
                              "setting to failed")
+        run.agent.action_log(run, Outcome.FAILED)
         return Outcome.FAILED
     overall = merge(reached)
     for outcome in reached:
@@ -470,6 +474,7 @@ def verify_commands(run: PromiseRun) -> Outcome:
     result = execute(spec, on_line, agent)
     if result.returncode is None:
         agent.log("error", f"Finished script '{run.promiser}' - failed (abnormal termination)")
+        agent.action_log(run, Outcome.FAILED)
         outcome = Outcome.TIMEOUT if result.timed_out else Outcome.FAILED
     else:
         outcome = returncode_outcome(run, result.returncode, spec.inform)

@@ -22,7 +22,7 @@ class Step:
     the engine makes one per promise and it is on every run's start path (see ast.py)."""
 
     __slots__ = ("agent", "run", "ptype", "promise", "bindings", "ev", "promiser", "_last",
-                 "handle", "attributes", "seconds", "own_classes")
+                 "handle", "attributes", "seconds", "own_classes", "logged")
 
     def __init__(self, agent: Any, run: Any, ptype: str, promise: ast.Promise,
                  bindings: dict[str, str], ev: Any, promiser: str, last: bool,
@@ -40,6 +40,7 @@ class Step:
         self.attributes = attributes
         self.seconds = seconds
         self.own_classes = False      # the handler set its outcome classes (own_classes)
+        self.logged = False           # the handler wrote its action log (action_log)
 
     @property
     def last(self) -> bool:

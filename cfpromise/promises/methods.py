@@ -41,7 +41,7 @@ def evaluate(step: Step) -> Outcome | None:
     if named and agent.find_bundle(name, namespace) is None:
         # VerifyMethod looks the bundle up before it binds any argument: a missing one is
         # fatal in the first pass, whatever the arguments still wait for
-        agent.find_or_fail(name, namespace, step.where())
+        agent.find_or_fail(name, namespace, step.where(), step)
         return Outcome.SKIPPED          # (ignore_missing_bundles)
     if ev.unresolved:
         if not step.last:
@@ -52,7 +52,7 @@ def evaluate(step: Step) -> Outcome | None:
             step.log("error", "A variable seems to have been used for the name of the "
                               "method. In this case, the promiser also needs to contain the "
                               "unique name of the method")
-            if agent.find_or_fail(name, namespace, step.where()) is None:
+            if agent.find_or_fail(name, namespace, step.where(), step) is None:
                 return Outcome.SKIPPED
     attributes = agent.attributes(step)
     if attributes is None:
@@ -61,7 +61,7 @@ def evaluate(step: Step) -> Outcome | None:
     run = step.run
     if agent.seen_before(step, attributes):      # cf-agent's lock cache (promisehash)
         return Outcome.SKIPPED
-    bundle = agent.find_or_fail(name, run.bundle.namespace, step.where())
+    bundle = agent.find_or_fail(name, run.bundle.namespace, step.where(), step)
     if bundle is None:
         return Outcome.SKIPPED
     action = attributes.get("action") if isinstance(attributes.get("action"), dict) else {}

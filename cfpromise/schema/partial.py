@@ -15,7 +15,9 @@ columns").  Their order is the check's, not the file's:
    attributes only the parser let by, the vars and classes promises' own checks
    (numerical or invalid names, a second type), a custom promise's ``ifvarclass`` or
    ``expireafter``;
-3. bodies defined twice; each body in turn (a control body with arguments);
+3. bodies defined twice; each body in turn (a control body with arguments; its type's
+   own check, :data:`BODY_RULES`: an action body's logs without a ``log_string``, an acl
+   body's exclusive pairs);
 4. promise handles used twice (a handle is compared with its first use only).
 
 The line is the element's as the parser recorded it: a bundle's name, a section's type,
@@ -64,6 +66,32 @@ def control_arguments(body: ast.Body) -> list[Diagnostic]:
         return [error(body.coord, f"Control bodies cannot take arguments, body {body.type} "
                                   "control")]
     return []
+
+
+# a body type's own check (the check_body of its BodySyntax): (attributes any of which ...,
+# ... needs this one present (None: excludes the others), message)
+BODY_RULES: dict[str, tuple[tuple[tuple[str, ...], str | None, str], ...]] = {
+    "action": ((("log_kept", "log_repaired", "log_failed"), "log_string",
+                "An action body with log_kept, log_repaired or log_failed is required to "
+                "have a log_string attribute"),),
+    "acl": ((("acl_directory_inherit", "acl_default"), None,
+             "An acl body cannot have both acl_directory_inherit and acl_default. Please "
+             "use acl_default only"),
+            (("specify_inherit_aces", "specify_default_aces"), None,
+             "An acl body cannot have both specify_inherit_aces and specify_default_aces. "
+             "Please use specify_default_aces only")),
+}
+
+
+def body_rules(body: ast.Body) -> list[Diagnostic]:
+    """The check of ``body``'s type (BODY_RULES), whatever class guards its attributes."""
+    have = {c.lval for c in body.constraints}
+    out = []
+    for names, needed, message in BODY_RULES.get(body.type, ()):
+        if needed is not None and have.intersection(names) and needed not in have \
+                or needed is None and have.issuperset(names):
+            out.append(error(body.coord, message))
+    return out
 
 
 def sections_in_check_order(bundle: ast.Bundle,

@@ -471,6 +471,7 @@ def _checked(policy: ast.Policy, sch: Schema | None, entry: bool,
         else:
             checker.late += partial.control_arguments(block)
             checker.body(block)
+            checker.late += partial.body_rules(block)
     checker.late = [partial.error(d.coord, d.message)
                     for d in duplicates(policy.bundles, "bundle", entry)]
     for block in policy.bundles:

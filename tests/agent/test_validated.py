@@ -90,10 +90,12 @@ def test_action_log_destinations(tmp_path: Path) -> None:
     action = {"log_kept": "stdout", "log_failed": str(tmp_path / "f.log"), "log_string": "s"}
     assert destination_for(action, Outcome.KEPT) == "stdout"
     assert destination_for(action, Outcome.REPAIRED) is None
-    assert destination_for(action, Outcome.WARN) == str(tmp_path / "f.log")
+    assert destination_for(action, Outcome.WARN) is None      # (DoSummarizeTransaction)
+    assert destination_for(action, Outcome.TIMEOUT) == str(tmp_path / "f.log")
     lines: list[tuple[str, str]] = []
     write_action_log(action, Outcome.KEPT, lambda level, message: lines.append((level, message)))
     write_action_log(action, Outcome.DENIED, lambda level, message: None)
+    write_action_log(action, Outcome.WARN, lambda level, message: None)
     write_action_log(dict(action, log_string=None), Outcome.FAILED, lambda l, m: None)
     assert lines == [("info", "L: s")]
     assert (tmp_path / "f.log").read_text() == "s\n"

@@ -28,6 +28,7 @@ class FakeAgent:
     undefined: list[tuple[str, str]] = attrs.field(factory=list)
     variables: dict[str, tuple[str, Any, tuple[str, ...]]] = attrs.field(factory=dict)
     results: list[Outcome] = attrs.field(factory=list)
+    logged: list[Outcome] = attrs.field(factory=list)    # action logs written (action_log)
     changes: list[dict[str, Any]] = attrs.field(factory=list)
     owns_classes: bool = False        # the handler called own_classes()
 
@@ -65,6 +66,9 @@ class FakeAgent:
 
     def own_classes(self, run: PromiseRun) -> None:
         self.owns_classes = True
+
+    def action_log(self, run: PromiseRun, outcome: Outcome) -> None:
+        self.logged.append(outcome)
 
     # -- for assertions
 

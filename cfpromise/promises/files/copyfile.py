@@ -220,7 +220,8 @@ def compare_for_copy(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
     assert copy is not None
     compare = copy.compare
     regular = stat.S_ISREG(dsb.st_mode) and stat.S_ISREG(ssb.st_mode)
-    newer = dsb.st_ctime < ssb.st_ctime or dsb.st_mtime < ssb.st_mtime
+    # (whole seconds: cf-agent's struct stat times are time_t)
+    newer = int(dsb.st_ctime) < int(ssb.st_ctime) or int(dsb.st_mtime) < int(ssb.st_mtime)
     src = _src(fr)
     if compare in ("digest", "hash", "checksum"):
         ok = src.differs(source, dest) if regular else newer
@@ -238,7 +239,7 @@ def compare_for_copy(fr: FileRun, source: str, dest: str, ssb: os.stat_result,
                               f"'{source}'")
         return ok
     if compare == "mtime":
-        ok = dsb.st_mtime < ssb.st_mtime
+        ok = int(dsb.st_mtime) < int(ssb.st_mtime)
     elif compare == "atime":
         ok = newer or (src.differs(source, dest) if src.remote
                        else files_differ_binary(source, dest, ssb, dsb))
