@@ -17,7 +17,6 @@ import sys
 from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments, commoneval, leftout, lockwarn, policyfile, yyerrors
-from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import Exits
 from cfpromise.agent.controls import control_bodies, control_log_level, file_control
@@ -31,6 +30,7 @@ from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
 from cfpromise.schema.check import policy_diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, PolicyError
+from cfpromise.syntax.varstring import expandable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,6 +88,10 @@ def load(agent: Any) -> None:
         from cfpromise.agent import promisesview
         promisesview.load_view = evaluated_agent
     sink = Sink.install(agent.ctx, common or augments.validating(agent), common)
+    # the validating cf-promises' rounds are the agent's own (the same PolicyResolves of
+    # the same files): what a common bundle's classes promise says in a round, it says
+    # too (cfpromise.promises.classes); on until the agent's last round (_run)
+    agent.validation_echo = not common and sink.validating
     try:
         with oneshot.loading():
             _load(agent)
@@ -166,7 +170,9 @@ def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
     with all of its own inputs before the next one), so bundles and bodies are in
     cf-agent's order; an input that does not resolve yet waits in ``pending`` and is
     tried again until none resolves any more."""
-    state = (base, seen, pending, missing, broken, [])     # (the last: a stop's error)
+    # (the last two: a stop's error; the policies each inputs list being read has loaded,
+    # innermost last)
+    state = (base, seen, pending, missing, broken, [], [])
     for policy in queue:
         _file_and_inputs(agent, policy, state)
     while pending and progress and not state[5]:
@@ -186,15 +192,34 @@ def _file_and_inputs(agent: Any, policy: ast.Policy, state: tuple) -> None:
         _common_bundles(agent, policy, None)
         leftout.pre_evaluate(agent, policy)     # (those cf-agent leaves out too)
     file_control(agent, policy)
+    lists = state[6]
     for rval in _guarded_inputs(agent, policy):
-        for item in rval.items if isinstance(rval, ast.List) else (rval,):
-            _input(agent, item, policy.path, state)
+        lists.append([])
+        try:
+            for item in rval.items if isinstance(rval, ast.List) else (rval,):
+                if isinstance(item, ast.Scalar) and expandable(item.value):
+                    _policy_resolve(agent, lists[-1])
+                _input(agent, item, policy.path, state)
+        finally:
+            lists.pop()
+
+
+def _policy_resolve(agent: Any, loaded: list[ast.Policy]) -> None:
+    """LoadPolicyInputFiles' PolicyResolve before an input written with a variable: a
+    round of the files its list has loaded so far (with their own inputs'), common
+    bundles first, then the vars of the others."""
+    bundles = [b for policy in loaded for b in policy.bundles]
+    with yyerrors.phase(agent, 2, 2):
+        for bundle in bundles:
+            if bundle.type == "common":
+                agent.load_round(bundle)
+    agent.pre_evaluate_vars([b for b in bundles if b.type != "common"])
 
 
 def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
     """One item of an ``inputs`` list: each file it names read, then its own inputs;
     False when it does not resolve yet (it waits in ``pending``)."""
-    base, seen, pending, missing, broken, stopped = state
+    base, seen, pending, missing, broken, stopped, lists = state
     value = RvalEvaluator(agent.ctx).value(rval, want_list=True)
     items = value if isinstance(value, list) else [value]
     names = [n for n in items if isinstance(n, str)]
@@ -231,16 +256,19 @@ def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
         if included is None or stopped:     # (read already; or read for nothing)
             continue
         agent.add_policy(included)
+        for loaded in lists:
+            loaded.append(included)
         lockwarn.named(agent, included, naming)
         _file_and_inputs(agent, included, state)
     return True
 
 
 def _common_bundles(agent: Any, policy: ast.Policy, rounds: Any) -> None:
-    """A file's common bundles evaluated as it loads (beside cf-promises' ``rounds``)."""
-    with yyerrors.phase(agent, 1, 2):     # (PolicyResolve: vars, classes, vars)
+    """A file's common bundles evaluated as it loads, one round each (LoadPolicyFile's
+    PolicyResolve; beside cf-promises' ``rounds``)."""
+    with yyerrors.phase(agent, 2, 2):     # (PolicyResolve: vars, classes, vars)
         for bundle in (b for b in policy.bundles if b.type == "common"):
-            run = (lambda b=bundle: agent.run_bundle(b, [], types=LOAD_EVALUATION))
+            run = (lambda b=bundle: agent.load_round(b))
             rounds.load_bundle(bundle, run) if rounds is not None else run()
 
 
@@ -396,11 +424,12 @@ def _run(agent: Any) -> int:
     for observer in agent.observers:
         observer.run_started(agent)
     for bundle in list(agent.policy.bundles):
-        if bundle.type == "common":
-            with yyerrors.phase(agent, 1, 3):     # (the walk's, PolicyResolve's two)
-                agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+        if bundle.type == "common":     # LoadPolicy's last PolicyResolve (before the walk)
+            with yyerrors.phase(agent, 3, 3):     # (the walk's, PolicyResolve's two)
+                agent.load_round(bundle)
         elif agent.ctx.injected:        # BundleResolve's first step (CFE-1915)
             agent.ctx.remove_injected(bundle.namespace, bundle.name)
+    agent.validation_echo = False
     agent.preliminary_convergence()     # every promise expanded, vars evaluated
     commoneval.check_policy(agent, validated_only=False)   # (cf-agent's: every promise)
     check_own(agent)                    # its bundlesequence, in its own policy

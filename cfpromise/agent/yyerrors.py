@@ -136,10 +136,14 @@ def check_args(agent: Any, texts: list[str]) -> None:
 
 
 def cf_promises_converges(agent: Any) -> None:
-    """cf-promises' last PolicyResolve (its vars and meta again, no walk), its checks
+    """cf-promises' last PolicyResolve (its common bundles' round, then vars and meta
+    again, no walk), its checks
     those of its loading again (:func:`validated`); raises :class:`TooManyErrors` past
     the limit."""
-    with phase(agent, 0):
+    with phase(agent, 0, 0):         # (kept through the rounds' own phases)
+        for bundle in list(agent.policy.bundles):
+            if bundle.type == "common":     # its common bundles first (BundleResolve)
+                agent.load_round(bundle)
         agent.preliminary_convergence(expand=False)
     if not validated(agent):
         raise TooManyErrors("")
