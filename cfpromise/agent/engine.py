@@ -4,9 +4,11 @@ A run:
 
 1. host discovery (hard classes, ``sys``), ``-D``/``-N`` classes, augments;
 2. the policy is loaded (:mod:`cfpromise.agent.loading`): common bundles are
-   pre-evaluated so that ``inputs`` holding variables resolve;
-3. every common bundle's vars and classes are evaluated, then the
-   bundlesequence (or ``-b``) runs;
+   evaluated in cf-agent's rounds (:meth:`Agent.load_round`: each file's, one more
+   before an input written with a variable) so that ``inputs`` holding variables
+   resolve;
+3. every common bundle is evaluated in one more round (the whole policy's), then
+   the bundlesequence (or ``-b``) runs;
 4. a bundle call pushes a frame, binds the parameters and makes up to three
    passes over its normal order.  In each pass each promise is evaluated:
    class guard, implicit iteration, ``if``/``unless``/``ifvarclass``,

@@ -1,13 +1,17 @@
 """One agent run from start to end: set-up, policy loading, validation, the bundlesequence.
 
 Loading follows CFEngine: the entry file is parsed, its common bundles are
-evaluated (vars, classes) so that ``inputs`` holding variables resolve, then each
-input is read depth first -- parsed, its common bundles evaluated, its own inputs
-read -- before the next (the order of bundles and bodies: bundlesmatching(),
--p json-full).  A relative input is looked up beside the file naming it.  A file is
-read once however often it is named.  Any syntax or validation error stops the
-run before anything is actuated: the errors are printed and the failsafe runs
-as cf-agent's does (:mod:`cfpromise.agent.failsafe`).
+evaluated (one round each: vars, classes, vars) so that ``inputs`` holding variables
+resolve, then each input is read depth first -- parsed, its common bundles evaluated,
+its own inputs read -- before the next (the order of bundles and bodies:
+bundlesmatching(), -p json-full); before an input written with a variable, the files
+its list has read so far get one more round (LoadPolicyInputFiles' PolicyResolve).
+These are cf-agent's rounds, no more: a common bundle's classes promise says its
+errors as often as cf-agent's does (tests/differential/classerrors.py).  A relative
+input is looked up beside the file naming it.  A file is read once however often it
+is named.  Any syntax or validation error stops the run before anything is actuated:
+the errors are printed and the failsafe runs as cf-agent's does
+(:mod:`cfpromise.agent.failsafe`).
 """
 from __future__ import annotations
 
@@ -108,25 +112,24 @@ def _load(agent: Any) -> None:
     control_bodies(agent)         # ignore_missing_inputs is needed while loading
     seen = {os.path.realpath(entry)}
     queue: list[ast.Policy] = [first]
-    pending: list[tuple[ast.Rval, str]] = []
+    pending: list[str] = []     # inputs left unresolved, as they expanded
     missing: list[Diagnostic] = []
     broken: list[Diagnostic] = []       # the errors of input files that failed to load
-    progress = True
     from cfpromise.agent.autoload import Autoloader
     autoloader = agent.autoloader = Autoloader(agent)
     while True:
-        _load_inputs(agent, base, seen, queue, pending, missing, progress, broken)
-        progress = False
+        _load_inputs(agent, base, seen, queue, pending, missing, broken)
         # bundles and bodies named but defined nowhere: from the bundle path, whose files
         # may have inputs and references of their own
         queue = autoloader.static_pass()
         if not queue:
             break
         seen.update(os.path.realpath(p.path) for p in queue if p.path)
-    for rval, naming in pending:
-        # cf-agent and cf-promises report it and go on without that input
-        written = rval.value if isinstance(rval, ast.Scalar) else _written(rval)
-        agent.out.log("error", f"Unresolved variable '{written}' in input list, cannot parse")
+    for shown in pending:
+        # cf-agent and cf-promises report it and go on without that input (the validating
+        # cf-promises' line too)
+        for _ in range(2 if agent.validation_echo else 1):
+            agent.out.log("error", f"Unresolved variable '{shown}' in input list, cannot parse")
     if broken:
         raise LoadError(broken + missing, parse_time=True)
     if missing:
@@ -163,23 +166,18 @@ _STOPS = ("bundle type", "Duplicate promise handle")
 
 
 def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
-                 pending: list[tuple[ast.Rval, str]], missing: list[Diagnostic],
-                 progress: bool, broken: list[Diagnostic]) -> None:
+                 pending: list[str], missing: list[Diagnostic],
+                 broken: list[Diagnostic]) -> None:
     """Read ``queue``'s files and the inputs they name, depth first as cf-agent's
     LoadPolicyFile does (a file's common bundles evaluated, then each input it names read
     with all of its own inputs before the next one), so bundles and bodies are in
-    cf-agent's order; an input that does not resolve yet waits in ``pending`` and is
-    tried again until none resolves any more."""
+    cf-agent's order; an input that does not resolve when its turn comes is not read
+    (``pending``: reported once the policy is loaded)."""
     # (the last two: a stop's error; the policies each inputs list being read has loaded,
     # innermost last)
     state = (base, seen, pending, missing, broken, [], [])
     for policy in queue:
         _file_and_inputs(agent, policy, state)
-    while pending and progress and not state[5]:
-        waiting, progress = list(pending), False
-        pending.clear()
-        for rval, naming in waiting:
-            progress = _input(agent, rval, naming, state) or progress
     if state[5]:
         raise LoadError(broken, parse_time=True)
 
@@ -192,16 +190,26 @@ def _file_and_inputs(agent: Any, policy: ast.Policy, state: tuple) -> None:
         _common_bundles(agent, policy, None)
         leftout.pre_evaluate(agent, policy)     # (those cf-agent leaves out too)
     file_control(agent, policy)
-    lists = state[6]
     for rval in _guarded_inputs(agent, policy):
-        lists.append([])
-        try:
-            for item in rval.items if isinstance(rval, ast.List) else (rval,):
-                if isinstance(item, ast.Scalar) and expandable(item.value):
-                    _policy_resolve(agent, lists[-1])
-                _input(agent, item, policy.path, state)
-        finally:
-            lists.pop()
+        _input_list(agent, rval.items if isinstance(rval, ast.List) else (rval,),
+                    policy.path, state)
+
+
+def _input_list(agent: Any, items: Any, naming: str, state: tuple) -> None:
+    """One inputs list (as written, or the value of an item that is a list), item by
+    item (LoadPolicyInputFiles): before an item written with a variable, one more round
+    of the files this list has read so far."""
+    lists = state[6]
+    if len(lists) > 50:         # (a list holding itself)
+        return
+    lists.append([])
+    try:
+        for item in items:
+            if isinstance(item, ast.Scalar) and expandable(item.value):
+                _policy_resolve(agent, lists[-1])
+            _input(agent, item, naming, state)
+    finally:
+        lists.pop()
 
 
 def _policy_resolve(agent: Any, loaded: list[ast.Policy]) -> None:
@@ -216,51 +224,64 @@ def _policy_resolve(agent: Any, loaded: list[ast.Policy]) -> None:
     agent.pre_evaluate_vars([b for b in bundles if b.type != "common"])
 
 
-def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
+def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> None:
     """One item of an ``inputs`` list: each file it names read, then its own inputs;
-    False when it does not resolve yet (it waits in ``pending``)."""
-    base, seen, pending, missing, broken, stopped, lists = state
-    value = RvalEvaluator(agent.ctx).value(rval, want_list=True)
-    items = value if isinstance(value, list) else [value]
-    names = [n for n in items if isinstance(n, str)]
-    if value is UNRESOLVED or any("$(" in n or "${" in n or "@(" in n for n in names):
-        pending.append((rval, naming))
-        return False
-    for name in names:
-        full = name if os.path.isabs(name) else os.path.join(base, name)
-        real = os.path.realpath(full)
-        if real in seen:
-            continue
-        seen.add(real)
-        if not os.path.isfile(full):
-            if not agent.control_flag("ignore_missing_inputs"):
-                # cf-promises says it (a plain log line) and reads no other file
-                missing.append(Diagnostic(_coord(naming), f"Can't stat file '{full}' for "
-                                          "parsing. (stat: No such file or directory)"))
-                raise LoadError(broken + missing, parse_time=bool(broken))
-            continue
-        try:
-            included = _read(agent, full)
-        except (LoadError, PolicyError) as exc:
-            if getattr(exc, "fatal", False):
-                raise
-            # cf-promises says what is wrong with it and reads the other files
-            # (not the inputs this one names): every file's errors, then the verdict
-            # -- after a stop, only its parser's plain lines (line 0: no FILE:LINE)
-            broken.extend(d for d in exc.diagnostics if not stopped or not d.coord.line)
-            if getattr(exc, "too_many", False):     # its parser exits the process there
-                raise policyfile.too_many(broken)
-            if any(s in d.message for d in exc.diagnostics for s in _STOPS):
-                stopped.append(True)
-            continue
-        if included is None or stopped:     # (read already; or read for nothing)
-            continue
-        agent.add_policy(included)
-        for loaded in lists:
-            loaded.append(included)
-        lockwarn.named(agent, included, naming)
-        _file_and_inputs(agent, included, state)
-    return True
+    what does not resolve is not read (``pending``: cf-agent says so and goes on)."""
+    pending = state[2]
+    ev = RvalEvaluator(agent.ctx)
+    value = ev.value(rval, want_list=True)
+    if value is UNRESOLVED:
+        pending.append(ev.text(rval.value) if isinstance(rval, ast.Scalar) else _written(rval))
+        return
+    if isinstance(value, list):     # each of its items in turn, evaluated again then
+        _input_list(agent, [ast.Scalar(v) for v in value if isinstance(v, str)], naming,
+                    state)
+        return
+    if not isinstance(value, str):
+        return
+    if "$(" in value or "${" in value or "@(" in value:
+        pending.append(value)
+        return
+    _read_input(agent, value, naming, state)
+
+
+def _read_input(agent: Any, name: str, naming: str, state: tuple) -> None:
+    """The input file ``name`` (resolved), unless read already: parsed, added, then its
+    own inputs read."""
+    base, seen, _pending, missing, broken, stopped, lists = state
+    full = name if os.path.isabs(name) else os.path.join(base, name)
+    real = os.path.realpath(full)
+    if real in seen:
+        return
+    seen.add(real)
+    if not os.path.isfile(full):
+        if not agent.control_flag("ignore_missing_inputs"):
+            # cf-promises says it (a plain log line) and reads no other file
+            missing.append(Diagnostic(_coord(naming), f"Can't stat file '{full}' for "
+                                      "parsing. (stat: No such file or directory)"))
+            raise LoadError(broken + missing, parse_time=bool(broken))
+        return
+    try:
+        included = _read(agent, full)
+    except (LoadError, PolicyError) as exc:
+        if getattr(exc, "fatal", False):
+            raise
+        # cf-promises says what is wrong with it and reads the other files
+        # (not the inputs this one names): every file's errors, then the verdict
+        # -- after a stop, only its parser's plain lines (line 0: no FILE:LINE)
+        broken.extend(d for d in exc.diagnostics if not stopped or not d.coord.line)
+        if getattr(exc, "too_many", False):     # its parser exits the process there
+            raise policyfile.too_many(broken)
+        if any(s in d.message for d in exc.diagnostics for s in _STOPS):
+            stopped.append(True)
+        return
+    if included is None or stopped:     # (read already; or read for nothing)
+        return
+    agent.add_policy(included)
+    for loaded in lists:
+        loaded.append(included)
+    lockwarn.named(agent, included, naming)
+    _file_and_inputs(agent, included, state)
 
 
 def _common_bundles(agent: Any, policy: ast.Policy, rounds: Any) -> None:
