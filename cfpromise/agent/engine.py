@@ -4,9 +4,11 @@ A run:
 
 1. host discovery (hard classes, ``sys``), ``-D``/``-N`` classes, augments;
 2. the policy is loaded (:mod:`cfpromise.agent.loading`): common bundles are
-   pre-evaluated so that ``inputs`` holding variables resolve;
-3. every common bundle's vars and classes are evaluated, then the
-   bundlesequence (or ``-b``) runs;
+   evaluated in cf-agent's rounds (:meth:`Agent.load_round`: each file's, one more
+   before an input written with a variable) so that ``inputs`` holding variables
+   resolve;
+3. every common bundle is evaluated in one more round (the whole policy's), then
+   the bundlesequence (or ``-b``) runs;
 4. a bundle call pushes a frame, binds the parameters and makes up to three
    passes over its normal order.  In each pass each promise is evaluated:
    class guard, implicit iteration, ``if``/``unless``/``ifvarclass``,
@@ -55,8 +57,8 @@ from cfpromise.agent.abort import AbortBundle, AbortRun, AbortWatch, FatalError
 from cfpromise.agent.bodies import BodyResolver
 from cfpromise.agent.bundleargs import actual_text, bind
 from cfpromise.agent.evaluation import EVALUATORS, PromiseEvaluation
-from cfpromise.agent.order import (CALL, CALL_COMMON, PASSES, PRE_EVALUATION, RESOLVE,
-                                   RESOLVE_COMMON, bundle_order)
+from cfpromise.agent.order import (CALL, CALL_COMMON, LOAD_EVALUATION, LOAD_ROUND, PASSES,
+                                   PRE_EVALUATION, RESOLVE, RESOLVE_COMMON, bundle_order)
 from cfpromise.agent.outcome import Outcome, merge
 from cfpromise.agent.promiseinfo import PromiseInfo
 from cfpromise.agent.output import Output
@@ -131,7 +133,7 @@ class BundleRun:
     """The state of one bundle call."""
 
     __slots__ = ("bundle", "frame", "done", "outcomes", "pass_no", "types",
-                 "section_end", "settled")
+                 "section_end", "settled", "failed")
 
     def __init__(self, bundle: ast.Bundle, frame: Frame, pass_no: int = 1,
                  types: tuple[str, ...] | None = None) -> None:
@@ -149,6 +151,9 @@ class BundleRun:
         # id of a vars/classes promise -> the state in which evaluating it again changes
         # nothing (cfpromise.agent.settle)
         self.settled: dict[int, tuple[int, ...]] = {}
+        # classes promises failed in the last pass (recorded once, though evaluated again:
+        # cfpromise.promises.classes)
+        self.failed: set[tuple[int, str]] | None = None
 
 
 class Agent(PromiseEvaluation, Recording):
@@ -202,6 +207,9 @@ class Agent(PromiseEvaluation, Recording):
         # evaluation at load found it: id(promise) -> (type, value) (cfpromise.agent.precheck)
         self.scalar_lists: dict[int, tuple[str, str]] = {}
         self.policy_cache: Any = None   # parsed policy files kept across runs (run_agent)
+        # while the policy loads: the validating cf-promises says what a load round says
+        # (cfpromise.agent.loading.load)
+        self.validation_echo = False
         self.policy_digests: set[bytes] = set()     # content of the files read (policyfile)
         self.unread: list[str] = []     # what is said of the inputs left out (policyfile.unread)
         # hooks: a bundle no file defines, (name, namespace, types) -> Bundle | None
@@ -245,7 +253,12 @@ class Agent(PromiseEvaluation, Recording):
 
     def run_bundle(self, bundle: ast.Bundle, args: list[Any], *, inherit: Frame | None = None,
                    types: tuple[str, ...] | None = None, edit: Any = None,
-                   keep_arrays: bool = False, called: bool = False) -> BundleRun:
+                   keep_arrays: bool = False, called: bool = False,
+                   resolve: tuple[str, ...] | None = None) -> BundleRun:
+        """Call ``bundle`` with ``args``: up to three passes over its normal order
+        (``types``: only those promise types); ``resolve``: no passes, one round of those
+        sections instead, as the last pass (cf-agent's BundleResolve while the policy
+        loads: :meth:`load_round`)."""
         frame = Frame(bundle.namespace, bundle.name, bundle, inherits=inherit, edit=edit)
         run = BundleRun(bundle, frame, types=types)
         ctx = self.ctx
@@ -283,6 +296,10 @@ class Agent(PromiseEvaluation, Recording):
             trace.bundle_begin(run, args)
         settling = settle.enabled(self)
         try:
+            if resolve is not None:
+                run.pass_no = PASSES
+                self._bundle_resolve(run, settling, trace, resolve)
+                return run
             order = bundle_order(bundle)
             if called:      # a methods call resolves the bundle first (VerifyMethod)
                 self._bundle_resolve(run, settling, trace, CALL_COMMON if bundle.type == "common"
@@ -324,6 +341,17 @@ class Agent(PromiseEvaluation, Recording):
             for observer in self.observers:
                 observer.bundle_finished(self, bundle, run, time.perf_counter() - started)
         return run
+
+    def load_round(self, bundle: ast.Bundle) -> BundleRun:
+        """One round of a common bundle while the policy loads: cf-agent's BundleResolve
+        in each PolicyResolve (its vars, its classes, its vars again: ``LOAD_ROUND``), with
+        what cf-agent has no name for decided at once, as in a last pass (a value still
+        holding a reference defined as written, a condition not waiting): cf-agent's
+        PolicyResolve has no later pass to wait for.  Values that need later definitions
+        converge over the rounds cf-agent makes (each file's, one more before each input
+        written with a variable, the whole policy's: :mod:`cfpromise.agent.loading`),
+        then the run's passes."""
+        return self.run_bundle(bundle, [], types=LOAD_EVALUATION, resolve=LOAD_ROUND)
 
     def _bundle_resolve(self, run: BundleRun, settling: Any, trace: Any,
                         names: tuple[str, ...]) -> None:

@@ -212,7 +212,10 @@ class PromiseEvaluation:
             if outcome is None:
                 self.deferrals += 1
                 continue
-            if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED:
+            # (a classes promise that failed is verified again: cf-agent has no lock for
+            # it, and a common bundle's BundleResolve follows its classes in each pass)
+            if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED \
+                    and (ptype != "classes" or outcome is not Outcome.FAILED):
                 if ptype != "vars" or (outcome is Outcome.KEPT and self.static_var(run, promise)):
                     run.done[key] = done_text(promiser, refs, ev)
             if outcome is Outcome.SKIPPED:

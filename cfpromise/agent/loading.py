@@ -1,13 +1,17 @@
 """One agent run from start to end: set-up, policy loading, validation, the bundlesequence.
 
 Loading follows CFEngine: the entry file is parsed, its common bundles are
-evaluated (vars, classes) so that ``inputs`` holding variables resolve, then each
-input is read depth first -- parsed, its common bundles evaluated, its own inputs
-read -- before the next (the order of bundles and bodies: bundlesmatching(),
--p json-full).  A relative input is looked up beside the file naming it.  A file is
-read once however often it is named.  Any syntax or validation error stops the
-run before anything is actuated: the errors are printed and the failsafe runs
-as cf-agent's does (:mod:`cfpromise.agent.failsafe`).
+evaluated (one round each: vars, classes, vars) so that ``inputs`` holding variables
+resolve, then each input is read depth first -- parsed, its common bundles evaluated,
+its own inputs read -- before the next (the order of bundles and bodies:
+bundlesmatching(), -p json-full); before an input written with a variable, the files
+its list has read so far get one more round (LoadPolicyInputFiles' PolicyResolve).
+These are cf-agent's rounds, no more: a common bundle's classes promise says its
+errors as often as cf-agent's does (tests/differential/classerrors.py).  A relative
+input is looked up beside the file naming it.  A file is read once however often it
+is named.  Any syntax or validation error stops the run before anything is actuated:
+the errors are printed and the failsafe runs as cf-agent's does
+(:mod:`cfpromise.agent.failsafe`).
 """
 from __future__ import annotations
 
@@ -17,7 +21,6 @@ import sys
 from cfpromise import fast
 from cfpromise.fast import oneshot
 from cfpromise.agent import augments, commoneval, leftout, lockwarn, policyfile, yyerrors
-from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import Exits
 from cfpromise.agent.controls import control_bodies, control_log_level, file_control
@@ -32,6 +35,7 @@ from cfpromise.promises.api import inputs_directory
 from cfpromise.schema.check import policy_diagnostics
 from cfpromise.syntax import ast
 from cfpromise.syntax.errors import Diagnostic, PolicyError
+from cfpromise.syntax.varstring import expandable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,6 +93,10 @@ def load(agent: Any) -> None:
         from cfpromise.agent import promisesview
         promisesview.load_view = evaluated_agent
     sink = Sink.install(agent.ctx, common or augments.validating(agent), common)
+    # the validating cf-promises' rounds are the agent's own (the same PolicyResolves of
+    # the same files): what a common bundle's classes promise says in a round, it says
+    # too (cfpromise.promises.classes); on until the agent's last round (_run)
+    agent.validation_echo = not common and sink.validating
     try:
         with oneshot.loading():
             _load(agent)
@@ -105,15 +113,13 @@ def _load(agent: Any) -> None:
     control_bodies(agent)         # ignore_missing_inputs is needed while loading
     seen = {os.path.realpath(entry)}
     queue: list[ast.Policy] = [first]
-    pending: list[tuple[ast.Rval, str]] = []
+    pending: list[Any] = []     # inputs left out: calls, references (as they expanded)
     missing: list[Diagnostic] = []
     broken: list[Diagnostic] = []       # the errors of input files that failed to load
-    progress = True
     from cfpromise.agent.autoload import Autoloader
     autoloader = agent.autoloader = Autoloader(agent)
     while True:
-        _load_inputs(agent, base, seen, queue, pending, missing, progress, broken)
-        progress = False
+        _load_inputs(agent, base, seen, queue, pending, missing, broken)
         # bundles and bodies named but defined nowhere: from the bundle path, whose files
         # may have inputs and references of their own
         queue = autoloader.static_pass()
@@ -121,7 +127,7 @@ def _load(agent: Any) -> None:
             break
         seen.update(os.path.realpath(p.path) for p in queue if p.path)
     # cf-promises says them; cf-agent again as it loads the policy cf-promises passed (_run)
-    agent.unread = policyfile.unread(agent, [rval for rval, _ in pending])
+    agent.unread = policyfile.unread(pending)
     for line in agent.unread:
         agent.out.log("error", line)
     if broken:
@@ -160,21 +166,18 @@ _STOPS = ("bundle type", "Duplicate promise handle")
 
 
 def _load_inputs(agent: Any, base: str, seen: set[str], queue: list[ast.Policy],
-                 pending: list[tuple[ast.Rval, str]], missing: list[Diagnostic],
-                 progress: bool, broken: list[Diagnostic]) -> None:
+                 pending: list[Any], missing: list[Diagnostic],
+                 broken: list[Diagnostic]) -> None:
     """Read ``queue``'s files and the inputs they name, depth first as cf-agent's
     LoadPolicyFile does (a file's common bundles evaluated, then each input it names read
     with all of its own inputs before the next one), so bundles and bodies are in
-    cf-agent's order; an input that does not resolve yet waits in ``pending`` and is
-    tried again until none resolves any more."""
-    state = (base, seen, pending, missing, broken, [])     # (the last: a stop's error)
+    cf-agent's order; an input that does not resolve when its turn comes is not read
+    (``pending``: reported once the policy is loaded)."""
+    # (the last two: a stop's error; the policies each inputs list being read has loaded,
+    # innermost last)
+    state = (base, seen, pending, missing, broken, [], [])
     for policy in queue:
         _file_and_inputs(agent, policy, state)
-    while pending and progress and not state[5]:
-        waiting, progress = list(pending), False
-        pending.clear()
-        for rval, naming in waiting:
-            progress = _input(agent, rval, naming, state) or progress
     if state[5]:
         raise LoadError(broken, parse_time=True)
 
@@ -188,63 +191,108 @@ def _file_and_inputs(agent: Any, policy: ast.Policy, state: tuple) -> None:
         leftout.pre_evaluate(agent, policy)     # (those cf-agent leaves out too)
     file_control(agent, policy)
     for rval in _guarded_inputs(agent, policy):
-        for item in rval.items if isinstance(rval, ast.List) else (rval,):
-            _input(agent, item, policy.path, state)
+        _input_list(agent, rval.items if isinstance(rval, ast.List) else (rval,),
+                    policy.path, state)
 
 
-def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> bool:
+def _input_list(agent: Any, items: Any, naming: str, state: tuple) -> None:
+    """One inputs list (as written, or the value of an item that is a list), item by
+    item (LoadPolicyInputFiles): before an item written with a variable, one more round
+    of the files this list has read so far."""
+    lists = state[6]
+    if len(lists) > 50:         # (a list holding itself)
+        return
+    lists.append([])
+    try:
+        for item in items:
+            if isinstance(item, ast.Scalar) and expandable(item.value):
+                _policy_resolve(agent, lists[-1])
+            _input(agent, item, naming, state)
+    finally:
+        lists.pop()
+
+
+def _policy_resolve(agent: Any, loaded: list[ast.Policy]) -> None:
+    """LoadPolicyInputFiles' PolicyResolve before an input written with a variable: a
+    round of the files its list has loaded so far (with their own inputs'), common
+    bundles first, then the vars of the others."""
+    bundles = [b for policy in loaded for b in policy.bundles]
+    with yyerrors.phase(agent, 2, 2):
+        for bundle in bundles:
+            if bundle.type == "common":
+                agent.load_round(bundle)
+    agent.pre_evaluate_vars([b for b in bundles if b.type != "common"])
+
+
+def _input(agent: Any, rval: ast.Rval, naming: str, state: tuple) -> None:
     """One item of an ``inputs`` list: each file it names read, then its own inputs;
-    False when it does not resolve yet (it waits in ``pending``)."""
-    base, seen, pending, missing, broken, stopped = state
+    what does not resolve is not read (``pending``: cf-agent says so and goes on)."""
+    pending = state[2]
     if isinstance(rval, ast.FnCall):    # never called: a "Non-file object" (policyfile.unread)
-        pending.append((rval, naming))
-        return False
-    value = RvalEvaluator(agent.ctx).value(rval, want_list=True)
-    items = value if isinstance(value, list) else [value]
-    names = [n for n in items if isinstance(n, str)]
-    if value is UNRESOLVED or any("$(" in n or "${" in n or "@(" in n for n in names):
-        pending.append((rval, naming))
-        return False
-    for name in names:
-        full = name if os.path.isabs(name) else os.path.join(base, name)
-        real = os.path.realpath(full)
-        if real in seen:
-            continue
-        seen.add(real)
-        if not os.path.isfile(full):
-            if not agent.control_flag("ignore_missing_inputs"):
-                # cf-promises says it (a plain log line) and reads no other file
-                missing.append(Diagnostic(_coord(naming), f"Can't stat file '{full}' for "
-                                          "parsing. (stat: No such file or directory)"))
-                raise LoadError(broken + missing, parse_time=bool(broken))
-            continue
-        try:
-            included = _read(agent, full)
-        except (LoadError, PolicyError) as exc:
-            if getattr(exc, "fatal", False):
-                raise
-            # cf-promises says what is wrong with it and reads the other files
-            # (not the inputs this one names): every file's errors, then the verdict
-            # -- after a stop, only its parser's plain lines (line 0: no FILE:LINE)
-            broken.extend(d for d in exc.diagnostics if not stopped or not d.coord.line)
-            if getattr(exc, "too_many", False):     # its parser exits the process there
-                raise policyfile.too_many(broken)
-            if any(s in d.message for d in exc.diagnostics for s in _STOPS):
-                stopped.append(True)
-            continue
-        if included is None or stopped:     # (read already; or read for nothing)
-            continue
-        agent.add_policy(included)
-        lockwarn.named(agent, included, naming)
-        _file_and_inputs(agent, included, state)
-    return True
+        pending.append(rval)
+        return
+    ev = RvalEvaluator(agent.ctx)
+    value = ev.value(rval, want_list=True)
+    if value is UNRESOLVED:
+        pending.append(ev.text(rval.value) if isinstance(rval, ast.Scalar) else _written(rval))
+        return
+    if isinstance(value, list):     # each of its items in turn, evaluated again then
+        _input_list(agent, [ast.Scalar(v) for v in value if isinstance(v, str)], naming,
+                    state)
+        return
+    if not isinstance(value, str):
+        return
+    if "$(" in value or "${" in value or "@(" in value:
+        pending.append(value)
+        return
+    _read_input(agent, value, naming, state)
+
+
+def _read_input(agent: Any, name: str, naming: str, state: tuple) -> None:
+    """The input file ``name`` (resolved), unless read already: parsed, added, then its
+    own inputs read."""
+    base, seen, _pending, missing, broken, stopped, lists = state
+    full = name if os.path.isabs(name) else os.path.join(base, name)
+    real = os.path.realpath(full)
+    if real in seen:
+        return
+    seen.add(real)
+    if not os.path.isfile(full):
+        if not agent.control_flag("ignore_missing_inputs"):
+            # cf-promises says it (a plain log line) and reads no other file
+            missing.append(Diagnostic(_coord(naming), f"Can't stat file '{full}' for "
+                                      "parsing. (stat: No such file or directory)"))
+            raise LoadError(broken + missing, parse_time=bool(broken))
+        return
+    try:
+        included = _read(agent, full)
+    except (LoadError, PolicyError) as exc:
+        if getattr(exc, "fatal", False):
+            raise
+        # cf-promises says what is wrong with it and reads the other files
+        # (not the inputs this one names): every file's errors, then the verdict
+        # -- after a stop, only its parser's plain lines (line 0: no FILE:LINE)
+        broken.extend(d for d in exc.diagnostics if not stopped or not d.coord.line)
+        if getattr(exc, "too_many", False):     # its parser exits the process there
+            raise policyfile.too_many(broken)
+        if any(s in d.message for d in exc.diagnostics for s in _STOPS):
+            stopped.append(True)
+        return
+    if included is None or stopped:     # (read already; or read for nothing)
+        return
+    agent.add_policy(included)
+    for loaded in lists:
+        loaded.append(included)
+    lockwarn.named(agent, included, naming)
+    _file_and_inputs(agent, included, state)
 
 
 def _common_bundles(agent: Any, policy: ast.Policy, rounds: Any) -> None:
-    """A file's common bundles evaluated as it loads (beside cf-promises' ``rounds``)."""
-    with yyerrors.phase(agent, 1, 2):     # (PolicyResolve: vars, classes, vars)
+    """A file's common bundles evaluated as it loads, one round each (LoadPolicyFile's
+    PolicyResolve; beside cf-promises' ``rounds``)."""
+    with yyerrors.phase(agent, 2, 2):     # (PolicyResolve: vars, classes, vars)
         for bundle in (b for b in policy.bundles if b.type == "common"):
-            run = (lambda b=bundle: agent.run_bundle(b, [], types=LOAD_EVALUATION))
+            run = (lambda b=bundle: agent.load_round(b))
             rounds.load_bundle(bundle, run) if rounds is not None else run()
 
 
@@ -301,6 +349,16 @@ def _policy_cache(agent: Any) -> Any:
     from cfpromise.fast.policycache import PolicyCache
     return PolicyCache(os.path.join(agent.options.workdir, "state", "policy_cache"),
                        agent.options.workdir, agent.out.log)
+
+
+def _written(rval: ast.Rval) -> str:
+    if isinstance(rval, ast.List):
+        return ", ".join(_written(i) for i in rval.items)
+    if isinstance(rval, ast.Scalar):
+        return rval.value
+    if isinstance(rval, ast.FnCall):
+        return f"{rval.name}(...)"
+    return ""
 
 
 def run_agent(agent: Any) -> int:
@@ -363,8 +421,7 @@ def _run(agent: Any) -> int:
         validation_failed(agent.options)
         return failsafe(agent)
     except (PolicyError, LoadError) as refused:
-        from cfpromise.agent.untrusted import validated_first     # (uses re: not at start)
-        exc = validated_first(agent, refused)    # (an insecure file: validity)
+        exc = policyfile.validated_first(agent, refused)    # (an insecure file: validity)
         report_errors(exc.diagnostics, agent.options.start_dir)
         if getattr(exc, "fatal", False):
             return EXIT_FATAL
@@ -394,11 +451,12 @@ def _run(agent: Any) -> int:
     for observer in agent.observers:
         observer.run_started(agent)
     for bundle in list(agent.policy.bundles):
-        if bundle.type == "common":
-            with yyerrors.phase(agent, 1, 3):     # (the walk's, PolicyResolve's two)
-                agent.run_bundle(bundle, [], types=LOAD_EVALUATION)
+        if bundle.type == "common":     # LoadPolicy's last PolicyResolve (before the walk)
+            with yyerrors.phase(agent, 3, 3):     # (the walk's, PolicyResolve's two)
+                agent.load_round(bundle)
         elif agent.ctx.injected:        # BundleResolve's first step (CFE-1915)
             agent.ctx.remove_injected(bundle.namespace, bundle.name)
+    agent.validation_echo = False
     agent.preliminary_convergence()     # every promise expanded, vars evaluated
     commoneval.check_policy(agent, validated_only=False)   # (cf-agent's: every promise)
     check_own(agent)                    # its bundlesequence, in its own policy

@@ -34,6 +34,7 @@ with no such promise is one walk over its vars sections (:func:`candidates`).
 from __future__ import annotations
 
 from cfpromise.agent.bodies import BodyError, body_reference, has_call, unparsed_ints
+from cfpromise.agent.order import PASSES
 from cfpromise.agent.promiseinfo import guard_info, quoted_guard
 from cfpromise.eval.context import Frame
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
@@ -158,7 +159,7 @@ class Rounds:
             return
         agent = self.agent
         common = bundle.type == "common"
-        first_pass = 1 if common else 0
+        first_pass = PASSES if common else 0     # (a load round: Agent.load_round)
         seen: dict[int, list[str]] = {}
         phases: dict[str, list[str]] = {"A": [], "C": [], "B": []}
         previous = agent.promise_filter

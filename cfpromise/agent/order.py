@@ -24,6 +24,9 @@ PRE_EVALUATION: tuple[str, ...] = ("meta", "vars", "defaults", "classes")
 # ... of them, those evaluated while the policy loads (PolicyResolve): the meta tags wait
 # for the preliminary convergence (Agent.preliminary_convergence)
 LOAD_EVALUATION: tuple[str, ...] = ("vars", "defaults", "classes")
+# ... in the order of one round (cf-agent's BundleResolve in each PolicyResolve: vars,
+# classes, vars; cf-lite's defaults after each vars, as in a pass)
+LOAD_ROUND: tuple[str, ...] = ("vars", "defaults", "classes", "vars", "defaults")
 # ... what cf-agent evaluates again after each pass's classes section (BundleResolve,
 # then the defaults), and before a bundle a methods promise calls runs (BundleResolve)
 RESOLVE: tuple[str, ...] = ("vars", "defaults")

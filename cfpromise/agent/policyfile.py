@@ -200,13 +200,11 @@ def say_verdict(exc: Exception) -> None:
         say("error", "There are syntax errors in policy files")
 
 
-def unread(agent: Any, items: list[ast.Rval]) -> list[str]:
+def unread(left_out: list[Any]) -> list[str]:
     """What cf-agent and cf-promises say of the ``inputs`` items they leave out, and go on:
-    a function call is a "Non-file object" (an inputs list's calls are never made), said
-    as each file's inputs are read, before the references that never resolved, each
-    named as far as it expands."""
-    from cfpromise.eval.rvals import RvalEvaluator
-    evaluator = RvalEvaluator(agent.ctx)
-    lines = ["Non-file object in inputs list" for rval in items if isinstance(rval, ast.FnCall)]
-    return lines + [f"Unresolved variable '{evaluator.text(rval.value)}' in input list, "
-                    "cannot parse" for rval in items if isinstance(rval, ast.Scalar)]
+    a function call (an ``ast.FnCall``) is a "Non-file object" (an inputs list's calls are
+    never made), said as each file's inputs are read, before the references that never
+    resolved (each a text: as far as it expanded)."""
+    lines = ["Non-file object in inputs list" for item in left_out if not isinstance(item, str)]
+    return lines + [f"Unresolved variable '{item}' in input list, cannot parse"
+                    for item in left_out if isinstance(item, str)]

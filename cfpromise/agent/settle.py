@@ -3,7 +3,8 @@
 A bundle call evaluates its vars section twice per pass (before and after its
 classes) and its classes once, for up to three passes, so that values defined
 late converge: up to six evaluations of every vars promise whose value is not a
-constant, and the common bundles are called again while the policy loads.  Once
+constant (and a round of vars, classes, vars for each common bundle in each of
+cf-agent's PolicyResolves while the policy loads).  Once
 the values have converged the later evaluations redo the same work for the same
 result.  This module tells the engine when it may leave such an evaluation out,
 keeping the results exactly as they were.

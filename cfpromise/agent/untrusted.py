@@ -48,19 +48,19 @@ def validated_first(agent: Any, exc: Exception) -> Exception:
         return LoadError(error.diagnostics, parse_time=True)
     if loaded.errors:
         return LoadError(loaded.errors, parse_time=True)
-    for line in unread(agent, list(left_out)):     # (cf-promises reads on without them)
+    for line in unread(list(left_out)):     # (cf-promises reads on without them)
         agent.out.log("error", line)
     found = _evident(agent, loaded, expand)
     return LoadError(found) if found else exc
 
 
-def _own_inputs(agent: Any) -> tuple[Callable[..., list[str] | None], list[ast.Rval]]:
+def _own_inputs(agent: Any) -> tuple[Callable[..., list[str] | None], list[Any]]:
     """An expander of ``inputs`` lists (:func:`cfpromise.syntax.loader.load`'s) that
     resolves the agent's own variables, and the items it leaves out (a function call, a
     reference to a variable the agent does not define: :func:`cfpromise.agent.policyfile.unread`)."""
     from cfpromise.eval.rvals import RvalEvaluator
     from cfpromise.syntax.loader import literal_inputs
-    left_out: list[ast.Rval] = []
+    left_out: list[Any] = []        # (policyfile.unread's)
     evaluator = RvalEvaluator(agent.ctx)
 
     def expand(rval: ast.Rval, directory: str, filename: str) -> list[str] | None:
@@ -83,7 +83,7 @@ def _own_inputs(agent: Any) -> tuple[Callable[..., list[str] | None], list[ast.R
             # (``this.promise_dirname`` beside another reference is not resolved either)
             resolved = evaluator.text(item.value)
             if _REFERENCE.search(resolved):
-                left_out.append(item)
+                left_out.append(resolved)
             else:
                 out.append(resolved)
         return out

@@ -22,8 +22,8 @@ cases):
   promise's BundleResolve); in BundleResolve (after a pass's classes section, before a
   methods call's bundle), one;
 * while the policy loads (LoadPolicyFile's PolicyResolve), one for a bundle that is not
-  common, two for a common one (vars, classes, vars -- cf-lite's three passes there
-  count the first two evaluations);
+  common, two for a common one (vars, classes, vars: cf-lite's round counts both at
+  its first evaluation, :meth:`cfpromise.agent.engine.Agent.load_round`);
 * in the preliminary convergence, two for a bundle that is not common (the walk's, then
   PolicyResolve's); three for a common one (cf-lite evaluates those before the walk);
 * each expansion of a vars promise checks its calls' expanded arguments with IsCf3Scalar
@@ -136,10 +136,14 @@ def check_args(agent: Any, texts: list[str]) -> None:
 
 
 def cf_promises_converges(agent: Any) -> None:
-    """cf-promises' last PolicyResolve (its vars and meta again, no walk), its checks
+    """cf-promises' last PolicyResolve (its common bundles' round, then vars and meta
+    again, no walk), its checks
     those of its loading again (:func:`validated`); raises :class:`TooManyErrors` past
     the limit."""
-    with phase(agent, 0):
+    with phase(agent, 0, 0):         # (kept through the rounds' own phases)
+        for bundle in list(agent.policy.bundles):
+            if bundle.type == "common":     # its common bundles first (BundleResolve)
+                agent.load_round(bundle)
         agent.preliminary_convergence(expand=False)
     if not validated(agent):
         raise TooManyErrors("")

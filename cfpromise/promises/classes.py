@@ -18,6 +18,7 @@ from cfpromise.eval.canon import canonify
 from cfpromise.eval.rvals import UNRESOLVED, as_text
 from cfpromise.promises.evaluators import Step, evaluator, promise_comment, promise_tags
 from cfpromise.syntax import ast
+from cfpromise.syntax.varstring import expandable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -129,22 +130,42 @@ def _say_number(step: Step, text: str) -> None:
     from cfpromise.eval.functions.messages import number_problem, text as message
     found = number_problem("int", text)
     if found is not None:
-        step.log("error", message(found[0], **found[1]))
+        _say(step, message(found[0], **found[1]))
 
 
 def _refused(step: Step, message: str) -> None:
     """An error of the promise's value, then cf-agent's PromiseRef of it."""
     from cfpromise.promises.evaluators import promise_ref
-    step.log("error", message)
+    _say(step, message)
     for line in promise_ref(step):
-        step.log("error", line)
+        _say(step, line)
 
 
 def _failed(step: Step, message: str) -> Outcome:
     """A promise cf-agent fails (its error said): evaluated again in each pass, as the
     class stays undefined; not kept once the last pass is over."""
+    _say(step, message)
+    if not step.last:
+        return Outcome.SKIPPED
+    # a common bundle's BundleResolve verifies it again in the same pass (its error said
+    # again); its outcome is recorded once
+    run = step.run
+    if run.failed is None:
+        run.failed = set()
+    key = (id(step.promise), step.promiser)
+    if key in run.failed:
+        return Outcome.SKIPPED
+    run.failed.add(key)
+    return Outcome.FAILED
+
+
+def _say(step: Step, message: str) -> None:
+    """An error of the promise's evaluation, said each time it is evaluated; in a round of
+    the policy's loading that the validating cf-promises makes too, said once more for it
+    (:meth:`cfpromise.agent.engine.Agent.load_round`)."""
     step.log("error", message)
-    return Outcome.FAILED if step.last else Outcome.SKIPPED
+    if step.run.types is not None and step.agent.validation_echo:
+        step.log("error", message)
 
 
 def _select(step: Step, options: list[Any]) -> str | None:
@@ -166,31 +187,11 @@ def _select(step: Step, options: list[Any]) -> str | None:
     ip = ctx.lookup("sys.ipv4")
     seed = f"{host.value if host else ''}+{ip.value if ip else ''}+{os.getuid()}"
     chosen = as_text(options[string_hash(seed) % len(options)])
-    if _expandable(chosen):
+    if expandable(chosen):
         step.log("verbose", f"select_class: Can not use not expanded element '{chosen}' "
                             "for setting class.")
         return None
     return canonify(chosen)
-
-
-def _expandable(text: str) -> bool:
-    """cf-agent's IsExpandable: ``text`` holds a balanced ``$(...)`` or ``${...}``
-    (an ``@(list)`` does not count: select_class canonifies and defines it)."""
-    left = right = "x"
-    dollar, bracks, found = False, 0, 0
-    for i, ch in enumerate(text):
-        if ch == "$":
-            if text[i + 1:i + 2] in ("(", "{"):
-                dollar = True
-        elif ch in "({":
-            if dollar:
-                left, bracks = ch, bracks + 1
-        elif ch in ")}":
-            if dollar:
-                bracks, right = bracks - 1, ch
-        if dollar and bracks == 0 and (left, right) in (("(", ")"), ("{", "}")):
-            found, dollar = found + 1, False
-    return bracks == 0 and found > 0
 
 
 def _locking_warnings(step: Step, action: ast.Constraint) -> None:

@@ -24,6 +24,9 @@ reference.
 which cf-agent asks of each argument of a function call once expanded (RlistIsUnresolved):
 ``FILE:1:1: error: Broken scalar variable syntax or bracket mismatch in 'TEXT'``.
 
+:func:`expandable` is IsExpandable's walk, a third one (``$`` only, either bracket, whole
+when the count is back at nought): whether a text is to be expanded at all.
+
 :func:`naked` is the question cf-agent asks before it, where one whole reference is
 all a value may be (IsNakedVar): ``${a $(b)}`` is one, ``$(a}`` is not.
 """
@@ -123,3 +126,24 @@ def naked(text: str, marks: str = "$@") -> bool:
             if depth == 0 and at != last:
                 return False
     return depth == 0
+
+
+def expandable(text: str) -> bool:
+    """cf-agent's IsExpandable: ``text`` holds a balanced ``$(...)`` or ``${...}``
+    (an ``@(list)`` does not count: select_class canonifies and defines it, and an input
+    written so is no reason for LoadPolicyInputFiles to resolve the policy first)."""
+    left = right = "x"
+    dollar, bracks, found = False, 0, 0
+    for i, ch in enumerate(text):
+        if ch == "$":
+            if text[i + 1:i + 2] in ("(", "{"):
+                dollar = True
+        elif ch in "({":
+            if dollar:
+                left, bracks = ch, bracks + 1
+        elif ch in ")}":
+            if dollar:
+                bracks, right = bracks - 1, ch
+        if dollar and bracks == 0 and (left, right) in (("(", ")"), ("{", "}")):
+            found, dollar = found + 1, False
+    return bracks == 0 and found > 0

@@ -19,15 +19,19 @@ them, found by running both agents over each shape:
 
 cf-lite says a class expression's error once per run, as it says a function's (the
 distinct lines are compared: cf-agent says it at each evaluation, the preliminary walk
-and cf-promises' included), and a common bundle's classes promise's errors at its own
-count of evaluations (it evaluates common bundles more often while the policy loads):
-those cases compare distinct lines too.  An agent bundle's promise errors are compared
-line for line, pass by pass.
+and cf-promises' included).  A promise's errors are compared line for line: an agent
+bundle's pass by pass, a common bundle's as often as cf-agent evaluates it -- in the
+validating cf-promises' rounds and its own as the policy loads (each file's
+PolicyResolve, one more before each input written with a variable, the whole
+policy's), then twice in each pass (its classes, then BundleResolve), over the shapes
+``common_count_*`` (in and out of the bundlesequence, -b, called by methods, in inputs,
+inputs written with variables, nested inputs, classes that need later definitions).
 """
 from __future__ import annotations
 
 import itertools
 import re
+from typing import Any
 
 CASES: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
 # cases whose lines are compared as distinct lines (see the module docstring)
@@ -112,7 +116,63 @@ for cname, promise in (("dist", '"c_gd" dist => { "0", "0" }, comment => "in g"'
         'body common control { bundlesequence => { "g", "main" }; }\n'
         f"bundle common g\n{{\nclasses:\n  {promise};\n}}\n"
         f"bundle agent main\n{{\n{_REPORT}}}\n")}, ()))
-    _DISTINCT.add(name)
+# (its name is an empty class expression too: "Unable to parse", said once per run)
+_DISTINCT.add("common_empty")
+
+# ... evaluated as often as cf-agent evaluates it: the validating cf-promises' rounds and
+# its own (each file's PolicyResolve, one more before each input written with a variable,
+# the whole policy's), then its passes (two a pass: the classes, then BundleResolve)
+_MAIN = f"bundle agent main\n{{\n{_REPORT}}}\n"
+_CALLING = f'bundle agent main\n{{\nmethods:\n  "g";\n{_REPORT}}}\n'
+
+
+def _common(body: str, name: str = "g", promise: str = "") -> str:
+    return f"bundle common {name}\n{{\n{body}classes:\n  {promise};\n}}\n"
+
+
+def _control(seq: str, inputs: str = "") -> str:
+    return (f"body common control {{ bundlesequence => {{ {seq} }}; "
+            f"{f'inputs => {{ {inputs} }}; ' if inputs else ''}}}\n")
+
+
+_LATE_VARS = ('vars:\n  late::\n    "v" string => "any";\n  c_two::\n    "w" string => "x";\n')
+_LATE_CLASSES = ('  "c_one" expression => "$(v)";\n  "c_two" expression => "c_one";\n'
+                 '  "late" expression => "any"')
+_SHAPES: dict[str, tuple[Any, tuple[str, ...]]] = {
+    "sequence": (lambda p: {"promises.cf": _control('"g", "main"') + _common("", "g", p) + _MAIN},
+                 ()),
+    "not_in_sequence": (lambda p: {"promises.cf": _control('"main"') + _common("", "g", p)
+                                   + _MAIN}, ()),
+    "no_control": (lambda p: {"promises.cf": _common("", "g", p) + _MAIN}, ()),
+    "bundle_option": (lambda p: {"promises.cf": _control('"g", "main"') + _common("", "g", p)
+                                 + _MAIN}, ("-b", "main")),
+    "inform": (lambda p: {"promises.cf": _control('"g", "main"') + _common("", "g", p)
+                          + _MAIN}, ("-I",)),
+    "methods": (lambda p: {"promises.cf": _control('"main"') + _common("", "g", p) + _CALLING},
+                ()),
+    "late": (lambda p: {"promises.cf": _control('"g", "main"')
+                        + _common(_LATE_VARS, "g", f"{p};\n{_LATE_CLASSES}") + _MAIN}, ()),
+    "input_file": (lambda p: {"promises.cf": _control('"g", "main"', '"lib.cf"') + _MAIN,
+                              "lib.cf": _common("", "g", p)}, ()),
+    "inputs_written_with_variables": (lambda p: {
+        "promises.cf": _control('"main"', '"lib.cf", "$(g.f)"') + _MAIN,
+        "lib.cf": _common('vars:\n  "f" string => "lib2.cf";\n', "g", p),
+        "lib2.cf": _common("", "h", p.replace("c_", "c_h"))}, ()),
+    "nested_inputs": (lambda p: {
+        "promises.cf": _control('"main"', '"$(g.f)", "$(g.f2)"')
+        + _common('vars:\n  "f" string => "lib.cf";\n  "f2" string => "lib2.cf";\n'
+                  '  "f3" string => "lib3.cf";\n', "g", p) + _MAIN,
+        "lib.cf": 'body file control { inputs => { "lib4.cf", "$(g.f3)" }; }\n'
+                  + _common("", "h", p.replace("c_", "c_h")),
+        "lib2.cf": _common("", "k", p.replace("c_", "c_k")),
+        "lib3.cf": _common("", "m", p.replace("c_", "c_m")),
+        "lib4.cf": _common("", "n", p.replace("c_", "c_n"))}, ()),
+}
+_IN_SHAPES = {"irreconcilable": '"c_i" expression => "any", not => "any"',
+              "fraction": '"c_f" dist => { "1.5" }, comment => "weighted"'}
+for shape, (files, args) in _SHAPES.items():
+    for pname, promise in _IN_SHAPES.items():
+        CASES.append((f"common_count_{shape}_{pname}", files(promise), args))
 
 # -- class expressions that do not parse ------------------------------------------------
 EXPRESSIONS = ("", "a..b", "(any", "any|", "!", "!!any", "a.!!b", "a&&b", "any||b",
@@ -165,6 +225,8 @@ for pname, patterns in (("regex", '"c_abort.*"'), ("regexes", '"c_ab..t", "c_x|"
         'reports:\n  "after";\n}\n')}, ()))
 
 NAMES = [c[0] for c in CASES]
+CASE_FILES = {name: files for name, files, _args in CASES}
+CASE_ARGS = {name: args for name, _files, args in CASES}
 DISTINCT_LINES = _DISTINCT.__contains__
 
 # Known differences, each with its reason (the test fails when one starts agreeing).

@@ -10,7 +10,8 @@ inputs listed, saying only its parser's plain lines such as 'Failed to parse int
 number', and follows no other input), syntax errors (the parser counts a file's errors
 afresh: past twelve in one file it says "Too many errors" and the process exits there,
 reading no other file), a broken file naming inputs of its own, an entry file with
-errors, a missing input beside a broken one.
+errors, a missing input beside a broken one; and inputs that do not resolve when their
+turn comes (``unresolved_inputs_*``, below).
 """
 from __future__ import annotations
 
@@ -50,6 +51,29 @@ for kind in ("attr", "int", "ptype", "syn", "many"):
     CASES.append((f"multifile_missing_{kind}", {
         "promises.cf": _ENTRY % '"nosuch.cf", "a.cf"',
         "a.cf": _KINDS[kind] % (("a",) * _KINDS[kind].count("%s"))}, ()))
+
+# Inputs that do not resolve when their turn comes (a variable of a bundle read later, one
+# holding an undefined reference, a list not defined, a list with such an item): cf-agent
+# says "Unresolved variable 'VALUE' in input list, cannot parse" (the value as it
+# expanded; the validating cf-promises says it too) and never reads them, even once a
+# later file defines what they need.
+_UNRESOLVED = {
+    "later": '"$(h.f)"', "own": '"$(g.f)"', "holding": '"$(g.bad)"', "undefined": '"@(g.none)"',
+    "partly": "@(g.mixed)", "file": '"lib.cf"',
+}
+_HOLDERS = ('bundle common g { vars: "f" string => "own.cf"; "bad" string => "$(nosuch)/x.cf"; '
+            '"mixed" slist => { "mixed.cf", "$(h.f)" }; }\n'
+            'bundle agent main { reports: "own=$(own.v) later=$(later.v) mixed=$(mixed.v)"; }\n')
+_READ = {"lib.cf": 'bundle common h { vars: "f" string => "later.cf"; }\n',
+         **{f"{n}.cf": f'bundle common {n} {{ vars: "v" string => "read"; }}\n'
+            for n in ("own", "later", "mixed")}}
+for i, order in enumerate(itertools.islice(itertools.permutations(tuple(_UNRESOLVED)[:5], 3),
+                                            0, 60, 5)):
+    order = order[:i % 4] + ("file",) + order[i % 4:]
+    items = ", ".join(_UNRESOLVED[k] for k in order)
+    CASES.append((f"unresolved_inputs_{'_'.join(order)}", {
+        "promises.cf": f'body common control {{ inputs => {{ {items} }}; }}\n' + _HOLDERS,
+        **_READ}, ()))
 
 NAMES = [c[0] for c in CASES]
 EXPECTED_DIFFERENCES: dict[str, str] = {}
