@@ -212,8 +212,7 @@ class PromiseEvaluation:
             if outcome is None:
                 self.deferrals += 1
                 continue
-            # (a classes promise that failed is verified again: cf-agent has no lock for
-            # it, and a common bundle's BundleResolve follows its classes in each pass)
+            # (a failed classes promise is verified again: no lock; BundleResolve follows)
             if ptype not in ("vars", "classes") or outcome is not Outcome.SKIPPED \
                     and (ptype != "classes" or outcome is not Outcome.FAILED):
                 if ptype != "vars" or (outcome is Outcome.KEPT and self.static_var(run, promise)):
@@ -599,4 +598,3 @@ class _SkippedStep:
         handle = promise.get("handle")
         self.handle = handle.rval.value if handle is not None and \
             isinstance(handle.rval, ast.Scalar) else None
-

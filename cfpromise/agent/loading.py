@@ -421,7 +421,8 @@ def _run(agent: Any) -> int:
         validation_failed(agent.options)
         return failsafe(agent)
     except (PolicyError, LoadError) as refused:
-        exc = policyfile.validated_first(agent, refused)    # (an insecure file: validity)
+        from cfpromise.agent.untrusted import validated_first     # (uses re: not at start)
+        exc = validated_first(agent, refused)    # (an insecure file: validity)
         report_errors(exc.diagnostics, agent.options.start_dir)
         if getattr(exc, "fatal", False):
             return EXIT_FATAL
