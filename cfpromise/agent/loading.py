@@ -20,7 +20,8 @@ from cfpromise.agent import augments, commoneval, leftout, lockwarn, policyfile,
 from cfpromise.agent.order import LOAD_EVALUATION
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import Exits
-from cfpromise.agent.controls import control_bodies, control_log_level, file_control
+from cfpromise.agent.controls import (control_bodies, control_log_level, file_control,
+                                       output_prefix)
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.programs import own_programs, validation_failed
 from cfpromise.agent.sequence import bundlesequence, check_found, check_own, verified
@@ -290,6 +291,7 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     install_facts(agent)
     if os.path.isfile(path):
         load(agent)             # evaluates the common bundles as it loads their files
+        output_prefix(agent)
         if converge:            # cf-promises': vars and meta again, no walk
             yyerrors.cf_promises_converges(agent)
     return agent
@@ -377,6 +379,7 @@ def _run(agent: Any) -> int:
         validation_failed(agent.options)
         return failsafe(agent)
     control_bodies(agent)
+    output_prefix(agent)
     if agent.options.simulate:
         start_simulation(agent)
     if agent.trace is not None:
