@@ -98,6 +98,15 @@ def control_bodies(agent: Any) -> None:
     agent.abortbundleclasses = _strings(agent.agent_control.get("abortbundleclasses"))
 
 
+def output_prefix(agent: Any) -> None:
+    """body common control's ``output_prefix`` in front of the info and lower lines from
+    now on: once the policy is read, as cf-agent and cf-promises set it when they resolve
+    the policy (what loading logged has none)."""
+    prefix = agent.control.get("output_prefix")
+    if isinstance(prefix, str) and prefix:
+        agent.out.set_prefix(prefix)
+
+
 # body agent control inform/verbose, in the order given: true raises the level to info or
 # verbose, false lowers it to notice or info (cf-agent 3.21); the *_mode classes, defined
 # from the command line before the policy is read, stay as they are

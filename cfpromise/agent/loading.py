@@ -23,7 +23,8 @@ from cfpromise.fast import oneshot
 from cfpromise.agent import augments, commoneval, leftout, lockwarn, policyfile, yyerrors
 from cfpromise.agent.output import say
 from cfpromise.agent.abort import Exits
-from cfpromise.agent.controls import control_bodies, control_log_level, file_control
+from cfpromise.agent.controls import (control_bodies, control_log_level, file_control,
+                                       output_prefix)
 from cfpromise.agent.policyfile import LoadError, _coord, read as _read, report_errors
 from cfpromise.agent.programs import own_programs, validation_failed
 from cfpromise.agent.sequence import bundlesequence, check_found, check_own, verified
@@ -338,6 +339,7 @@ def evaluated_agent(path: str, workdir: str, out: Any = None, define: Any = (),
     install_facts(agent)
     if os.path.isfile(path):
         load(agent)             # evaluates the common bundles as it loads their files
+        output_prefix(agent)
         if converge:            # cf-promises': vars and meta again, no walk
             yyerrors.cf_promises_converges(agent)
     return agent
@@ -435,6 +437,7 @@ def _run(agent: Any) -> int:
         validation_failed(agent.options)
         return failsafe(agent)
     control_bodies(agent)
+    output_prefix(agent)
     if agent.options.simulate:
         start_simulation(agent)
     if agent.trace is not None:

@@ -16,6 +16,12 @@ puts a timestamp in front of every log message (as cf-agent 3.21: on its first l
 never on the lines a multi-line message continues with, nor on ``R:`` reports).  Like
 cf-agent's logger, a message's one trailing newline ends its line rather than adding an
 empty one (a dry-run report of ``"x$(const.n)"`` is one line).
+
+``output_prefix`` of body common control (:meth:`Output.set_prefix`, once the policy is
+read, as cf-agent's PolicyResolve sets it: what loading said has none) goes, with a space,
+in front of the info, verbose and debug lines only -- before their timestamp, after their
+colour; notice (``Q:`` lines too), warning, error and ``R:`` reports never have it.  It is
+folded into the per-level labels, so an unprefixed run pays nothing for it.
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ if TYPE_CHECKING:
 LEVELS = {"debug": 0, "verbose": 1, "info": 2, "notice": 3, "warning": 4, "error": 5, "critical": 6}
 PREFIX = {level: f"{level:>8}: " for level in LEVELS} | {"critical": "CRITICAL: "}  # as cf-agent
 # --color: cf-agent's colour per level (the reset follows the line's newline, as in cf-agent)
+_NO_LEADS = dict.fromkeys(LEVELS, "")
 COLOR = {"critical": "\x1b[31m", "error": "\x1b[31m", "warning": "\x1b[33m",
          "notice": "\x1b[32m", "info": "\x1b[32m", "verbose": "\x1b[34m"}
 
@@ -47,15 +54,23 @@ class Output:
         # promise banner back until the promise prints something (cfpromise.agent.trace)
         self.before_write: Callable[[], None] | None = None
         self.color = False
+        self.labels = PREFIX    # each level's label: set_prefix puts the prefix in front
+        self.leads = _NO_LEADS  # (-l) what goes before the timestamp, by level
+
+    def set_prefix(self, prefix: str) -> None:
+        """body common control's ``output_prefix``: from now on in front of the info,
+        verbose and debug lines (an empty one: none)."""
+        leads = {level: f"{prefix} " if prefix and LEVELS[level] <= LEVELS["info"] else ""
+                 for level in LEVELS}
+        self.leads = leads
+        self.labels = {level: leads[level] + PREFIX[level] for level in LEVELS}
 
     def enabled(self, level: str) -> bool:
         return LEVELS[level] >= self.threshold
 
-    def _write(self, line: str, newline: bool = True, stamp: bool = True) -> None:
+    def _write(self, line: str, newline: bool = True) -> None:
         if self.before_write is not None:
             self.before_write()
-        if self.timestamps and stamp:
-            line = time.strftime("%Y-%m-%dT%H:%M:%S%z ") + line
         self.stream.write(line + "\n" if newline else line)
 
     def log(self, level: str, message: str) -> None:
@@ -66,16 +81,18 @@ class Output:
                 message = self.rewrite(message)
             if message.endswith("\n"):
                 message = message[:-1]
+            label = self.labels[level]
+            if self.timestamps:     # (the prefix, then the time, then the level)
+                label = (self.leads[level] + time.strftime("%Y-%m-%dT%H:%M:%S%z ")
+                         + PREFIX[level])
             if self.color and level in COLOR:     # (the timestamp coloured too, as cf-agent)
-                stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z ") if self.timestamps else ""
-                self._write(COLOR[level] + stamp + PREFIX[level] + message + "\n\x1b[0m",
-                            newline=False, stamp=False)
+                self._write(COLOR[level] + label + message + "\n\x1b[0m", newline=False)
                 return
             for i, line in enumerate(message.split("\n")):
-                self._write((PREFIX[level] if i == 0 else "") + line, stamp=i == 0)
+                self._write((label if i == 0 else "") + line)
 
     def report(self, text: str) -> None:
-        self._write("R: " + text, stamp=False)
+        self._write("R: " + text)
 
     def flush(self) -> None:
         self.stream.flush()
