@@ -104,6 +104,10 @@ class Run:
     def log(self, level: str, message: str) -> None:
         self.run.agent.log(level, message)
 
+    @staticmethod
+    def stderr(text: str) -> None:
+        stderr(text)
+
     def record(self, outcome: Outcome, level: str, message: str) -> None:
         if level == "info":
             self.buf.messages.append((level, message))

@@ -268,7 +268,7 @@ def parse(data: bytes, path: str = "") -> tuple[Document | None, str]:
 def _complaints(log: Any, data: bytes, path: str) -> str:
     """libxml2's report of each message: ``FILE:LINE: parser error : MESSAGE``, the line
     and a caret under the column."""
-    lines = data.decode("utf-8", "replace").splitlines() or [""]
+    lines = data.decode("utf-8", "replace").replace("\r", "\n").split("\n")
     out = []
     for entry in log:
         domain = "namespace" if entry.domain_name == "NAMESPACE" else "parser"
@@ -405,6 +405,77 @@ def first_content(node: Any) -> str | None:
 def first_is_text(node: Any) -> bool:
     """xmlNodeIsText(node->children): a text node (not CDATA) comes first."""
     return node.text is not None and (not node.text or _first_text(node)[0] == "text")
+
+
+def content_nodes(text: str) -> tuple[list[Any] | None, str]:
+    """xmlStringGetNodeList, as xmlNodeSetContent reads a text for an element: character
+    references and predefined entities are characters, other ``&name;`` entity
+    references; an ``&`` without its ``;`` gives nothing (None) and libxml2's complaint."""
+    if "&" not in text:
+        return [text], ""
+    out: list[Any] = []
+    pos = 0
+    while True:
+        at = text.find("&", pos)
+        if at < 0:
+            out.append(text[pos:])
+            return out, ""
+        out.append(text[pos:at])
+        end = text.find(";", at + 1)
+        if end < 0:
+            return None, f"unterminated entity reference {text[at + 1:]:>15}"
+        ref = text[at + 1:end]
+        if ref.startswith("#"):
+            try:
+                out.append(chr(int(ref[2:], 16) if ref[1:2] in ("x", "X") else int(ref[1:])))
+            except ValueError:
+                pass
+        elif ref in _NAMED:
+            out.append(_NAMED[ref])
+        elif ref:
+            out.append(etree.Entity(ref))
+        pos = end + 1
+
+
+def set_leading(node: Any, text: str) -> str:
+    """xmlNodeSetContent(node, text) with the elements put back (cf-agent's set_text on
+    a node whose first child is not text): what libxml2 complains of, if anything."""
+    pieces, said = content_nodes(text)
+    replace_leading(node, None)
+    if pieces is None:
+        return said
+    first = next((c for c in node if isinstance(c.tag, str)), None)
+    chars: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            chars.append(piece)
+            continue
+        piece.tail = None
+        if first is None:
+            node.append(piece)
+        else:
+            first.addprevious(piece)
+        _attach_text(node, piece, "".join(chars))
+        chars = []
+    rest = "".join(chars)
+    if rest:
+        if first is None and len(node):
+            node[-1].tail = (node[-1].tail or "") + rest
+        elif first is not None and first.getprevious() is not None:
+            first.getprevious().tail = rest
+        else:
+            node.text = rest
+    return ""
+
+
+def _attach_text(node: Any, entity: Any, text: str) -> None:
+    if not text:
+        return
+    before = entity.getprevious()
+    if before is None:
+        node.text = text
+    else:
+        before.tail = text
 
 
 def replace_leading(node: Any, text: str | None) -> None:

@@ -99,7 +99,8 @@ def insert_tree(r: Any, node: Any) -> None:
         return
     where = f"at XPath '{r.select}' in XML document '{buf.filename}'"
     if nodes is None:
-        r.fail(f"Failed to parse the tree '{promiser}' (to be inserted {where})")
+        r.fail(f"Failed to parse the tree '{promiser}' (to be inserted at XPath '{r.select}' "
+               f"in the XML document '{buf.filename}')")
         return
     if _find_subset(nodes[0], node) is not None:
         r.kept(f"The tree '{promiser}' already exists {where}")
@@ -185,7 +186,9 @@ def set_text(r: Any, node: Any) -> None:
     if xmldoc.first_is_text(node):
         node.text = text
     else:
-        xmldoc.replace_leading(node, text or None)
+        said = xmldoc.set_leading(node, text)
+        if said:
+            r.stderr(f"{buf.filename}:-1: error : {said}\n")
     if xmldoc.first_content(node) != text:
         r.fail(f"Failed to set text '{text}' {where}")
         return
