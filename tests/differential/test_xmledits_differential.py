@@ -26,8 +26,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
         lite_wd.mkdir()
         if doc is not None:
             for wd in (ref_wd, lite_wd):
-                (wd / "t.xml").write_bytes(doc.encode("latin-1") if "ISO-8859-1" in doc
-                                           else doc.encode("utf-8"))
+                (wd / "t.xml").write_bytes(xmledits.start_bytes(doc))
         jobs.append((name, policy, ["-I", *args]))
     seen: dict[str, tuple] = {name: ((), ()) for name in xmledits.NAMES}
     for _ in (1, 2):

@@ -128,11 +128,12 @@ body edit_defaults empty {{ empty_file_before_editing => "true"; }}
 body edit_defaults bak {{ edit_backup => "true"; }}
 """
 
-# name -> (start document or None, edit_xml bundle body, files promise attributes, args)
-CASES: dict[str, tuple[str | None, str, str, tuple[str, ...]]] = {}
+# name -> (start document (text, or bytes as they are) or None, edit_xml bundle body,
+# files promise attributes, args)
+CASES: dict[str, tuple[str | bytes | None, str, str, tuple[str, ...]]] = {}
 
 
-def case(name: str, doc: str | None, body: str, files: str = "", *args: str) -> None:
+def case(name: str, doc: str | bytes | None, body: str, files: str = "", *args: str) -> None:
     CASES[name] = (doc, body, files, args)
 
 
@@ -195,7 +196,32 @@ case("no_select", PLAIN, '  set_text:\n    "x" classes => oc("P");')
 case("twice_text", PLAIN, _promise("set_text", "/root/b") + "\n" +
      _promise("insert_text", "/root/b").replace("  insert_text:\n", "  insert_text:\n"))
 
-NAMES = sorted(CASES)
+# how a file is written and read back: line ends, encodings and their names, a BOM,
+# a DOCTYPE after a comment, namespaces, an entity reference leading a node's text
+_SET = ('  set_attribute:\n    "n" attribute_value => "v\u00e9", select_xpath => "/root", '
+        'classes => oc("P");')
+case("file_crlf", '<?xml version="1.0"?>\r\n<root>\r\n  <a>x\r\ny</a>\r\n</root>\r\n', _SET)
+case("file_lower_utf8", '<?xml version="1.0" encoding="utf-8"?>\n<root>\u00e9</root>\n', _SET)
+case("file_utf16", '<?xml version="1.0" encoding="UTF-16"?>\n<root>\u00e9</root>\n'
+     .encode("utf-16"), _SET)
+case("file_comment_doctype", '<?xml version="1.0"?>\n<!-- c -->\n<!DOCTYPE root SYSTEM '
+     '"x.dtd">\n<root/>\n', _SET)
+case("file_single_quotes", "<?xml version='1.0' encoding='ISO-8859-1' standalone='no'?>\n"
+     "<root/>\n", _SET)
+case("file_bom", '\ufeff<?xml version="1.0" encoding="UTF-8"?><root/>'.encode("utf-8"), _SET)
+case("file_attr_refs", '<root a="x&#10;y&#9;z"/>', _SET)
+case("ns_tree", '<root xmlns:p="urn:p"/>', '  insert_tree:\n    "<q xmlns=\\"urn:q\\"><r/></q>" '
+     'select_xpath => "/root", classes => oc("P");')
+case("ns_default_text", '<root xmlns="urn:d"><a/></root>', '  set_text:\n    "t" select_xpath '
+     '=> "/*[local-name()=\'root\']/*", classes => oc("P");')
+case("entity_leads", '<!DOCTYPE root [<!ENTITY e "ent">]><root>&e;x<a/></root>',
+     '  insert_text:\n    "ent" select_xpath => "/root", classes => oc("P");')
+
+
+def start_bytes(doc: str | bytes) -> bytes:
+    if isinstance(doc, bytes):
+        return doc
+    return doc.encode("latin-1" if "ISO-8859-1" in doc else "utf-8")
 
 
 def policy(name: str) -> str:

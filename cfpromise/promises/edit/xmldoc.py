@@ -181,10 +181,12 @@ class Document:
         parts = [decl + "?>\n"]
         root = self.root
         if root is not None:
-            parts.append(_doctype(self.tree))
-            nodes = list(reversed(list(root.itersiblings(preceding=True)))) + [root] + \
-                list(root.itersiblings())
-            for node in nodes:
+            before = list(reversed(list(root.itersiblings(preceding=True))))
+            ahead, dtd = _doctype(self.tree, before)
+            for node in before[:ahead]:
+                parts.append(self._node(node) + "\n")
+            parts.append(dtd)
+            for node in before[ahead:] + [root] + list(root.itersiblings()):
                 parts.append(self._node(node) + "\n")
         text = "".join(parts)
         if not self.encoding:
@@ -203,19 +205,28 @@ def _quoted(value: str) -> str:
     return f"'{value}'" if '"' in value else f'"{value}"'
 
 
-def _doctype(tree: Any) -> str:
-    """The DOCTYPE as libxml2 writes it (lxml writes it the same way), with its newline."""
+def _doctype(tree: Any, before: list[Any]) -> tuple[int, str]:
+    """The DOCTYPE as libxml2 writes it (lxml writes it the same way) with its newline, and
+    how many of the top-level comments and PIs ``before`` the root come before it."""
     info = tree.docinfo
     if not info.doctype and info.internalDTD is None:
-        return ""
+        return 0, ""
     full = etree.tostring(tree, encoding="unicode")
-    if not full.startswith("<!DOCTYPE"):
-        return ""
-    head_end = full.find(">")
-    if " [\n" in full[:head_end + 1] or full[:head_end].endswith(" ["):
-        end = full.find("]>\n")
-        return full[:end + 3] if end >= 0 else ""
-    return full[:head_end + 1] + "\n"
+    start = full.find("<!DOCTYPE")
+    if start < 0:
+        return 0, ""
+    ahead, pos = 0, 0
+    for node in before:
+        text = etree.tostring(node, encoding="unicode", with_tail=False)
+        if pos + len(text) > start or not full.startswith(text, pos):
+            break
+        pos += len(text)
+        ahead += 1
+    head_end = full.find(">", start)
+    if full[start:head_end].find(" [\n") >= 0 or full[start:head_end].endswith(" ["):
+        end = full.find("]>\n", start)
+        return ahead, full[start:end + 3] if end >= 0 else ""
+    return ahead, full[start:head_end + 1] + "\n"
 
 
 _REGIONS = re.compile(r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<[^>]*>|[^<]+", re.S)
@@ -398,7 +409,10 @@ def first_content(node: Any) -> str | None:
     if isinstance(child.tag, str):
         return str(child.xpath("string()"))
     if isinstance(child, etree._Entity):
-        return ""
+        dtd = node.getroottree().docinfo.internalDTD
+        found = [e.content for e in dtd.iterentities() if e.name == child.name] \
+            if dtd is not None else []
+        return found[0] or "" if found else ""
     return child.text or ""
 
 

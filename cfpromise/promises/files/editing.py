@@ -200,7 +200,9 @@ def _finish_xml(fr: FileRun, path: str, buf: Any) -> None:
     if said:
         xml.stderr(said)
     new = buf.doc.dump() if buf.doc is not None else None
-    if new is not None and on_disk is not None and on_disk.dump() == new:
+    # (xmlStrEqual: the two texts up to a NUL byte -- a UTF-16 document reads the same)
+    if new is not None and on_disk is not None and \
+            on_disk.dump().split(b"\0", 1)[0] == new.split(b"\0", 1)[0]:
         fr.kept(f"No edit changes to xml file '{path}' need saving")
         return
     if new is None:
