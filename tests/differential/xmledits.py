@@ -280,4 +280,19 @@ case("three_types", TOMCAT, '  set_attribute:\n    "port" attribute_value => "1"
                             '"//Host/..", classes => oc("P");\n  set_text:\n    "t" select_xpath => '
                             '"//Alias", classes => oc("P");\n  build_xpath:\n    "/Server/Service/'
                             'Engine/Host/Alias" classes => oc("P");')
+
+# the order of the three passes and the dry run around build_xpath; attributes missing
+_D = '<?xml version="1.0"?>\n<root>\n  <a k="1">t1</a>\n  <b/>\n</root>\n'
+case("pass_dry_build", _D, '  build_xpath:\n    "/root/c[@x=\'1\']/d" classes => oc("P");', "", "-n")
+case("pass_dry_build_attr", _D, '  set_text:\n    "x" build_xpath => "/root/c", select_xpath => '
+     '"/root/c", classes => oc("P");', "", "-n")
+case("pass_warn_delete_tree", _D, '  delete_tree:\n    "<b/>" select_xpath => "/root", '
+     'action => warn, classes => oc("P");')
+case("pass_emptied_build", _D, '  build_xpath:\n    "/root/z" classes => oc("P");',
+     ", edit_defaults => empty")
+case("pass_dry_insert_empty", "", '  insert_tree:\n    "<r/>" classes => oc("P");', "", "-n")
+case("pass_built_later", _D, '  set_text:\n    "x" select_xpath => "/root/c", classes => oc("P");'
+     '\n  build_xpath:\n    "/root/c" classes => oc("P");')
+case("pass_no_select", _D, '  delete_attribute:\n    "k" classes => oc("P");')
+case("pass_no_value", _D, '  set_attribute:\n    "k" select_xpath => "/root/b", classes => oc("P");')
 NAMES = sorted(CASES)
