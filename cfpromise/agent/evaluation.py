@@ -57,7 +57,9 @@ EVALUATORS = _load_evaluators()
 BEFORE_LOCK_TYPES: dict[str, str | None] = {
     "processes": None, "commands": None, "files": "perms", "services": "service_dependencies",
     "delete_lines": None, "insert_lines": None, "replace_patterns": None, "field_edits": None,
-    "packages": None}
+    "packages": None,
+    **dict.fromkeys(("build_xpath", "delete_tree", "insert_tree", "delete_attribute",
+                     "set_attribute", "delete_text", "set_text", "insert_text"))}
 
 
 class PromiseEvaluation:

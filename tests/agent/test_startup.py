@@ -49,7 +49,9 @@ NOT_ON_THE_START_PATH = ("attr", "attrs", "ply.yacc", "cfpromise.syntax.parser",
                          # the collections package and operator's Python part (deque,
                          # attrgetter and array come without them: cfpromise.fast.cmodules):
                          # 4.8 M instructions on 3.11, 6.2 M on 3.13
-                         "collections", "operator")
+                         "collections", "operator",
+                         # libxml2 (edit_xml bundles only: cfpromise.promises.edit.xmldoc)
+                         "lxml", "lxml.etree", "cfpromise.promises.edit.xmldoc")
 
 
 def imported(tmp_path: Path, *args: str) -> set[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cfpromise.promises.edit import xml
+from cfpromise.promises.edit import xmldoc
 
 POLICY = """
 body common control {{ bundlesequence => {{ "main" }}; }}
@@ -62,25 +62,38 @@ def test_dry_run_changes_nothing_and_says_what_it_would_do(tmp_path: Path) -> No
     assert "Should insert the promised tree '<Root/>' into an empty XML document" in proc.stdout
 
 
-def test_xpath_subset() -> None:
-    buf = xml.load("/f", '<?xml version="1.0"?>\n<a><b k="1"/><b k="2"><c/></b></a>\n', False)
-    assert not isinstance(buf, str)
-    assert [n.getAttribute("k") for n in xml.select(buf.doc, "/a/b")] == ["1", "2"]
-    assert [n.tagName for n in xml.select(buf.doc, "//c")] == ["c"]
-    assert [n.getAttribute("k") for n in xml.select(buf.doc, "/a/b[@k='2']")] == ["2"]
-    assert xml.select(buf.doc, "/a/*[@k]")[0].getAttribute("k") == "1"
-    with pytest.raises(xml.XPathError):
-        xml.select(buf.doc, "a/b")
-    with pytest.raises(xml.XPathError):
-        xml.select(buf.doc, "/a/b[position()=1]")
-    assert isinstance(xml.load("/f", "<a><b></a>", False), str)      # not well-formed
+def test_select_is_libxml2_xpath_without_a_context_node() -> None:
+    doc, said = xmldoc.parse(b'<?xml version="1.0"?>\n<a><b k="1"/><b k="2"><c/></b></a>\n')
+    assert doc is not None and said == ""
+    assert [n.get("k") for n in xmldoc.select(doc, "/a/b")] == ["1", "2"]
+    assert [n.tag for n in xmldoc.select(doc, "//c")] == ["c"]
+    assert [n.get("k") for n in xmldoc.select(doc, "/a/b[@k='2']")] == ["2"]
+    assert [n.get("k") for n in xmldoc.select(doc, "//c/..")] == ["2"]
+    assert [n.get("k") for n in xmldoc.select(doc, "/a/b[position()=1]")] == ["1"]
+    assert xmldoc.select(doc, "a/b") == [] and xmldoc.select(doc, ".") == []  # no context
+    assert xmldoc.select(doc, "count(/a/b)") is None                 # not a node-set
+    assert not xmldoc.convergent("/a/b[1]") and not xmldoc.convergent("/a/b[last()]")
+    with pytest.raises(xmldoc.XPathFailure):
+        xmldoc.select(doc, "/a/b[")
+    assert xmldoc.parse(b"<a><b></a>", "/f")[0] is None                # not well-formed
+
+
+def test_saved_as_libxml2_2_9_saves() -> None:
+    """Character references in hexadecimal where there is no encoding, comments as they
+    are; the declaration as the file had it."""
+    doc, _ = xmldoc.parse("<r a='\xe9'>\xe9<!--\xe9--></r>".encode())
+    assert doc is not None
+    assert doc.dump() == '<?xml version="1.0"?>\n<r a="&#xE9;">&#xE9;<!--\xe9--></r>\n'.encode()
+    doc, _ = xmldoc.parse(b'<?xml version="1.0" standalone="yes"?><r/>')
+    assert doc is not None and doc.dump() == b'<?xml version="1.0" standalone="yes"?>\n<r/>\n'
 
 
 def test_bad_document_fails_the_promise_and_keeps_the_file(tmp_path: Path) -> None:
     (tmp_path / "a.xml").write_text("<not xml")
     proc = agent(tmp_path)
     assert (tmp_path / "a.xml").read_text() == "<not xml"
-    assert "Unable to parse XML file" in proc.stdout and "Traceback" not in proc.stderr
+    assert f"Unable to load XML document '{tmp_path}/a.xml'" in proc.stdout
+    assert "parser error" in proc.stderr and "Traceback" not in proc.stderr
     assert os.path.exists(tmp_path / "b.xml")                           # the run went on
 
 

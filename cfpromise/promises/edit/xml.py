@@ -1,487 +1,362 @@
-"""``edit_xml`` bundles: CFEngine 3.21's XML promise types on an XML document.
+"""``edit_xml`` bundles: CFEngine 3.21's XML promise types (cf-agent's files_editxml.c) on
+a document read, searched and saved with libxml2 (:mod:`.xmldoc`, through lxml).
 
-The files promise (files/editing.py) loads the file into an :class:`XmlBuffer`
-(an empty file is an empty document), runs the edit_xml bundle against it and
-saves it once as libxml2 saves a document (``<?xml version="1.0"?>`` with the
-document's encoding, the tree as it was parsed, whitespace kept, a final
-newline) when the text differs.
+Each promise goes as cf-agent's verifier goes, so that its messages, outcome classes and
+repeats are cf-agent's:
 
-* ``build_xpath => "/a/b[@k='v' | C = text]/c"``: every step of the path that does
-  not exist yet is created under the previous one (the first step is the root of
-  an empty document), with the attributes and the child elements (with their
-  text) its predicates name.  The other types accept ``build_xpath`` as an
-  attribute too: the path is built before they select their node.
-* ``insert_tree`` (promiser: an XML fragment): added as the last child of the
-  node ``select_xpath`` selects, unless an identical child is there; in an empty
-  document without ``select_xpath`` it becomes the root.
-* ``delete_tree``: the first child element with the fragment's tag and (at least)
-  its attributes is removed.
-* ``set_attribute`` (``attribute_value``), ``delete_attribute``.
-* ``set_text``, ``insert_text``, ``delete_text``: on the selected node's first
-  child as libxml2 sees it (a text node is set, appended to or emptied; else the
-  node's text is set before its elements).
+1. the sanity checks of the type (select_xpath given, not a sibling position...);
+2. with ``build_xpath`` (or for a build_xpath promise) VerifyXPathBuild: its syntax
+   check, then -- once per promise and run, under its own lock -- every step of the path
+   missing is made (cf-agent's own parser of ``/a[@k='v' | c=t]/b``);
+3. the node ``select_xpath`` selects: libxml2's XPath 1.0, one element exactly;
+4. the promise's lock, then the edit.
 
-``select_xpath`` must select exactly one node.  The XPath subset: absolute paths
-of element names or ``*``, ``//`` descent, predicates ``[@k='v']``, ``[@k]``,
-``[Child = 'text']`` joined by ``|`` (all must hold).
+Steps 1-3 come before the lock, so cf-agent makes them in each of the bundle's three
+passes: a promise whose node is not there fails again in each pass (and may succeed in a
+later one, once another promise built the node), and a promise with ``build_xpath``
+that was done fails in the later passes ("Failed to build XPath ...": its build lock is
+taken).  A result before the lock is recorded (classes) and the promise is tried again
+in the next pass (None to the engine) until the last; once done, the engine calls
+:func:`again` in the later passes for the checks before the lock.
+
+Change messages wait in the buffer until the file is saved (cf-agent's log buffer);
+errors and warnings are printed at once.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
-from xml.dom import minidom
-from xml.parsers.expat import ExpatError
 
-from cfpromise.agent.outcome import Outcome
-from cfpromise.promises.api import PromiseRun, handler
+from cfpromise.agent.outcome import Outcome, merge
+from cfpromise.promises.api import PromiseRun, again as again_hook, handler
+from cfpromise.promises.edit import xmldoc
+from cfpromise.promises.edit.xmlops import OPERATIONS
+from cfpromise.promises.files import bridge
+
+TYPES = ("build_xpath", "delete_tree", "insert_tree", "delete_attribute", "set_attribute",
+         "delete_text", "set_text", "insert_text")
 
 
 class XmlBuffer:
     """A plain slotted class, not an attrs class: see cfpromise.promises.edit.buffer."""
 
-    __slots__ = ("filename", "doc", "original", "dry_run", "edits", "messages")
+    __slots__ = ("filename", "doc", "dry_run", "edits", "messages", "locks")
 
-    def __init__(self, filename: str, doc: Any, original: str, dry_run: bool = False) -> None:
+    def __init__(self, filename: str, doc: xmldoc.Document | None, dry_run: bool = False) -> None:
         self.filename = filename
-        self.doc = doc                     # minidom.Document
-        self.original = original
+        self.doc = doc                     # None: the file did not parse
         self.dry_run = dry_run
-        self.edits = 0
+        self.edits = 0                     # cf-agent's num_edits
         self.messages: list[tuple[str, str]] = []
+        self.locks: set[Any] = set()       # build locks taken (cf-agent's lock cache)
+
+
+# type -> (sanity failure, select failure, build failure, no document) messages
+_SAY = {
+    "delete_tree": ("The promised tree deletion '{p}' is inconsistent",
+                    "The promised XPath pattern '{x}', was NOT successful when selecting an "
+                    "edit node, in XML document '{f})", None, "Unable to load XML document"),
+    "insert_tree": ("The promised tree insertion '{p}' breaks its own promises",
+                    "Failed to select edit node in the XML document '{f}' using the XPath '{x}'",
+                    "Failed to build XPath for tree insertion '{p}'",
+                    "Unable to load XML document '{f}'"),
+    "delete_attribute": ("The promised attribute deletion '{p}', is inconsistent",
+                         "The promised XPath pattern '{x}', was NOT successful when selecting "
+                         "an edit node, in XML document '{f}'",
+                         "Failed to build XPath for attribute deletion '{p}'",
+                         "Unable to load XML document '{f}'"),
+    "set_attribute": ("The promised attribute set '{p}', breaks its own promises",
+                      "No node to edit selected by XPath '{x}' in the XML document '{f}'",
+                      "Failed to build XPath for setting attribute '{p}'",
+                      "Unable to load XML document '{f}'"),
+    "delete_text": ("The promised text deletion '{p}' is inconsistent",
+                    "No node selected by XPath '{x}' in XML document '{f}'",
+                    "Failed to build XPath for text deletion in '{f}'",
+                    "Unable to load XML document '{f}'"),
+    "set_text": ("The promised text set '{p}' breaks its own promises",
+                 "No node selected by XPath '{x}' in the XML document '{f}'",
+                 "Failed to build XPath for changing text in '{p}'",
+                 "Unable to load XML document '{f}'"),
+    "insert_text": ("The promised text insertion '{p}' breaks its own promises",
+                    "No node selected by XPath '{x}' in XML document '{f}'",
+                    "Failed to build XPath for text insertion into '{f}'",
+                    "Unable to load XML document '{f}'"),
+}
+_NEEDS_SELECT = {"delete_tree": "Tree deletion", "delete_attribute": "Attribute deletion",
+                 "set_attribute": "Attribute insertion", "delete_text": "Tree insertion",
+                 "set_text": "Tree insertion", "insert_text": "Tree insertion"}
+
+
+class Run:
+    """One evaluation of an XML promise: its results as cf-agent's cfPS records them."""
+
+    __slots__ = ("run", "buf", "results", "ptype", "select", "build")
+
+    def __init__(self, run: PromiseRun, buf: XmlBuffer) -> None:
+        self.run = run
+        self.buf = buf
+        self.results: list[Outcome] = []
+        self.ptype = run.promise_type
+        sel = run.attributes.get("select_xpath")
+        self.select = sel if isinstance(sel, str) else None
+        build = run.attributes.get("build_xpath")
+        self.build = build if isinstance(build, str) else None
+
+    def log(self, level: str, message: str) -> None:
+        self.run.agent.log(level, message)
+
+    @staticmethod
+    def stderr(text: str) -> None:
+        stderr(text)
+
+    def record(self, outcome: Outcome, level: str, message: str) -> None:
+        if level == "info":
+            self.buf.messages.append((level, message))
+        else:
+            self.log(level, message)
+        self.results.append(outcome)
+        self.run.agent.record_result(self.run, outcome)
+
+    def fail(self, message: str, outcome: Outcome = Outcome.FAILED) -> None:
+        self.record(outcome, "error", message)
+
+    def change(self, message: str) -> None:
+        self.record(Outcome.REPAIRED, "info", message)
+
+    def kept(self, message: str) -> None:
+        self.record(Outcome.KEPT, "verbose", message)
+
+    def making_changes(self, what: str) -> bool:
+        """MakingChanges: False (with its warning) under -n or action_policy warn."""
+        action = self.run.body("action").get("action_policy")
+        warn = action in ("warn", "nop")
+        if not (self.buf.dry_run or warn):
+            return True
+        tail = ", but only warning promised" if warn else ""
+        self.record(Outcome.WARN, "warning", f"Should {what}{tail}")
+        return False
 
     @property
-    def root(self) -> Any:
-        return self.doc.documentElement
+    def outcome(self) -> Outcome:
+        result = merge(self.results) if self.results else Outcome.KEPT
+        return Outcome.KEPT if result is Outcome.SKIPPED else result
 
-    def text(self) -> str:
-        if self.root is None:
-            return ""
-        encoding = getattr(self.doc, "encoding", None)
-        header = f'<?xml version="1.0" encoding="{encoding}"?>\n' if encoding else \
-            '<?xml version="1.0"?>\n'
-        body = "".join(n.toxml() for n in self.doc.childNodes)
-        return header + body + "\n"
+    def said(self, text: str) -> str:
+        return text.format(p=self.run.promiser, x=self.select, f=self.buf.filename)
 
+    # -- selection ---------------------------------------------------------------------
+    def select_node(self, xpath: str) -> Any:
+        """XmlSelectNode: the one element ``xpath`` selects, else None (its errors said)."""
+        doc = self.buf.doc
+        assert doc is not None
+        if not xmldoc.convergent(xpath):
+            self.fail(f"select_xpath expression '{xpath}', is NOT convergent")
+            return None
+        try:
+            found = xmldoc.select(doc, xpath)
+        except xmldoc.XPathFailure as exc:
+            stderr(exc.said)
+            self.fail(f"Unable to evaluate XPath expression '{xpath}'")
+            return None
+        if not found:
+            return None
+        if len(found) > 1:
+            self.fail(f"Current select_xpath expression '{xpath}' returns {len(found)} edit "
+                      f"nodes in XML document '{self.buf.filename}', unique edit node required")
+            return None
+        if not xmldoc.is_element(found[0]):
+            self.fail(f"The promised XPath pattern '{xpath}' was NOT found when selecting an "
+                      f"edit node in XML document '{self.buf.filename}'")
+            return None
+        return found[0]
 
-def load(path: str, data: str, dry_run: bool) -> XmlBuffer | str:
-    """The buffer for ``path`` holding ``data``, or why it is not an XML document."""
-    if not data.strip():
-        return XmlBuffer(path, minidom.Document(), data, dry_run)
-    try:
-        doc = minidom.parseString(data.encode("utf-8", "surrogateescape"))
-    except ExpatError as exc:
-        return f"Unable to parse XML file '{path}' ({exc})"
-    return XmlBuffer(path, doc, data, dry_run)
-
-
-# -- XPath, the subset -----------------------------------------------------------------
-
-_STEP = re.compile(r"""(?P<name>[\w.:*-]+)(?P<preds>(\[[^\]]*\])*)""")
-_ATTR = re.compile(r"""@(?P<k>[\w.:-]+)\s*(=\s*(?P<v>"[^"]*"|'[^']*'|[^\s'"]+))?""")
-_CHILD = re.compile(r"""(?P<k>[A-Za-z_][\w.:-]*)\s*=\s*(?P<v>"[^"]*"|'[^']*'|[^\s'"]+)""")
-
-Pred = tuple[str, str, "str | None"]          # ("attr"|"child", name, value)
-
-
-class XPathError(ValueError):
-    pass
-
-
-def _unquote(value: str | None) -> str | None:
-    if value is not None and len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
-
-
-def _predicates(text: str, xpath: str) -> list[Pred]:
-    out: list[Pred] = []
-    for part in text.split("|"):
-        part = part.strip()
-        m = _ATTR.fullmatch(part)
-        if m is not None:
-            out.append(("attr", m.group("k"), _unquote(m.group("v"))))
-            continue
-        m = _CHILD.fullmatch(part)
-        if m is not None:
-            out.append(("child", m.group("k"), _unquote(m.group("v"))))
-            continue
-        raise XPathError(f"Unsupported XPath predicate '[{text}]' in '{xpath}'")
-    return out
-
-
-def parse_path(xpath: str) -> list[tuple[bool, str, list[Pred]]]:
-    """``/a//b[@k='v']`` -> [(descend, name, predicates)]."""
-    text = xpath.strip()
-    if not text.startswith("/"):
-        raise XPathError(f"Only absolute XPaths are supported: '{xpath}'")
-    steps = []
-    pos = 0
-    while pos < len(text):
-        descend = text.startswith("//", pos)
-        pos += 2 if descend else 1
-        m = _STEP.match(text, pos)
-        if m is None:
-            raise XPathError(f"Unsupported XPath '{xpath}'")
-        preds: list[Pred] = []
-        for p in re.findall(r"\[([^\]]*)\]", m.group("preds")):
-            preds.extend(_predicates(p, xpath))
-        steps.append((descend, m.group("name"), preds))
-        pos = m.end()
-    return steps
-
-
-def _elements(node: Any) -> list[Any]:
-    return [c for c in node.childNodes if c.nodeType == c.ELEMENT_NODE]
-
-
-def text_of(node: Any) -> str:
-    """xmlNodeGetContent: a text node's text, an element's text with its descendants'."""
-    if node is None:
-        return ""
-    if node.nodeType in (node.TEXT_NODE, node.CDATA_SECTION_NODE):
-        return str(node.data)
-    return "".join(text_of(c) for c in node.childNodes)
-
-
-def _fits(node: Any, name: str, preds: list[Pred]) -> bool:
-    if node.nodeType != node.ELEMENT_NODE or (name != "*" and node.tagName != name):
-        return False
-    for kind, key, value in preds:
-        if kind == "attr":
-            if not node.hasAttribute(key) or (value is not None and node.getAttribute(key) != value):
-                return False
-        elif not any(c.tagName == key and text_of(c) == value for c in _elements(node)):
+    # -- build_xpath -----------------------------------------------------------------------
+    def verify_build(self) -> bool:
+        """VerifyXPathBuild: False when the promise is to go no further."""
+        raw = self.build if self.build is not None else self.run.promiser
+        ok = True
+        if self.ptype == "build_xpath" and self.build is not None:
+            self.log("error", "Attribute: build_xpath is not allowed within bundle: build_xpath")
+            ok = False
+        elif self.select is not None and self.build is None:
+            self.log("error", "XPath build does not require select_xpath to be specified")
+            ok = False
+        elif not xmldoc.convergent(raw):
+            self.fail(f"Promiser expression ({raw}) is not convergent", Outcome.INTERRUPTED)
+            ok = False
+        elif not xmldoc.BUILD_SYNTAX.search(raw):
+            self.fail(f"Promiser expression '{raw}' contains syntax that is not supported for "
+                      "xpath_build. Please refer to users manual for supported syntax "
+                      "specifications.", Outcome.INTERRUPTED)
+            ok = False
+        if not ok:
+            self.fail(f"The promised XPath build '{raw}' breaks its own promises")
             return False
-    return True
+        if self.buf.doc is None:
+            self.fail(f"Unable to load XML document '{self.buf.filename}'")
+            return False
+        key = (self.ptype, self.run.promiser, repr(sorted(self.run.attributes.items())),
+               self.buf.filename)
+        if key in self.buf.locks:
+            return False
+        self.buf.locks.add(key)
+        if self.buf.doc.root is None:
+            self.build_in_file(raw)
+        else:
+            self.build_in_node(raw)
+        return True
+
+    def build_in_file(self, raw: str) -> None:
+        doc = self.buf.doc
+        assert doc is not None
+        top = xmldoc.segment_node(xmldoc.head_segment(raw))
+        if top is None:
+            self.fail(f"Could not extract node '{xmldoc.head_segment(raw)}'")
+            self.fail(f"Unable to extract root node from XPath '{raw}', to be inserted into an "
+                      f"empty XML document '{self.buf.filename}'")
+            return
+        if not self.making_changes(f"build XPath '{raw}' into an empty XML document "
+                                   f"'{self.buf.filename}'"):
+            return
+        doc.set_root(top)
+        rest, node = xmldoc.remove_head(raw), top
+        while rest:
+            head = xmldoc.segment_node(xmldoc.head_segment(rest))
+            if head is None:
+                break
+            node.append(head)
+            node, rest = head, xmldoc.remove_head(rest)
+        self.buf.edits += 1
+        self.change(f"Built XPath '{raw}' into an empty XML document '{self.buf.filename}'")
+
+    def build_in_node(self, raw: str) -> None:
+        doc = self.buf.doc
+        assert doc is not None
+        path, tail, at = raw, None, None
+        while path:
+            at = self.select_node(path)
+            if at is not None:
+                break
+            if xmldoc.has_tail(path):
+                head = xmldoc.segment_node(xmldoc.tail_segment(path))
+                path = xmldoc.remove_tail(path)
+            else:
+                head = xmldoc.segment_node(xmldoc.head_segment(path))
+                path = xmldoc.remove_head(path)
+            if head is not None and tail is not None:
+                head.append(tail)
+            tail = head
+        if not self.making_changes(f"build XPath '{raw}' in XML document '{self.buf.filename}'"):
+            return
+        if tail is not None:
+            (at if at is not None else doc.root).append(tail)
+        self.buf.edits += 1
+        self.change(f"Built XPath '{raw}' in XML document '{self.buf.filename}'")
 
 
-def _descendants(node: Any) -> list[Any]:
-    out = []
-    for child in _elements(node):
-        out.append(child)
-        out.extend(_descendants(child))
-    return out
+def stderr(text: str) -> None:
+    """What libxml2 prints on standard error (its default error handler)."""
+    import sys
+    sys.stdout.flush()
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
-
-def select(doc: Any, xpath: str) -> list[Any]:
-    """The elements ``xpath`` selects, in document order."""
-    current = [doc]
-    for descend, name, preds in parse_path(xpath):
-        found: list[Any] = []
-        for node in current:
-            pool = _descendants(node) if descend else _elements(node)
-            found.extend(c for c in pool if _fits(c, name, preds) and c not in found)
-        current = found
-    return current
-
-
-def build(buf: XmlBuffer, xpath: str) -> tuple[bool, str | None]:
-    """Create what is missing of ``xpath``: (changed, error)."""
-    steps = parse_path(xpath)
-    if any(descend or name == "*" for descend, name, _ in steps):
-        return False, f"build_xpath needs a plain path, not '{xpath}'"
-    parent: Any = buf.doc
-    changed = False
-    for _descend, name, preds in steps:
-        match = next((c for c in _elements(parent) if _fits(c, name, preds)), None)
-        if match is None:
-            if parent is buf.doc and buf.root is not None:
-                return False, (f"Cannot build XPath '{xpath}': the document's root is "
-                               f"'{buf.root.tagName}' in '{buf.filename}'")
-            match = buf.doc.createElement(name)
-            for kind, key, value in preds:
-                if kind == "attr":
-                    match.setAttribute(key, value or "")
-                else:
-                    child = buf.doc.createElement(key)
-                    child.appendChild(buf.doc.createTextNode(value or ""))
-                    match.appendChild(child)
-            parent.appendChild(match)
-            changed = True
-        parent = match
-    return changed, None
-
-
-# -- the promise types -------------------------------------------------------------------
 
 def _buffer(run: PromiseRun) -> XmlBuffer | None:
     buffer = run.agent.edit_buffer()
     return buffer if isinstance(buffer, XmlBuffer) else None
 
 
-def _policy_warn(run: PromiseRun) -> bool:
-    return run.body("action").get("action_policy") in ("warn", "nop")
-
-
-def _making_changes(run: PromiseRun, buf: XmlBuffer, what: str) -> bool:
-    """MakingChanges: False (after the warning) when the change is not to be made."""
-    if not (buf.dry_run or _policy_warn(run)):
-        return True
-    only = ", but only warning promised" if _policy_warn(run) else ""
-    run.agent.log("warning", f"Should {what}{only}")
-    return False
-
-
-def _fail(run: PromiseRun, message: str) -> Outcome:
-    run.agent.log("error", message)
-    return Outcome.FAILED
-
-
-def _change(buf: XmlBuffer, run: PromiseRun, message: str) -> Outcome:
-    buf.edits += 1
-    buf.messages.append(("info", message))
-    buf.messages.append(("info", f"{run.promise_type} promise '{run.promiser}' repaired"))
-    return Outcome.REPAIRED
-
-
-def _no_document(run: PromiseRun) -> Outcome:
-    return _fail(run, f"{run.promise_type} promise '{run.promiser}' is not in an edit_xml "
-                      "bundle editing a file")
-
-
-def _target(run: PromiseRun, buf: XmlBuffer) -> tuple[Any, Outcome | None, bool]:
-    """The node select_xpath selects (after build_xpath): (node, failure, built)."""
-    built = False
-    path = run.attributes.get("build_xpath")
-    try:
-        if isinstance(path, str) and path and not select(buf.doc, path):
-            if not _making_changes(run, buf, f"build XPath '{path}' in XML document "
-                                             f"'{buf.filename}'"):
-                return None, Outcome.WARN, False
-            built, error = build(buf, path)
-            if error is not None:
-                return None, _fail(run, error), False
-            if built:
-                buf.edits += 1
-                buf.messages.append(("info", f"Built XPath '{path}' in XML document "
-                                             f"'{buf.filename}'"))
-        xpath = run.attributes.get("select_xpath")
-        if not isinstance(xpath, str) or not xpath:
-            return None, _fail(run, f"{run.promise_type} promise '{run.promiser}' needs "
-                                    "select_xpath"), built
-        found = select(buf.doc, xpath)
-    except XPathError as exc:
-        return None, _fail(run, f"{exc} ({run.promise_type} in '{buf.filename}')"), built
-    if not found:
-        return None, _fail(run, f"The promised XPath pattern '{xpath}' was NOT found when "
-                                f"selecting an edit node in XML document '{buf.filename}'"), built
-    if len(found) > 1:
-        return None, _fail(run, f"Current select_xpath expression '{xpath}' returns "
-                                f"{len(found)} edit nodes in XML document '{buf.filename}', "
-                                "unique edit node required"), built
-    return found[0], None, built
-
-
-def _kept(run: PromiseRun, message: str, built: bool) -> Outcome:
-    run.agent.log("verbose", message)
-    return Outcome.REPAIRED if built else Outcome.KEPT
-
-
-@handler("build_xpath")
-def build_xpath(run: PromiseRun) -> Outcome:
-    buf = _buffer(run)
-    if buf is None:
-        return _no_document(run)
-    try:
-        exists = bool(select(buf.doc, run.promiser))
-    except XPathError as exc:
-        return _fail(run, f"{exc} (build_xpath in '{buf.filename}')")
-    if exists:
-        run.agent.log("verbose", f"XPath '{run.promiser}' already exists in '{buf.filename}'")
-        return Outcome.KEPT
-    empty = buf.root is None
-    where = "into an empty XML document" if empty else "in XML document"
-    if not _making_changes(run, buf, f"build XPath '{run.promiser}' {where} '{buf.filename}'"):
-        return Outcome.WARN
-    try:
-        _changed, error = build(buf, run.promiser)
-    except XPathError as exc:
-        return _fail(run, f"{exc} (build_xpath in '{buf.filename}')")
-    if error is not None:
-        return _fail(run, error)
-    return _change(buf, run, f"Built XPath '{run.promiser}' {where} '{buf.filename}'")
-
-
-def _tree(run: PromiseRun) -> Any:
-    try:
-        return minidom.parseString(run.promiser.encode("utf-8")).documentElement
-    except ExpatError as exc:
-        run.agent.log("error", f"Failed to parse the tree '{run.promiser}' ({exc})")
-        return None
-
-
-@handler("insert_tree")
-def insert_tree(run: PromiseRun) -> Outcome:
-    buf = _buffer(run)
-    if buf is None:
-        return _no_document(run)
-    tree = _tree(run)
-    if tree is None:
-        return Outcome.FAILED
-    xpath = run.attributes.get("select_xpath")
-    if not isinstance(xpath, str) or not xpath:
-        if buf.root is not None:
-            if buf.root.toxml() == tree.toxml():
-                return Outcome.KEPT
-            run.agent.log("error", f"The tree '{run.promiser}' requested to be inserted into the "
-                                   f"XML document '{buf.filename}', however XML document is not "
-                                   "empty and tree to be inserted does not match existing content")
-            run.agent.log("notice", "Specify select_xpath expression insert into a non-empty XML "
-                                    "document")
-            return _fail(run, f"Errors encountered when actuating insert_tree promise "
-                              f"'{run.promiser}'")
-        if not _making_changes(run, buf, f"insert the promised tree '{run.promiser}' into an "
-                                         f"empty XML document '{buf.filename}'"):
-            return Outcome.WARN
-        buf.doc.appendChild(buf.doc.importNode(tree, True))
-        return _change(buf, run, f"Inserted tree '{run.promiser}' into an empty XML document "
-                                 f"'{buf.filename}'")
-    target, failed, built = _target(run, buf)
-    if failed is not None:
-        return failed
-    text = tree.toxml()
-    if any(c.toxml() == text for c in _elements(target)):
-        return _kept(run, f"The tree '{run.promiser}' already exists at XPath '{xpath}' in XML "
-                          f"document '{buf.filename}'", built)
-    if not _making_changes(run, buf, f"insert tree '{run.promiser}' at XPath '{xpath}' in XML "
-                                     f"document '{buf.filename}'"):
-        return Outcome.WARN
-    target.appendChild(buf.doc.importNode(tree, True))
-    return _change(buf, run, f"Inserted tree '{run.promiser}' at XPath '{xpath}' in XML "
-                             f"document '{buf.filename}'")
-
-
-def _subset(tree: Any, node: Any) -> bool:
-    """XmlNodesSubset: the same tag, and the tree's attributes on the node."""
-    return node.tagName == tree.tagName and all(
-        node.hasAttribute(k) and node.getAttribute(k) == v for k, v in tree.attributes.items())
-
-
-@handler("delete_tree")
-def delete_tree(run: PromiseRun) -> Outcome:
-    buf = _buffer(run)
-    if buf is None:
-        return _no_document(run)
-    tree = _tree(run)
-    if tree is None:
-        return Outcome.FAILED
-    target, failed, built = _target(run, buf)
-    if failed is not None:
-        return failed
-    xpath = run.attributes.get("select_xpath")
-    victim = next((c for c in _elements(target) if _subset(tree, c)), None)
-    if victim is None:
-        return _kept(run, f"The promised tree to be deleted '{run.promiser}' does not exist at "
-                          f"XPath '{xpath}' in XML document '{buf.filename}'", built)
-    if not _making_changes(run, buf, f"delete tree '{run.promiser}' at XPath '{xpath}' in XML "
-                                     f"document '{buf.filename}'"):
-        return Outcome.WARN
-    target.removeChild(victim)
-    return _change(buf, run, f"Deleted tree '{run.promiser}' at XPath '{xpath}' in XML document "
-                             f"'{buf.filename}'")
-
-
-@handler("set_attribute")
-def set_attribute(run: PromiseRun) -> Outcome:
-    buf = _buffer(run)
-    if buf is None:
-        return _no_document(run)
-    value = run.attributes.get("attribute_value")
-    if not isinstance(value, str):
-        return _fail(run, f"The promised attribute set '{run.promiser}' has no attribute_value")
-    target, failed, built = _target(run, buf)
-    if failed is not None:
-        return failed
-    xpath = run.attributes.get("select_xpath")
-    if target.hasAttribute(run.promiser) and target.getAttribute(run.promiser) == value:
-        return _kept(run, f"Attribute with name '{run.promiser}' and value '{value}' already "
-                          f"exists at XPath '{xpath}' in XML document '{buf.filename}'", built)
-    if not _making_changes(run, buf, f"set attribute with name '{run.promiser}' to value "
-                                     f"'{value}' at XPath '{xpath}' in XML document "
-                                     f"'{buf.filename}'"):
-        return Outcome.WARN
-    target.setAttribute(run.promiser, value)
-    return _change(buf, run, f"Set attribute with name '{run.promiser}' to value '{value}' at "
-                             f"XPath '{xpath}' in XML document '{buf.filename}'")
-
-
-@handler("delete_attribute")
-def delete_attribute(run: PromiseRun) -> Outcome:
-    buf = _buffer(run)
-    if buf is None:
-        return _no_document(run)
-    target, failed, built = _target(run, buf)
-    if failed is not None:
-        return failed
-    xpath = run.attributes.get("select_xpath")
-    if not target.hasAttribute(run.promiser):
-        return _kept(run, f"Attribute '{run.promiser}' (to be deleted at XPath '{xpath}' in the "
-                          f"XML document '{buf.filename}') does not exist", built)
-    if not _making_changes(run, buf, f"delete the attribute '{run.promiser}' at XPath "
-                                     f"'{xpath}' in the XML document '{buf.filename}'"):
-        return Outcome.WARN
-    target.removeAttribute(run.promiser)
-    return _change(buf, run, f"Deleted attribute '{run.promiser}' at XPath '{xpath}' in the XML "
-                             f"document '{buf.filename}'")
-
-
-def _is_text(node: Any) -> bool:
-    return node is not None and node.nodeType == node.TEXT_NODE
-
-
-def _text_first(buf: XmlBuffer, node: Any, text: str) -> None:
-    """xmlNodeSetContent on an element, then its elements again after the text."""
-    children = list(node.childNodes)
-    first_element = next((i for i, c in enumerate(children) if c.nodeType == c.ELEMENT_NODE),
-                         None)
-    keep = children[first_element:] if first_element is not None else []
-    for child in children:
-        node.removeChild(child)
-    if text:
-        node.appendChild(buf.doc.createTextNode(text))
-    for child in keep:
-        node.appendChild(child)
-
-
-def _text_op(run: PromiseRun, op: str) -> Outcome:
-    buf = _buffer(run)
-    if buf is None:
-        return _no_document(run)
-    target, failed, built = _target(run, buf)
-    if failed is not None:
-        return failed
-    xpath = run.attributes.get("select_xpath")
-    text = run.promiser
-    current = text_of(target.firstChild)
-    the = "" if op == "set" else "the "        # 3.21's words differ by type
-    where = f"at XPath '{xpath}' in {the}XML document '{buf.filename}'"
-    if op == "set" and current == text:
-        return _kept(run, f"Text '{text}' already exists {where}", built)
-    if op == "insert" and text in current:
-        return _kept(run, f"Text '{text}' already exists {where}", built)
-    if op == "delete" and text not in current:
-        return _kept(run, f"Text '{text}' does not exist {where}", built)
-    if not _making_changes(run, buf, f"{op} text '{text}' {where}"):
-        return Outcome.WARN
-    first = target.firstChild
-    if _is_text(first):
-        first.data = text if op == "set" else first.data + text if op == "insert" else ""
+def _closing(r: Run) -> None:
+    who = f"{r.ptype} promise '{r.run.promiser}'"
+    outcome = r.outcome
+    if outcome is Outcome.KEPT:
+        r.record(Outcome.KEPT, "verbose", f"No changes done for the {who}")
+    elif outcome is Outcome.REPAIRED:
+        r.record(Outcome.REPAIRED, "info", f"{who} repaired")
+    elif outcome is Outcome.WARN:
+        r.record(Outcome.WARN, "warning", f"Warnings encountered when actuating {who}")
     else:
-        _text_first(buf, target, "" if op == "delete" else text)
-    verb = {"set": "Set", "insert": "Inserted", "delete": "Deleted"}[op]
-    return _change(buf, run, f"{verb} text '{text}' {where}")
+        r.record(outcome, "error", f"Errors encountered when actuating {who}")
 
 
-@handler("set_text")
-def set_text(run: PromiseRun) -> Outcome:
-    return _text_op(run, "set")
+def _before_lock(r: Run) -> Any:
+    """Steps 1-3: the node to edit (True for build_xpath and a tree for an empty
+    document), or None when the promise stops here (its results recorded)."""
+    buf, ptype = r.buf, r.ptype
+    if ptype == "build_xpath":
+        return True
+    sanity_fail, select_fail, build_fail, no_doc = _SAY[ptype]
+    ok = True
+    if ptype == "insert_tree":
+        if r.select is not None and r.build is None and (buf.doc is None or buf.doc.root is None):
+            r.log("error", "Tree insertion into an empty file, using select_xpath, does not make "
+                           "sense")
+            ok = False
+        elif r.select is None and r.build is not None:
+            r.log("error", "Tree insertion requires select_xpath to be specified, unless "
+                           "inserting into an empty file")
+            ok = False
+        elif r.select is not None and not xmldoc.convergent(r.select):
+            ok = False
+    elif r.select is None:
+        r.log("error", f"{_NEEDS_SELECT[ptype]} requires select_xpath to be specified")
+        ok = False
+    elif not xmldoc.convergent(r.select):
+        ok = False
+    if not ok:
+        r.fail(r.said(sanity_fail))
+        return None
+    if r.build is not None and not r.verify_build():
+        if build_fail is not None:
+            r.fail(r.said(build_fail))
+        return None
+    if buf.doc is None:
+        r.fail(r.said(no_doc))
+        return None
+    if ptype == "insert_tree" and r.select is None:
+        return True
+    node = r.select_node(r.select or "")
+    if node is None:
+        r.fail(r.said(select_fail), Outcome.INTERRUPTED if ptype == "delete_tree"
+               else Outcome.FAILED)
+    return node
 
 
-@handler("insert_text")
-def insert_text(run: PromiseRun) -> Outcome:
-    return _text_op(run, "insert")
+def _actuate(run: PromiseRun, first: bool) -> Outcome | None:
+    buf = _buffer(run)
+    if buf is None:
+        run.agent.log("error", f"{run.promise_type} promise '{run.promiser}' is not in an "
+                               "edit_xml bundle editing a file")
+        return Outcome.FAILED
+    run.agent.own_classes(run)
+    r = Run(run, buf)
+    if r.ptype == "build_xpath":
+        # VerifyXPathBuild (its lock taken: nothing), then its closing message -- also in
+        # the later passes ("No changes done": kept)
+        r.verify_build()
+        _closing(r)
+        return r.outcome
+    node = _before_lock(r)
+    if node is None:
+        if not first:
+            return r.outcome
+        return r.outcome if bridge.last_pass(run.agent) else None
+    if not first:
+        return None
+    OPERATIONS[r.ptype](r, node)
+    _closing(r)
+    return r.outcome
 
 
-@handler("delete_text")
-def delete_text(run: PromiseRun) -> Outcome:
-    return _text_op(run, "delete")
+@again_hook(*TYPES)
+def again(run: PromiseRun) -> Outcome | None:
+    """A promise done in an earlier pass: its checks before the lock, made again."""
+    return _actuate(run, False)
+
+
+def _handle(run: PromiseRun) -> Outcome | None:
+    return _actuate(run, True)
+
+
+for _ptype in TYPES:
+    handler(_ptype)(_handle)

@@ -27,6 +27,10 @@ from cfpromise.promises.edit.buffer import EditBuffer, join_continuations, join_
 from cfpromise.promises.files import atomic, bridge, diff, template
 from cfpromise.promises.files.context import FileRun, note_change
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def load_lines(fr: FileRun, path: str) -> list[str] | None:
     """LoadFileAsItemList (messages as cf-agent's); None when the file cannot be edited."""
@@ -136,42 +140,86 @@ def compared_lines(path: str, fr: FileRun) -> list[str] | None:
 
 
 def edit_xml(fr: FileRun, path: str) -> None:
-    """An edit_xml bundle on ``path`` (cfpromise.promises.edit.xml), saved once."""
-    from cfpromise.promises.edit import xml
+    """An edit_xml bundle on ``path`` (cfpromise.promises.edit.xml), saved once: cf-agent's
+    LoadFileAsXmlDoc, then FinishEditContext (when an edit was counted: under -n or warn
+    "Should edit file" unless the file is empty; else the document is saved unless the
+    file, parsed and written again, reads the same -- XmlCompareToFile)."""
+    from cfpromise.promises.edit import xml, xmldoc
     a = fr.a
     assert a.edit_xml is not None
     try:
         st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise IsADirectoryError(21, "not a plain file")
-        with open(path, "rb") as fh:
-            data = fh.read().decode("utf-8", "surrogateescape")
-    except OSError:
+    except OSError as exc:
+        fr.log("error", f"The proposed file '{path}' could not be loaded. (stat: {exc.strerror})")
         fr.fail(f"File '{path}' was marked for editing but could not be opened")
         return
-    buf = xml.load(path, data, fr.dry_run)
-    if isinstance(buf, str):
-        fr.fail(buf)
+    if a.edits.max_file_size and st.st_size > a.edits.max_file_size:
+        fr.log("info", f"File '{path}' is bigger than the edit limit. max_file_size = "
+                       f"'{st.st_size}' > '{a.edits.max_file_size}' bytes")
+        fr.fail(f"File '{path}' was marked for editing but could not be opened")
         return
-    fr.log("verbose", f"Handling file edits in edit_xml bundle '{a.edit_xml.name}'")
-    if bridge.run_edit_bundle(fr.agent, a.edit_xml, buf, fr.run.namespace, path,
-                              bundle_type="edit_xml") is None:
-        fr.log("error", f"Did not find bundle '{a.edit_xml.name}' for edit operation")
-    new = buf.text()
-    if buf.edits <= 0 or new == data:
+    if not stat.S_ISREG(st.st_mode):
+        fr.log("info", f"'{path}' is not a plain file")
+        fr.fail(f"File '{path}' was marked for editing but could not be opened")
+        return
+    data = _read(path)
+    doc: xmldoc.Document | None = xmldoc.Document()
+    if not a.edits.empty_before_use and data:
+        doc, said = xmldoc.parse(data, path)
+        if said:
+            xml.stderr(said)
+    if a.edits.empty_before_use:
+        fr.log("verbose", "Build file model from a blank slate")
+    buf = xml.XmlBuffer(path, doc, fr.dry_run)
+    with fr.holding_info():
+        fr.log("verbose", f"Handling file edits in edit_xml bundle '{a.edit_xml.name}'")
+        if bridge.run_edit_bundle(fr.agent, a.edit_xml, buf, fr.run.namespace, path,
+                                  bundle_type="edit_xml") is None:
+            fr.log("error", f"Did not find bundle '{a.edit_xml.name}' for edit operation")
+        _finish_xml(fr, path, buf)
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
+
+
+def _finish_xml(fr: FileRun, path: str, buf: Any) -> None:
+    from cfpromise.promises.edit import xml, xmldoc
+    if buf.edits <= 0:
         fr.kept(f"No edit changes to file '{path}' need saving")
         return
+    now = _read(path)
+    if fr.warn_only and now:
+        fr.should(f"Should edit file '{path}'")
+        return
+    on_disk, said = xmldoc.parse(now, path) if now else (xmldoc.Document(), "")
+    if said:
+        xml.stderr(said)
+    new = buf.doc.dump() if buf.doc is not None else None
+    # (xmlStrEqual: the two texts up to a NUL byte -- a UTF-16 document reads the same)
+    if new is not None and on_disk is not None and \
+            on_disk.dump().split(b"\0", 1)[0] == new.split(b"\0", 1)[0]:
+        fr.kept(f"No edit changes to xml file '{path}' need saving")
+        return
+    if new is None:
+        fr.fail(f"Failed to edit XML file '{path}'")
+        return
     try:
-        atomic.replace_file(path, new.encode("utf-8", "surrogateescape"),
-                            backup=a.edits.backup, rotate=a.edits.rotate,
-                            repository=a.repository, log=fr.log, staged=True)
+        atomic.replace_file(path, new, backup=fr.a.edits.backup, rotate=fr.a.edits.rotate,
+                            repository=fr.a.repository, log=fr.log, staged=True)
     except OSError:
-        fr.fail(f"Unable to save file '{path}' after editing")
+        fr.fail(f"Failed to edit XML file '{path}'")
         return
     for level, message in buf.messages:
         fr.log(level, message)
     note_change(fr, kind="content", path=path,
-                diff=functools.partial(diff.unified, path, split_lines(data), split_lines(new)))
+                diff=functools.partial(diff.unified, path,
+                                       split_lines(now.decode("utf-8", "surrogateescape")),
+                                       split_lines(new.decode("utf-8", "surrogateescape"))))
     fr.change(f"Edited xml file '{path}'")
 
 
