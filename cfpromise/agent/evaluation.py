@@ -25,7 +25,7 @@ from cfpromise.agent.bodies import (UNCHECKED_INTS, BodyError, InheritanceError,
                                      unparsed_ints)
 from cfpromise.agent.bundleargs import bundle_call, done_text, reference_rvals
 from cfpromise.agent.commoneval import unknown_items
-from cfpromise.agent.order import PASSES
+from cfpromise.agent.order import BEFORE_LOCK_TYPES, PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.prelim import call_more
 from cfpromise.agent.yyerrors import check_value
@@ -50,16 +50,6 @@ if TYPE_CHECKING:
 
 # promise type -> the engine's own evaluator (vars, classes, meta, defaults, methods, reports)
 EVALUATORS = _load_evaluators()
-# promise types whose verifier makes checks before its lock (api.BEFORE_LOCK, filled as
-# their modules load): a promise of these is met again in every pass, also once done --
-# always (None), or when it has the constraint named (files: what reading a perms body
-# says, cf-agent's GetFilesAttributes)
-BEFORE_LOCK_TYPES: dict[str, str | None] = {
-    "processes": None, "commands": None, "files": "perms", "services": "service_dependencies",
-    "delete_lines": None, "insert_lines": None, "replace_patterns": None, "field_edits": None,
-    "packages": None,
-    **dict.fromkeys(("build_xpath", "delete_tree", "insert_tree", "delete_attribute",
-                     "set_attribute", "delete_text", "set_text", "insert_text"))}
 
 
 class PromiseEvaluation:

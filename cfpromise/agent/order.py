@@ -19,6 +19,15 @@ NORMAL_ORDER: dict[str, tuple[str, ...]] = {
     "monitor": ("meta", "vars", "defaults", "classes", "measurements", "reports"),
 }
 
+# promise types whose verifier makes checks before its lock (api.BEFORE_LOCK, filled as
+# their modules load): a promise of these is met again in every pass, also once done --
+# always (None), or when it has the constraint named (files: what reading a perms body
+# says, cf-agent's GetFilesAttributes); every edit_xml type (its XPath built and selected)
+BEFORE_LOCK_TYPES: dict[str, str | None] = {
+    "processes": None, "commands": None, "files": "perms", "services": "service_dependencies",
+    "delete_lines": None, "insert_lines": None, "replace_patterns": None, "field_edits": None,
+    "packages": None, **dict.fromkeys(NORMAL_ORDER["edit_xml"][4:-1])}
+
 # Promise types evaluated when common bundles are read before the run (and to find inputs).
 PRE_EVALUATION: tuple[str, ...] = ("meta", "vars", "defaults", "classes")
 # ... of them, those evaluated while the policy loads (PolicyResolve): the meta tags wait
