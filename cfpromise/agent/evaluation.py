@@ -28,7 +28,7 @@ from cfpromise.agent.commoneval import unknown_items
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.prelim import call_more
-from cfpromise.agent.yyerrors import check_value
+from cfpromise.agent.yyerrors import check_args, check_value
 from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
     quoted_guard
@@ -175,6 +175,9 @@ class PromiseEvaluation:
             else:
                 self.failed_condition = ""
                 decision = True
+            if ev.broken_args and ptype != "vars":
+                check_args(self, ev.broken_args)    # (its calls' arguments IsCf3Scalar said)
+                ev.broken_args.clear()
             if decision is None:
                 self.deferrals += 1
                 if trace is not None:
@@ -302,9 +305,17 @@ class PromiseEvaluation:
             yield {}
             return
         ctx = self.ctx
-        if not prepare_iteration(texts, ctx.log):
-            return
-        yield from combinations(promise_probe(texts, ctx.expander, ctx.log))
+        done = False
+        if prepare_iteration(texts, ctx.log):
+            for bindings in combinations(promise_probe(texts, ctx.expander, ctx.log)):
+                done = True
+                yield bindings
+        if not done and any(type(c.rval) is ast.FnCall and c.rval.name == "ifelse"
+                            for c in promise.constraints):
+            # cf-agent actuates a promise with an ifelse() once even when its iteration
+            # engine gives no iteration (an empty wheel: ExpandPromiseAndDo's
+            # actuate_ifelse), its references as they are
+            yield {}
 
     def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool,
                    constraints: tuple[tuple[str, ast.Constraint], ...] | None = None
@@ -321,7 +332,8 @@ class PromiseEvaluation:
             ev.unresolved = False
             value = ev.value(c.rval)
             unresolved, ev.unresolved = ev.unresolved, before
-            unresolved = unresolved or lval == "unless" and type(value) not in (str, bool)
+            unresolved = unresolved or lval == "unless" and type(value) not in (str, bool) \
+                or type(value) is str and ("$" in value or "@" in value)   # (not evaluated)
             if value is UNRESOLVED or unresolved:       # (unless: a list, a container too)
                 if lval == "unless" and last:
                     self.failed_condition = "-unless"       # not skipped: -v says so

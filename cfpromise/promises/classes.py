@@ -237,13 +237,22 @@ def evaluate(step: Step) -> Outcome | None:
     else:
         # (a promiser left unexpanded does not hold the value back: cf-agent defines
         # the canonified name, "c_$(x)" as c___x_)
-        ev.unresolved = False
+        ev.unresolved = ev.broken = False
         value = ev.value(combinator.rval, want_list=combinator.lval != "expression"
                          and combinator.lval != "not")
         for message in ev.errors:
             if step.last:
                 step.log("verbose", f"{message} (in {step.where()})")
         ev.errors.clear()
+        if isinstance(value, str) and "$" in value and combinator.lval in ("expression",
+                                                                         "not"):
+            # cf-agent expands the value once more before it reads it as a class
+            # expression (EvalClassExpression): a broken reference (written ``$()`` the
+            # first time, or made of a ``$`` and a ``(`` brought together) is said then,
+            # and what it leaves is read as it is ("Unable to parse class expression")
+            ev.unresolved = ev.broken = False
+            value = ev.text(value)
+            ev.unresolved = not ev.broken and ev.unresolved
         if value is not UNRESOLVED and ev.unresolved and combinator.lval == "not" \
                 and isinstance(value, str):
             # cf-agent reads an expression still holding a reference as a class that is
