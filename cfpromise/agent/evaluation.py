@@ -28,12 +28,12 @@ from cfpromise.agent.commoneval import unknown_items
 from cfpromise.agent.order import PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.prelim import call_more
-from cfpromise.agent.yyerrors import check_args, check_value
+from cfpromise.agent.yyerrors import check_value
+from cfpromise.agent import promiseframe
 from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
     quoted_guard
 from cfpromise.eval.context import refused
-from cfpromise.eval.expand import combinations, prepare_iteration, promise_probe
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
                                   with_value)
@@ -107,6 +107,8 @@ class PromiseEvaluation:
                      **self.promiser_identity}
         trace = self.trace if run.types is None and run.pass_no else None
         with_c, handle_c = facts.with_c, facts.handle_c
+        if facts.dynamic:
+            promiseframe.before_iterations(self, facts)
         # no "$" anywhere: one iteration without bindings, no probing
         iterations = self.iterations(promise, iterated_guard) if facts.dynamic or iterated_guard \
             else ({},)
@@ -139,6 +141,7 @@ class PromiseEvaluation:
                 value = with_value(ev, with_c.rval)
                 if value is not UNRESOLVED and value is not NO_WITH:
                     text = as_text(value)
+                    promiseframe.check_with(self, text)
                     refused = self_reference("default:this.with", "with", text)
                     if refused is not None:         # cf-agent refuses it (EvalContextVariablePut)
                         said = self.__dict__.setdefault("with_self_refs", set())
@@ -175,9 +178,7 @@ class PromiseEvaluation:
             else:
                 self.failed_condition = ""
                 decision = True
-            if ev.broken_args and ptype != "vars":
-                check_args(self, ev.broken_args)    # (its calls' arguments IsCf3Scalar said)
-                ev.broken_args.clear()
+            promiseframe.say_args(self, ev, ptype)
             if decision is None:
                 self.deferrals += 1
                 if trace is not None:
@@ -304,18 +305,7 @@ class PromiseEvaluation:
         if "$" not in "".join(texts):
             yield {}
             return
-        ctx = self.ctx
-        done = False
-        if prepare_iteration(texts, ctx.log):
-            for bindings in combinations(promise_probe(texts, ctx.expander, ctx.log)):
-                done = True
-                yield bindings
-        if not done and any(type(c.rval) is ast.FnCall and c.rval.name == "ifelse"
-                            for c in promise.constraints):
-            # cf-agent actuates a promise with an ifelse() once even when its iteration
-            # engine gives no iteration (an empty wheel: ExpandPromiseAndDo's
-            # actuate_ifelse), its references as they are
-            yield {}
+        yield from promiseframe.iterations(self.ctx, promise, texts)
 
     def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool,
                    constraints: tuple[tuple[str, ast.Constraint], ...] | None = None
@@ -412,9 +402,9 @@ class PromiseEvaluation:
                 if value is None:
                     continue
             else:
-                before = ev.unresolved      # a comment, a handle, ``with`` never wait
+                before = ev.unresolved      # a comment, a handle, ``with``, tags never wait
                 value = ev.value(c.rval, want_list=attr.is_list if attr is not None else custom)
-                ev.unresolved = before if c.lval in ("comment", "handle", "with") else ev.unresolved
+                ev.unresolved = before if c.lval in promiseframe.NEVER_WAIT else ev.unresolved
                 if value is UNRESOLVED:
                     value = None
                 elif attr is not None and not ev.unresolved:

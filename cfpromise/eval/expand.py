@@ -223,6 +223,15 @@ def segments(text: str) -> tuple[str, tuple[tuple[str, str, str], ...], tuple[st
     return head, tuple(refs), tuple(errors)
 
 
+def holds_broken(text: str) -> bool:
+    """Whether expanding ``text`` meets a broken reference, at its top or inside a
+    reference's name (``$(a ${})``)."""
+    if "$" not in text:
+        return False
+    _head, refs, broken = segments(text)
+    return bool(broken) or any(holds_broken(inner) for inner, _o, _t in refs)
+
+
 def _dollar_paren(text: str, start: int, stop: int) -> int:
     """The first ``$(``/``${`` in text[start:stop] (its bracket may be at ``stop``), else
     ``stop`` (cf-agent's FindDollarParen)."""
