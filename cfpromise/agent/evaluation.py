@@ -156,6 +156,7 @@ class PromiseEvaluation:
                 frame.this["handle"] = handle
             ev.unresolved = False       # (an unresolved with or handle: nothing waits)
             promiser = ev.text(promise.promiser)
+            promiseframe.promisee(promise, ev)
             if again and not recheck:
                 # done in an earlier pass: again only if its promiser now expands to another
                 # text (a variable it holds changed: randomint(), a list grown...) --
@@ -214,6 +215,7 @@ class PromiseEvaluation:
                 if trace is not None:
                     trace.end(step, outcome, key)
             step.seconds = time.perf_counter() - started
+            promiseframe.say_args(self, ev, ptype)
             if outcome is None:
                 self.deferrals += 1
                 continue

@@ -6,7 +6,9 @@ expanded, its calls made) and ExpandPromise then ``$(this.handle)`` (PutHandleVa
 without the iteration's bindings; only then may the engine skip the promise (a wheel that
 names no variable: ``$(a ${b)``).  cf-lite computes both with each iteration, which is
 the same but for what the expansion says of a broken reference: said here for a promise
-whose ``with`` or handle holds one, once each time the promise is evaluated.  Then, as
+whose ``with`` or handle holds one, once each time the promise is evaluated (and its
+promisee with each iteration, as ExpandDeRefPromise expands it: :func:`promisee`).  The
+promisee's references are iteration wheels as the promiser's are.  Then, as
 the engine does with each iteration, a ``with`` whose value holds a reference left open
 (``x$(a``) is said as the parser says it (IsCf3VarString: "Broken variable syntax").
 
@@ -63,6 +65,16 @@ def before_iterations(agent: Any, facts: Any) -> None:
         with_value(ev, with_c.rval)
     if handle_c is not None:
         ev.text(handle_c.rval.value)
+
+
+def promisee(promise: ast.Promise, ev: Any) -> None:
+    """The promise's promisee expanded with each iteration, after its promiser
+    (ExpandDeRefPromise), when it holds a broken reference: what that says."""
+    if promise.promisee is not None and any(holds_broken(t)
+                                            for t in _texts(promise.promisee)):
+        unresolved, failed = ev.unresolved, ev.failed_call
+        ev.value(promise.promisee, want_list=True)
+        ev.unresolved, ev.failed_call = unresolved, failed
 
 
 def _texts(rval: ast.Rval) -> list[str]:

@@ -327,13 +327,15 @@ class RvalEvaluator:
         cf-agent's verdict on the text it expanded to (RlistIsUnresolved: IsCf3Scalar), not
         whether each reference resolved: a broken one written as ``${}`` (``$(a ${b)`` is
         ``$(a ${})``), a value holding ``$(a/b)``, are no reference to it, so the call is
-        made with them as they are."""
+        made with them as they are; nor is a text holding one of the references maplist()
+        and the like bind (``$(this.k)``: see :data:`_MAPPED`)."""
         if type(rval) is not ast.Scalar or "$" not in rval.value:
             return self.value(rval, want_list=True)
         before = self.unresolved
         self.unresolved = False
         value = self.value(rval, want_list=True)
-        if self.unresolved and type(value) is str and not scalar_references(value):
+        if self.unresolved and type(value) is str and (
+                not scalar_references(value) or any(ref in value for ref in _MAPPED)):
             self.unresolved = False
         self.unresolved = self.unresolved or before
         return value
@@ -493,6 +495,10 @@ def _nested_call_failed(name: str, written: tuple[ast.Rval, ...], args: list[Any
         return False
     return not (name == "ifelse" and len(args) == 3 and not failed[0])
 
+
+# the references RlistIsUnresolved lets an argument hold (maplist(), maparray() bind them)
+_MAPPED = tuple(f"${o}this{name}{c}" for name in ("", ".k", ".k[1]", ".v")
+                for o, c in (("(", ")"), ("{", "}")))
 
 # functions cf-agent 3.21 gives an ``@(list)`` argument unexpanded (for and()/or(), a
 # class that is not defined): they get None in its place

@@ -55,8 +55,15 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
                     step.log("warning", f"'{item.value}' failed - variable is not list but data")
                 continue
             ev.unresolved = False
+        ev.broken = False
         values = ev.items((item,))
         seen.extend(values)
+        if any(type(v) is str and "$" in v for v in values):
+            # each item expanded once more (EvalClassExpression), read as it is when a
+            # broken reference was met: see evaluate()
+            unresolved, ev.unresolved = ev.unresolved, False
+            values = [ev.text(v) if type(v) is str and "$" in v else v for v in values]
+            ev.unresolved = (unresolved or ev.unresolved) and not ev.broken
         if ev.unresolved:
             truths.append(False)
         else:
@@ -246,10 +253,13 @@ def evaluate(step: Step) -> Outcome | None:
         ev.errors.clear()
         if isinstance(value, str) and "$" in value and combinator.lval in ("expression",
                                                                          "not"):
-            # cf-agent expands the value once more before it reads it as a class
-            # expression (EvalClassExpression): a broken reference (written ``$()`` the
-            # first time, or made of a ``$`` and a ``(`` brought together) is said then,
-            # and what it leaves is read as it is ("Unable to parse class expression")
+            # cf-agent checks the expanded text against the class range, references and
+            # all (``$(a/b)``, ``$(a ${})`` are out of it), then expands it once more
+            # before it reads it as a class expression (EvalClassExpression): a broken
+            # reference (written ``$()`` the first time, or made of a ``$`` and a ``(``
+            # brought together) is said then, and what it leaves is read as it is
+            # ("Unable to parse class expression")
+            _check_range(step, combinator.lval, [value], False)
             ev.unresolved = ev.broken = False
             value = ev.text(value)
             ev.unresolved = not ev.broken and ev.unresolved

@@ -10,7 +10,8 @@ the reference resolved:
 * a value expanded twice says its broken reference twice, or becomes one the second time
   (``x$(const.dollar)(a`` is ``x$(a``, then ``x$()``): a call among a list's items (its
   copy's arguments, then the call's own), a classes promise's ``expression``/``not``
-  (EvalClassExpression expands it again), a bundle's parameters (expanded again as the
+  and list members (EvalClassExpression expands them again, after checking the first
+  text against the class range: ``$(a/b)`` is out of it), a bundle's parameters (expanded again as the
   bundle is entered);
 * a class expression reads the text as it is: ifelse(), and(), or(), not() and a
   classes promise's ``expression`` say "Unable to parse class expression '$()'"; an
@@ -20,6 +21,8 @@ the reference resolved:
   preliminary walk or the load-time check -- but its ``with`` and handle are expanded
   before (the promise frame), and a promise with an ifelse() is actuated once all the
   same;
+* a promisee's references are iteration wheels too, and it is expanded with each
+  iteration;
 * ``meta`` given a string is refused at load whatever its references (``'$()'``), a
   class expression's literal is matched against its range references and all ("Context
   string is invalid/out of range" for ``$(a ${})``), a tag holding one never makes a
@@ -72,6 +75,11 @@ CONTEXTS = {
     "promiser_vars": 'vars:\n  "{v}" string => "x";\nreports:\n  "done";\n',
     "strcmp": 'reports:\n  "r" if => strcmp("{v}", "x");\n  "done";\n',
     "canonify": 'vars:\n  "s" string => canonify("{v}");\nreports:\n  "s=$(s)";\n',
+    "classes_or": 'classes:\n  "c" or => {{ "{v}", "nosuch" }};\nreports:\n  "done";\n  c::\n'
+                  '  "c";\n',
+    "classes_call": 'classes:\n  "c" expression => concat("{v}");\nreports:\n  "done";\n'
+                    '  c::\n  "c";\n',
+    "promisee": 'reports:\n  "r" -> {{ "{v}" }};\n  "done";\n',
 }
 for cname, shape in CONTEXTS.items():
     for vname, value in VALUES.items():
@@ -81,7 +89,8 @@ for cname, shape in CONTEXTS.items():
 # a value no reference is left open in, where a call would otherwise wait
 for vname, value in (("slash", "$(a/b)"), ("undefined_then_open", "$(nosuch) $(x"),
                      ("undefined", "$(nosuch)")):
-    for cname in ("vars_concat", "vars_nested", "ifelse", "if_and", "meta", "method_arg"):
+    for cname in ("vars_concat", "vars_nested", "ifelse", "if_and", "meta", "method_arg",
+                  "classes_call", "classes_or", "promisee"):
         CASES.append((f"{cname}__{vname}",
                       "bundle agent main\n{\n" + CONTEXTS[cname].format(v=value) + "}\n", ()))
 
