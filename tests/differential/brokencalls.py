@@ -94,6 +94,30 @@ for vname, value in (("slash", "$(a/b)"), ("undefined_then_open", "$(nosuch) $(x
         CASES.append((f"{cname}__{vname}",
                       "bundle agent main\n{\n" + CONTEXTS[cname].format(v=value) + "}\n", ()))
 
+# a value read at run time (a JSON file's) holding what a broken reference leaves, used
+# where it is expanded again or checked: a bundle's argument (no reference: it does not
+# wait), a call's, a class expression, ``with``, a condition
+_READ = {
+    "method": 'methods:\n  "m" usebundle => b("$(d[k])");\nreports:\n  "r=$(d[k])";\n}\n'
+              'bundle agent b(p)\n{\nvars:\n  "q" string => "$(p)";\nreports:\n'
+              '  "p=$(p) q=$(q)";\n',
+    "concat": 'vars:\n  "s" string => concat("$(d[k])", "!");\nreports:\n  "s=$(s)";\n',
+    "ifelse": 'reports:\n  "r $(with)" with => ifelse("$(d[k])", "y", "n");\n',
+    "classes": 'classes:\n  "c" expression => "$(d[k])";\nreports:\n  "done";\n',
+    "with": 'reports:\n  "r $(with)" with => "$(d[k])";\n',
+    "if": 'reports:\n  "r" if => "$(d[k])";\n  "done";\n',
+    "edit": 'files:\n  "$(sys.workdir)/e" create => "true", edit_line => el("$(d[k])");\n'
+            'reports:\n  "done";\n}\nbundle edit_line el(p)\n{\ninsert_lines:\n  "p=$(p)";\n',
+}
+_READ_VALUES = {"open_dollar": "x$(a", "open": "$(x", "defined": "$(w)", "nested": "$(a ${})",
+                "empty": "$()", "text_open": "a $(x b", "slash": "$(a/b)"}
+for cname, shape in _READ.items():
+    for vname, value in _READ_VALUES.items():
+        CASES.append((f"read_{cname}__{vname}", {
+            "promises.cf": 'bundle agent main\n{\nvars:\n  "w" string => "W";\n  "d" data => '
+                           'readjson("$(this.promise_dirname)/d.json", 4096);\n' + shape + '}\n',
+            "d.json": '{"k":"%s"}' % value}, ()))
+
 NAMES = [name for name, _, _ in CASES]
 DISTINCT_LINES = NAMES.__contains__
 
