@@ -58,16 +58,13 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
         ev.broken = False
         values = ev.items((item,))
         seen.extend(values)
-        if any(type(v) is str and "$" in v for v in values):
-            # each item expanded once more (EvalClassExpression), read as it is when a
-            # broken reference was met: see evaluate()
-            unresolved, ev.unresolved = ev.unresolved, False
-            values = [ev.text(v) if type(v) is str and "$" in v else v for v in values]
-            ev.unresolved = (unresolved or ev.unresolved) and not ev.broken
-        if ev.unresolved:
+        if ev.unresolved and not ev.broken:
             truths.append(False)
         else:
-            truths.extend(_truth(step, v) for v in values)
+            # each member expanded once more (EvalClassExpression) and read as it is: a
+            # broken reference says "Unable to parse class expression" (see evaluate())
+            truths.extend(_truth(step, ev.text(v) if type(v) is str and "$" in v else v)
+                          for v in values)
     _check_range(step, kind, seen, listed=True)
     for message in ev.errors:
         if step.last:
