@@ -320,6 +320,10 @@ class RvalEvaluator:
                 self.ctx.no_caller = no_caller
         if key is not None:
             self.ctx.cache[key] = result
+        if name == "ifelse" and unresolved_args:
+            # (called although its arguments wait, FnCallEvaluate's one exception: what
+            # it returns waits only if a reference is left in it -- "any" does not)
+            self.unresolved = before or type(result) is str and scalar_references(result)
         return result
 
     def _argument(self, rval: ast.Rval) -> Any:

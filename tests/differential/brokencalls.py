@@ -118,6 +118,15 @@ for cname, shape in _READ.items():
                            'readjson("$(this.promise_dirname)/d.json", 4096);\n' + shape + '}\n',
             "d.json": '{"k":"%s"}' % value}, ()))
 
+# ifelse() is called although its arguments wait: what it returns decides
+for i, call in enumerate(('ifelse("$(nosuch)", "y", "any")', 'ifelse("any", "$(nosuch)", "any")',
+                          'ifelse("$(x", "y", "any")', 'ifelse("nosuch", "y", "$(nosuch)")',
+                          'ifelse("$(nosuch)", "y", "$(v)")')):
+    for lval in ("if", "unless"):
+        CASES.append((f"ifelse_{lval}_{i}", (
+            f'bundle agent main\n{{\nvars:\n  "v" string => "any";\n  "s" string => {call};\n'
+            f'reports:\n  "r" {lval} => {call};\n  "s=$(s)";\n  "done";\n}}\n'), ()))
+
 NAMES = [name for name, _, _ in CASES]
 DISTINCT_LINES = NAMES.__contains__
 
