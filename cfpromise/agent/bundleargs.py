@@ -15,12 +15,15 @@ file not edited, a user not created) calls none of the functions.
 Here the reference gives the expanded scalars as they are and the other two as
 :class:`PendingArgument` strings (their text is what cf-agent's "Actual = ..." shows);
 the engine resolves them (:func:`bind`) as it binds the parameters.  A call's
-variables that do not resolve yet make the promise wait, as its scalars would."""
+variables that do not resolve yet make the promise wait, as its scalars would -- a
+scalar while IsCf3VarString finds a reference in its text (not ``x$(a``, ``$(a ${})``:
+what a broken reference leaves)."""
 from __future__ import annotations
 
 from cfpromise.eval.expand import naked_reference
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator, Unbound, as_text
 from cfpromise.syntax import ast
+from cfpromise.syntax.varstring import references
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,7 +123,12 @@ def argument(rval: ast.Rval, evaluator: RvalEvaluator) -> Any:
         if evaluator.value(rval, want_list=True) is UNRESOLVED:
             evaluator.unresolved = True     # (a list not there yet waits, as it did)
         return _pending(ListReference, text, _quoted(text), text, _made(evaluator, rval))
+    before = evaluator.unresolved
+    evaluator.unresolved = False
     value = evaluator.value(rval, want_list=True)
+    if evaluator.unresolved and type(value) is str and not references(value):
+        evaluator.unresolved = False    # (no reference to wait for: ``x$(a``, ``$(a ${})``)
+    evaluator.unresolved = evaluator.unresolved or before
     return value if value is not UNRESOLVED else ""
 
 

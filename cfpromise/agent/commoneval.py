@@ -111,6 +111,10 @@ _FIRST = ("if", "ifvarclass", "unless", "with")
 def check_promise(agent: Any, bundle: ast.Bundle, ptype: str, promise: ast.Promise) -> None:
     """Raise :class:`CommonError` where the evaluation stops; log what it only says."""
     functions = agent.schema.functions
+    from cfpromise.agent.promiseinfo import info
+    from cfpromise.eval.expand import empty_wheel
+    if empty_wheel(info(agent.infos, promise).texts):
+        return          # the iteration engine skips it before anything is evaluated
     place = _belongs(agent, bundle, promise)
     calls = [c for c in promise.constraints if c.lval in _CALLED and not
              isinstance(c.rval, ast.Scalar)]

@@ -280,6 +280,7 @@ class Agent(PromiseEvaluation, Recording):
                 self.out.log("error", refused)
                 continue
             ctx.set_var(bundle.namespace, bundle.name, param, type_, value, _PARAMETER_TAGS)
+            ctx.note_broken(bundle.namespace, bundle.name, param, value)
         if bundle.type != "common" and not keep_arrays and edit is None:
             # after the parameters are bound, as cf-agent (its table's size decides
             # which elements its clearing walk misses: VariableStore.clear_arrays)

@@ -29,11 +29,11 @@ from cfpromise.agent.order import BEFORE_LOCK_TYPES, PASSES
 from cfpromise.agent.outcome import Outcome
 from cfpromise.agent.prelim import call_more
 from cfpromise.agent.yyerrors import check_value
+from cfpromise.agent import promiseframe
 from cfpromise.agent.promisehash import identity as promise_identity
 from cfpromise.agent.promiseinfo import calls_a_function, guard_info, info as promise_info, \
     quoted_guard, this_handle
 from cfpromise.eval.context import refused
-from cfpromise.eval.expand import combinations, prepare_iteration, promise_probe
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.rvals import (NO_WITH, UNRESOLVED, RvalEvaluator, as_text, self_reference,
                                   with_value)
@@ -99,6 +99,8 @@ class PromiseEvaluation:
                      **self.promiser_identity}
         trace = self.trace if run.types is None and run.pass_no else None
         with_c, handle_c = facts.with_c, facts.handle_c
+        if facts.dynamic:
+            promiseframe.before_iterations(self, facts)
         # no "$" anywhere: one iteration without bindings, no probing
         iterations = self.iterations(promise, iterated_guard) if facts.dynamic or iterated_guard \
             else ({},)
@@ -131,6 +133,7 @@ class PromiseEvaluation:
                 value = with_value(ev, with_c.rval)
                 if value is not UNRESOLVED and value is not NO_WITH:
                     text = as_text(value)
+                    promiseframe.check_with(self, text)
                     refused = self_reference("default:this.with", "with", text)
                     if refused is not None:         # cf-agent refuses it (EvalContextVariablePut)
                         said = self.__dict__.setdefault("with_self_refs", set())
@@ -144,6 +147,7 @@ class PromiseEvaluation:
             frame.this["handle"] = this_handle(handle, facts, ctx, bindings)
             ev.unresolved = False       # (an unresolved with or handle: nothing waits)
             promiser = ev.text(promise.promiser)
+            promiseframe.promisee(promise, ev)
             if again and not recheck:
                 # done in an earlier pass: again only if its promiser now expands to another
                 # text (a variable it holds changed: randomint(), a list grown...) --
@@ -166,6 +170,7 @@ class PromiseEvaluation:
             else:
                 self.failed_condition = ""
                 decision = True
+            promiseframe.say_args(self, ev, ptype)
             if decision is None:
                 self.deferrals += 1
                 if trace is not None:
@@ -201,6 +206,7 @@ class PromiseEvaluation:
                 if trace is not None:
                     trace.end(step, outcome, key)
             step.seconds = time.perf_counter() - started
+            promiseframe.say_args(self, ev, ptype)
             if outcome is None:
                 self.deferrals += 1
                 continue
@@ -294,10 +300,7 @@ class PromiseEvaluation:
         if "$" not in "".join(texts):
             yield {}
             return
-        ctx = self.ctx
-        if not prepare_iteration(texts, ctx.log):
-            return
-        yield from combinations(promise_probe(texts, ctx.expander, ctx.log))
+        yield from promiseframe.iterations(self.ctx, promise, texts)
 
     def conditions(self, promise: ast.Promise, ev: RvalEvaluator, last: bool,
                    constraints: tuple[tuple[str, ast.Constraint], ...] | None = None
@@ -314,7 +317,8 @@ class PromiseEvaluation:
             ev.unresolved = False
             value = ev.value(c.rval)
             unresolved, ev.unresolved = ev.unresolved, before
-            unresolved = unresolved or lval == "unless" and type(value) not in (str, bool)
+            unresolved = unresolved or lval == "unless" and type(value) not in (str, bool) \
+                or type(value) is str and ("$" in value or "@" in value)   # (not evaluated)
             if value is UNRESOLVED or unresolved:       # (unless: a list, a container too)
                 if lval == "unless" and last:
                     self.failed_condition = "-unless"       # not skipped: -v says so
@@ -397,9 +401,9 @@ class PromiseEvaluation:
                 if value is None:
                     continue
             else:
-                before = ev.unresolved      # a comment, a handle, ``with`` never wait
+                before = ev.unresolved      # a comment, a handle, ``with``, tags never wait
                 value = ev.value(c.rval, want_list=attr.is_list if attr is not None else custom)
-                ev.unresolved = before if c.lval in ("comment", "handle", "with") else ev.unresolved
+                ev.unresolved = before if c.lval in promiseframe.NEVER_WAIT else ev.unresolved
                 if value is UNRESOLVED:
                     value = None
                 elif attr is not None and not ev.unresolved:

@@ -41,8 +41,8 @@ accepts can stop cf-agent here.  What is checked, as there:
 from __future__ import annotations
 
 from cfpromise.agent.abort import FatalError
-from cfpromise.agent.promiseinfo import guard_info
-from cfpromise.eval.expand import NeedIteration
+from cfpromise.agent.promiseinfo import guard_info, info
+from cfpromise.eval.expand import NeedIteration, naked_reference, prepare_iteration
 from cfpromise.eval.rvals import UNRESOLVED, RvalEvaluator
 from cfpromise.syntax import ast
 
@@ -299,6 +299,8 @@ def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) 
             _literal_calls(c.rval, calls)
     if not candidates and not bodies and not calls:
         return
+    if not prepare_iteration(info(agent.infos, promise).texts, ctx.log):
+        return          # (the iteration engine skips it: nothing of it is checked)
     if promise.varclass is not None:
         exp = ctx.expander()
         guard = exp.expand(promise.varclass)
@@ -334,6 +336,9 @@ def _check(agent: Any, ptype: str, table: dict[str, Any], promise: ast.Promise) 
             from cfpromise.agent.trace import rval_text
             _fatal(agent, c.coord.file, c.lval, "Unknown function", rval_text(c.rval))
         value = _value(ev, c.rval)
+        if value is UNRESOLVED and c.lval in _COMMON_CHECKED and attr.type in _LIST_TYPES \
+                and type(c.rval) is ast.Scalar and naked_reference(c.rval.value) is None:
+            value = ev.text(c.rval.value)   # (a string, references and all: no list)
         if c.lval in _COMMON_CHECKED and attr.type in _LIST_TYPES and isinstance(value, str):
             _fatal(agent, c.coord.file, c.lval, "Attempted to give a scalar to a non-scalar "
                                                 "type", value)

@@ -169,6 +169,8 @@ def calls_cached(promise: ast.Promise) -> bool:
 def texts(promise: ast.Promise) -> Iterator[str]:
     """Every string of a promise that may drive iteration (not lazy function arguments)."""
     yield promise.promiser
+    if promise.promisee is not None:     # (iterated too: MapIteratorsFromRval)
+        yield from rval_texts(promise.promisee)
     for c in promise.constraints:
         yield from rval_texts(c.rval)
 

@@ -19,7 +19,7 @@ import os
 
 from cfpromise.eval.cmap import CMap, string_hash
 from cfpromise.fast import precompiled
-from cfpromise.eval.expand import Expander, segments, unbalanced_message
+from cfpromise.eval.expand import Expander, holds_broken, unbalanced_message
 from cfpromise.eval.functions.api import Variable
 from cfpromise.eval.variables import VariableStore, brackets_balance, parse_ref
 from cfpromise.syntax import classexpr
@@ -367,13 +367,18 @@ class EvalContext:
         frame = self.frame
         ns, scope, short = parse_ref(name, frame.namespace, frame.bundle)
         self.vars.set(ns, scope, short, Variable(type, value, tags))
-        if isinstance(value, str) and "$" in value and segments(value)[2]:
+        self.note_broken(ns, scope, short, value)
+
+    def note_broken(self, ns: str, scope: str, short: str, value: Any) -> None:
+        """A value holding a broken reference is expanded again as its bundle is entered
+        (:meth:`expand_scope`): a function's, a bundle's parameter."""
+        if isinstance(value, str) and holds_broken(value):
             self.broken_values.setdefault((ns, scope), {})[short] = None
 
     def expand_scope(self, ns: str, scope: str, again: bool = False) -> None:
         """Entering a bundle (cf-agent's EvalContextStackPushBundleFrame, once its frame
         is pushed): each variable of its scope is expanded again and stored so -- which
-        cf-lite does for the function-made values holding a broken reference only (a
+        cf-lite does for the function-made values and parameters holding a broken reference only (a
         readstringarray() field ``${x``: "Variable reference close mismatch '${x'" each
         time, "Empty variable reference close mismatch '${}'" when it is entered again
         before the function makes it anew).  ``again``: as the cf-promises that validates
@@ -383,7 +388,7 @@ class EvalContext:
             return
         for short in list(names):
             var = self.vars.get(ns, scope, short)
-            if var is None or type(var.value) is not str or not segments(var.value)[2]:
+            if var is None or type(var.value) is not str or not holds_broken(var.value):
                 del names[short]
                 continue
             expanded = Expander(self.resolve_ref, {}, False, self._log).expand(var.value)

@@ -223,6 +223,15 @@ def segments(text: str) -> tuple[str, tuple[tuple[str, str, str], ...], tuple[st
     return head, tuple(refs), tuple(errors)
 
 
+def holds_broken(text: str) -> bool:
+    """Whether expanding ``text`` meets a broken reference, at its top or inside a
+    reference's name (``$(a ${})``)."""
+    if "$" not in text:
+        return False
+    _head, refs, broken = segments(text)
+    return bool(broken) or any(holds_broken(inner) for inner, _o, _t in refs)
+
+
 def _dollar_paren(text: str, start: int, stop: int) -> int:
     """The first ``$(``/``${`` in text[start:stop] (its bracket may be at ``stop``), else
     ``stop`` (cf-agent's FindDollarParen)."""
@@ -239,8 +248,8 @@ def _open_variable(text: str, start: int, opening: str, out: list[str],
                    wheels: list[str], broken: list[str]) -> int:
     """cf-agent's ProcessVar: where the reference whose name starts at ``start`` ends --
     the first close of its kind after its nested references -- or len(text), said once.
-    A name that closes although a reference inside it does not (``$(a ${b)``) goes to
-    ``wheels``; a name holding a reference whose index brackets do not balance goes to
+    A name that closes although a reference inside it does not (``$(a ${b)``), or whose
+    inner reference is broken (``$(a ${})``), goes to ``wheels``; a name holding a reference whose index brackets do not balance goes to
     ``broken``, as the iteration engine looks it up (:func:`broken_wheels`)."""
     closing = ")" if opening == "(" else "}"
     n = len(text)
@@ -265,8 +274,9 @@ def _open_variable(text: str, start: int, opening: str, out: list[str],
         out.append(unbalanced_message(name))   # (ShouldAddVariableAsIterationWheel's look)
         if _dollar_paren(name, 0, len(name)) < len(name):
             broken.append(_mangled(name))
-    if left_open:
-        wheels.append(name)
+    if left_open or "$" in name and _dollar_paren(name, 0, len(name)) < len(name) \
+            and segments(name)[2]:
+        wheels.append(name)     # (or a name whose inner reference is broken: ``$(a ${})``)
     return end
 
 
@@ -324,14 +334,21 @@ def broken_wheels(texts: tuple[str, ...]) -> tuple[str, ...]:
     return _iteration_scan(texts)[2]
 
 
+def empty_wheel(texts: tuple[str, ...]) -> bool:
+    """Whether the iteration engine skips a promise with these texts whatever the
+    variables hold (a wheel whose name holds a reference left open: see
+    :func:`prepare_iteration`), saying nothing."""
+    return bool(_iteration_scan(texts)[1])
+
+
 def prepare_iteration(texts: tuple[str, ...], log: Callable[[str, str], None]) -> bool:
     """What cf-agent's iteration engine says of the references left open in a promise's
     texts each time the promise is evaluated, and whether it goes on (False: nothing of
     the promise is done).  PromiseIteratorPrepare looks for the first close of the same
     kind only, so ``$(a ${b)`` is "No closing '}' found for variable: b)"; a name that
-    closes although a reference inside it does not (``a ${b``) is a wheel, as a name
-    holding a reference, whose expansion ("Variable reference close mismatch '${b'")
-    names no variable, so the promise is not done at all (IteratorHasEmptyWheel)."""
+    closes although a reference inside it does not (``a ${b``), or holding a broken one
+    (``a ${}``), is a wheel, as a name holding a reference, whose expansion ("Variable
+    reference close mismatch '${b'") names no variable, so the promise is not done at all (IteratorHasEmptyWheel)."""
     errors, wheels, _broken = _iteration_scan(texts)
     for message in errors:
         log("error", message)
@@ -342,7 +359,7 @@ class Expander:
     """Expands strings against a resolver and the current iteration bindings; ``log``
     (level, message), when given, hears of broken references."""
 
-    __slots__ = ("resolve", "bindings", "iterate", "unresolved", "active", "log")
+    __slots__ = ("resolve", "bindings", "iterate", "unresolved", "active", "log", "broken")
 
     def __init__(self, resolve: Resolver, bindings: dict[str, str] | None = None,
                  iterate: bool = False, log: Callable[[str, str], None] | None = None) -> None:
@@ -352,6 +369,7 @@ class Expander:
         self.unresolved = False
         self.active: set[str] = set()     # variables being expanded (self-reference guard)
         self.log = log
+        self.broken = False     # a broken reference was written as an empty one
 
     def expand(self, text: str) -> str:
         if "$" not in text:
@@ -359,6 +377,7 @@ class Expander:
         head, refs, broken = segments(text)
         if broken:
             self.unresolved = True          # (an empty reference written in its place)
+            self.broken = True
             if self.log is not None:
                 for message in broken:
                     self.log("error", message)

@@ -22,7 +22,7 @@ from cfpromise.eval.functions.messages import NEEDS_PROMISE, QUIET_REGEX, emit, 
 from cfpromise.eval.functions.api import (REGISTRY, DataArray, FatalFunctionError, FunctionError,
                                          Variable, system_functions_cached)
 from cfpromise.syntax import ast
-from cfpromise.syntax.varstring import broken_scalar
+from cfpromise.syntax.varstring import broken_scalar, scalar_references
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def as_text(value: Any) -> str:
 
 class RvalEvaluator:
     __slots__ = ("ctx", "bindings", "unresolved", "failed_call", "errors", "broken_args",
-                 "_expander")
+                 "_expander", "broken")
 
     def __init__(self, ctx: Any, bindings: dict[str, str] | None = None) -> None:
         self.ctx = ctx
@@ -97,6 +97,7 @@ class RvalEvaluator:
         # parser error for each, counted where the promise is: cfpromise.agent.yyerrors)
         self.broken_args: list[str] = []
         self._expander: Any = None        # text()'s, made on first use
+        self.broken = False     # text() met a broken reference (written as an empty one)
 
     # -- strings ---------------------------------------------------------------
     def text(self, value: str) -> str:
@@ -108,11 +109,13 @@ class RvalEvaluator:
         if exp is None:
             exp = self._expander = self.ctx.expander(self.bindings)
         else:
-            exp.unresolved = False
+            exp.unresolved = exp.broken = False
             exp.active.clear()
         out = exp.expand(value)
         if exp.unresolved:
             self.unresolved = True
+        if exp.broken:
+            self.broken = True
         return out
 
     def whole_list(self, value: str) -> Variable | None:
@@ -190,7 +193,8 @@ class RvalEvaluator:
                         continue
                     out.append(item.value)
                     continue
-            value = self.call(item, True) if type(item) is ast.FnCall else self.value(item)
+            value = self.call(self.expanded_call(item), True) if type(item) is ast.FnCall \
+                else self.value(item)
             if value is UNRESOLVED:
                 self.unresolved = True
                 self.failed_call = True
@@ -200,6 +204,23 @@ class RvalEvaluator:
             else:
                 out.append(as_text(value))
         return out
+
+    def expanded_call(self, call: ast.FnCall) -> ast.FnCall:
+        """A call among a list's items as cf-agent copies it before calling it
+        (ExpandFnCall: its texts expanded, ``@(name)`` kept, inner calls alike), so that
+        its arguments are expanded twice: ``$(x`` is ``$()`` the first time and said again
+        ("Empty variable reference close mismatch '$()'"), a ``$`` and ``(`` brought
+        together (``x$(const.dollar)(a``) are a broken reference the second time."""
+        if not any(type(a) is ast.FnCall or type(a) is ast.Scalar and "$" in a.value
+                   for a in call.args):
+            return call
+        before = self.unresolved
+        args = tuple(self.expanded_call(a) if type(a) is ast.FnCall else
+                     ast.Scalar(self.text(a.value), a.kind, a.coord, a.quote)
+                     if type(a) is ast.Scalar and "$" in a.value and not _list_ref(a) else a
+                     for a in call.args)
+        self.unresolved = before
+        return ast.FnCall(call.name, args, call.coord)
 
     def _warn(self, message: str) -> None:
         """A warning said once per run, in the order cf-agent first says it (the run's
@@ -246,7 +267,7 @@ class RvalEvaluator:
                      else self.text(a.value))  # type: ignore[union-attr]
                     if _list_ref(a) else
                     self.nested(a) if type(a) is ast.FnCall else
-                    self.value(a, want_list=True) for a in call.args]
+                    self._argument(a) for a in call.args]
             for value in args:
                 if type(value) is str and broken_scalar(value):
                     self.broken_args.append(value)
@@ -299,7 +320,29 @@ class RvalEvaluator:
                 self.ctx.no_caller = no_caller
         if key is not None:
             self.ctx.cache[key] = result
+        if name == "ifelse" and unresolved_args:
+            # (called although its arguments wait, FnCallEvaluate's one exception: what
+            # it returns waits only if a reference is left in it -- "any" does not)
+            self.unresolved = before or type(result) is str and scalar_references(result)
         return result
+
+    def _argument(self, rval: ast.Rval) -> Any:
+        """An argument that is no call nor ``@(name)``, evaluated.  Whether a text waits is
+        cf-agent's verdict on the text it expanded to (RlistIsUnresolved: IsCf3Scalar), not
+        whether each reference resolved: a broken one written as ``${}`` (``$(a ${b)`` is
+        ``$(a ${})``), a value holding ``$(a/b)``, are no reference to it, so the call is
+        made with them as they are; nor is a text holding one of the references maplist()
+        and the like bind (``$(this.k)``: see :data:`_MAPPED`)."""
+        if type(rval) is not ast.Scalar or "$" not in rval.value:
+            return self.value(rval, want_list=True)
+        before = self.unresolved
+        self.unresolved = False
+        value = self.value(rval, want_list=True)
+        if self.unresolved and type(value) is str and (
+                not scalar_references(value) or any(ref in value for ref in _MAPPED)):
+            self.unresolved = False
+        self.unresolved = self.unresolved or before
+        return value
 
     def _meta_first(self) -> None:
         """cf-agent's FnCallEvaluate reads the calling promise's ``meta`` as a list before
@@ -456,6 +499,10 @@ def _nested_call_failed(name: str, written: tuple[ast.Rval, ...], args: list[Any
         return False
     return not (name == "ifelse" and len(args) == 3 and not failed[0])
 
+
+# the references RlistIsUnresolved lets an argument hold (maplist(), maparray() bind them)
+_MAPPED = tuple(f"${o}this{name}{c}" for name in ("", ".k", ".k[1]", ".v")
+                for o, c in (("(", ")"), ("{", "}")))
 
 # functions cf-agent 3.21 gives an ``@(list)`` argument unexpanded (for and()/or(), a
 # class that is not defined): they get None in its place

@@ -56,12 +56,16 @@ def _itemwise(step: Step, kind: str, rval: ast.List) -> bool:
                     step.log("warning", f"'{item.value}' failed - variable is not list but data")
                 continue
             ev.unresolved = False
+        ev.broken = False
         values = ev.items((item,))
         seen.extend(values)
-        if ev.unresolved:
+        if ev.unresolved and not ev.broken:
             truths.append(False)
         else:
-            truths.extend(_truth(step, v) for v in values)
+            # each member expanded once more (EvalClassExpression) and read as it is: a
+            # broken reference says "Unable to parse class expression" (see evaluate())
+            truths.extend(_truth(step, ev.text(v) if type(v) is str and "$" in v else v)
+                          for v in values)
     _check_range(step, kind, seen, listed=True)
     for message in ev.errors:
         if step.last:
@@ -238,13 +242,25 @@ def evaluate(step: Step) -> Outcome | None:
     else:
         # (a promiser left unexpanded does not hold the value back: cf-agent defines
         # the canonified name, "c_$(x)" as c___x_)
-        ev.unresolved = False
+        ev.unresolved = ev.broken = False
         value = ev.value(combinator.rval, want_list=combinator.lval != "expression"
                          and combinator.lval != "not")
         for message in ev.errors:
             if step.last:
                 step.log("verbose", f"{message} (in {step.where()})")
         ev.errors.clear()
+        if isinstance(value, str) and "$" in value and combinator.lval in ("expression",
+                                                                         "not"):
+            # cf-agent checks the expanded text against the class range, references and
+            # all (``$(a/b)``, ``$(a ${})`` are out of it), then expands it once more
+            # before it reads it as a class expression (EvalClassExpression): a broken
+            # reference (written ``$()`` the first time, or made of a ``$`` and a ``(``
+            # brought together) is said then, and what it leaves is read as it is
+            # ("Unable to parse class expression")
+            _check_range(step, combinator.lval, [value], False)
+            ev.unresolved = ev.broken = False
+            value = ev.text(value)
+            ev.unresolved = not ev.broken and ev.unresolved
         if value is not UNRESOLVED and ev.unresolved and combinator.lval == "not" \
                 and isinstance(value, str):
             # cf-agent reads an expression still holding a reference as a class that is

@@ -54,6 +54,9 @@ _NUMBER_KINDS = {"int": "int", "ilist": "int", "real": "real", "rlist": "real",
 # it is one naked reference); the others are left unchecked when they hold anything like
 # a reference
 _WALKED = frozenset({"string", "slist", *_NUMBER_KINDS})
+# CheckParseContext matches a class expression's text against its range as written: a
+# reference ``$(x)`` is in it, a blank (``$(a ${b)`` left with one) is not
+_CONTEXTS = frozenset({"context", "clist"})
 
 
 
@@ -82,6 +85,7 @@ class _Checker:
     def rval(self, lval: str, rval: ast.Rval, attr: Attribute, coord: Coord, level: int = 0,
              outer: Coord | None = None) -> None:
         want = attr.type
+        common_attr = attr.visibility == "global"
         # the attributes every promise type has (with, if, comment, depends_on...):
         # cf-promises 3.21 checks only that a list is not given where a scalar is wanted
         if rval.__class__ is _SCALAR:
@@ -97,7 +101,7 @@ class _Checker:
                     return
             text = rval.value
             if ("$" in text or "@" in text) and is_unexpanded(text) \
-                    and want not in _WALKED:
+                    and want not in _WALKED and (want not in _CONTEXTS or common_attr):
                 return
             if want == "string" or want == "slist":
                 range_ = attr.range
@@ -132,8 +136,8 @@ class _Checker:
 
     def literal(self, text: str, attr: Attribute, coord: Coord) -> None:
         number = _NUMBER_KINDS.get(attr.type)
-        if number is None and is_unexpanded(text):
-            return
+        if number is None and is_unexpanded(text) and attr.type not in _CONTEXTS:
+            return      # (a class expression's range is matched references and all)
         if attr.type in ("string", "slist"):
             self.string_in_range(text, attr, coord)
             return

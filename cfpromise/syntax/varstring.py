@@ -102,6 +102,12 @@ def broken(text: str, marks: tuple[str, ...] = _MARKS) -> bool:
     return walk(text, marks)[1]
 
 
+def scalar_references(text: str) -> bool:
+    """IsCf3Scalar's result: ``text`` holds a whole ``$(...)``/``${...}`` (``@`` starts
+    nothing); what RlistIsUnresolved asks of a call's expanded argument."""
+    return "$" in text and walk(text, _SCALAR_MARKS)[0]
+
+
 def broken_scalar(text: str) -> bool:
     """Whether IsCf3Scalar says :data:`BROKEN_SCALAR` of ``text``."""
     return "$" in text and broken(text, _SCALAR_MARKS)

@@ -230,8 +230,4 @@ CASE_ARGS = {name: args for name, _files, args in CASES}
 DISTINCT_LINES = _DISTINCT.__contains__
 
 # Known differences, each with its reason (the test fails when one starts agreeing).
-EXPECTED_DIFFERENCES: dict[str, str] = {
-    "unparsable_ifelse": "ifelse()'s argument \"$(x\" (a broken reference a variable held) "
-    "is expanded again by cf-agent, whose expansion leaves '$()': it says \"Unable to parse "
-    "class expression '$()'\" besides '$(x'; cf-lite does not expand a call's argument again "
-    "(as brokenrefs' literal_call_nested and commonattrs' meta_broken_ref)"}
+EXPECTED_DIFFERENCES: dict[str, str] = {}

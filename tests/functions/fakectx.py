@@ -176,7 +176,11 @@ class FakeContext:
         return name in self.class_table
 
     def eval_class_expr(self, expr: str) -> bool:
-        return classexpr.evaluate(classexpr.parse(expr), self.class_defined)
+        # (as EvalContext's: a text that is no class expression, ``$(x)``, never holds)
+        try:
+            return classexpr.evaluate(classexpr.parse(expr), self.class_defined)
+        except classexpr.ClassExprError:
+            return False
 
     def classes(self) -> Iterable[tuple[str, tuple[str, ...]]]:
         return list(self.class_table.items())

@@ -101,7 +101,8 @@ def test_bad_class_pattern_matches_nothing_as_cf_agent(ctx: FakeContext) -> None
 
 
 def test_ifelse_returns_unresolved_values_as_cf_agent(ctx: FakeContext) -> None:
-    # cf-agent 3.21: the chosen value as written; an unresolved condition is not a class
+    # cf-agent 3.21: the chosen value as written; an unresolved condition is read as a
+    # class expression all the same, naming no class that is defined
     assert ctx.call("ifelse", "linux", "$(undefined)", "x") == "$(undefined)"
     assert ctx.call("ifelse", "!any", "a", "$(undefined)") == "$(undefined)"
     assert ctx.call("ifelse", "$(undefined)", "a", "b") == "b"

@@ -9,8 +9,9 @@ names fully qualified (``default:bundle.var[index]``), bundle names as
 ``ns:bundle``.  Tag regexes select entries having at least one matching tag.
 
 ``ifelse`` is registered ``unresolved_ok``: like cf-agent 3.21 it is evaluated
-with unresolved arguments, a condition holding an unexpanded reference being a
-class that is not defined and the chosen value returned as written.
+with unresolved arguments, a condition holding an unexpanded reference being read
+as a class expression still (``$(x)`` a class that is not defined, ``$()`` none) and
+the chosen value returned as written.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from cfpromise.eval.functions.api import FatalFunctionError, FunctionError, buil
 from cfpromise.eval.functions.common import (
     argv, flat_args, scalar, split_ref, var_to_json)
 from cfpromise.eval.functions.lists import string_hash
+from cfpromise.syntax.varstring import scalar_references
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,14 +41,15 @@ def _defined(ctx: FunctionContext, expr: str) -> bool:
 def _truths(ctx: FunctionContext, fn: str, args: Sequence[Value]) -> list[bool]:
     """and()/or() arguments as truths.  cf-agent 3.21 does not splice ``@(list)`` into
     them: the reference stays one argument, a class that is not defined (whatever the
-    list holds, or if it does not exist); so does an unexpanded ``$(ref)``."""
+    list holds, or if it does not exist); so does an unexpanded ``$(ref)`` (cf-agent does
+    not call them: IsCf3Scalar), not a broken one (``$(a ${})``: read as an expression)."""
     out: list[bool] = []
     for i, a in enumerate(args):
         if a is None or isinstance(a, (list, dict)):
             out.append(False)
         else:
             text = scalar(a, fn, i)
-            out.append("$(" not in text and "${" not in text and _defined(ctx, text))
+            out.append(not scalar_references(text) and _defined(ctx, text))
     return out
 
 
@@ -78,11 +81,13 @@ def ifelse(ctx: FunctionContext, args: Sequence[Value]) -> Value:
     values = flat_args("ifelse", ["$(unresolved)" if a is None else a for a in args])
     if len(values) % 2 == 0:           # fatal in cf-agent 3.21 (and in cf-promises' check)
         raise FatalFunctionError("in built-in FnCall ifelse: even number of arguments")
-    # As cf-agent: a condition still holding an unexpanded reference is a class that is
-    # not defined, and the chosen value is returned as it is, references and all (vars
-    # are evaluated again in later passes, so both converge once the references resolve).
+    # As cf-agent: a condition still holding an unexpanded reference is read as a class
+    # expression all the same -- ``$(x)`` is a name no class has, a broken one written
+    # ``$()`` no expression ("Unable to parse class expression") -- and the chosen value
+    # is returned as it is, references and all (vars are evaluated again in later
+    # passes, so both converge once the references resolve).
     for i in range(0, len(values) - 1, 2):
-        if "$(" not in values[i] and "${" not in values[i] and _defined(ctx, values[i]):
+        if _defined(ctx, values[i]):
             return values[i + 1]
     return values[-1]
 
