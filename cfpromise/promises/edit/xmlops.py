@@ -197,45 +197,38 @@ def set_text(r: Any, node: Any) -> None:
 
 
 def insert_text(r: Any, node: Any) -> None:
-    buf, text = r.buf, r.run.promiser
-    where = f"at XPath '{r.select}' in the XML document '{buf.filename}'"
-    current = xmldoc.first_content(node)
-    if current is not None and text in current:
-        r.kept(f"Text '{text}' already exists {where}")
-        return
-    if not r.making_changes(f"insert text '{text}' {where}"):
-        return
-    if xmldoc.first_is_text(node):
-        node.text = node.text + text
-    else:
-        xmldoc.replace_leading(node, text)
-    current = xmldoc.first_content(node)
-    if current is None or text not in current:
-        r.fail(f"Failed to insert text '{text}' {where}")
-        return
-    buf.edits += 1
-    r.change(f"Inserted text '{text}' {where}")
+    _text_present(r, node, True)
 
 
 def delete_text(r: Any, node: Any) -> None:
+    _text_present(r, node, False)
+
+
+def _text_present(r: Any, node: Any, wanted: bool) -> None:
+    """insert_text (``wanted``) and delete_text: the promiser's text in (or out of) the
+    selected node's first child as libxml2 sees it (a text node appended to or emptied,
+    else the text before the node's elements replaced)."""
     buf, text = r.buf, r.run.promiser
     where = f"at XPath '{r.select}' in the XML document '{buf.filename}'"
-    current = xmldoc.first_content(node)
-    if current is None or text not in current:
-        r.kept(f"Text '{text}' does not exist {where}")
+
+    def present() -> bool:
+        current = xmldoc.first_content(node)
+        return current is not None and text in current
+    if present() == wanted:
+        r.kept(f"Text '{text}' {'already exists' if wanted else 'does not exist'} {where}")
         return
-    if not r.making_changes(f"delete text '{text}' {where}"):
+    verb = "insert" if wanted else "delete"
+    if not r.making_changes(f"{verb} text '{text}' {where}"):
         return
     if xmldoc.first_is_text(node):
-        node.text = ""
+        node.text = node.text + text if wanted else ""
     else:
-        xmldoc.replace_leading(node, None)
-    current = xmldoc.first_content(node)
-    if current is not None and text in current:
-        r.fail(f"Failed to delete text '{text}' {where}")
+        xmldoc.replace_leading(node, text if wanted else None)
+    if present() != wanted:
+        r.fail(f"Failed to {verb} text '{text}' {where}")
         return
     buf.edits += 1
-    r.change(f"Deleted text '{text}' {where}")
+    r.change(f"{'Inserted' if wanted else 'Deleted'} text '{text}' {where}")
 
 
 OPERATIONS: dict[str, Callable[[Any, Any], None]] = {
